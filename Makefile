@@ -1,0 +1,51 @@
+# Accord developer commands. `make help` lists them.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+VENV := .venv
+BIN := $(VENV)/bin
+export UV_PYTHON := $(PYTHON)
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+
+.PHONY: help setup demo test lint types unit up contract export docs bench pg-test clean
+
+help: ## List the commands
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==0.13.8
+
+setup: $(UV) ## Create .venv with all four packages and dev tools, exactly as locked
+	$(UV) sync --frozen --all-packages --quiet
+
+demo: setup ## Set up, then run the refund demo tour
+	$(BIN)/accord demo
+
+test: setup lint types unit ## Set up, then run lint, type checks and the whole test suite
+
+lint: setup ## ruff over everything
+	$(BIN)/ruff check contracts protocol tools agents tests bench
+	$(BIN)/ruff format --check contracts protocol tools agents tests bench
+
+types: setup ## mypy --strict over the four packages
+	$(BIN)/mypy contracts/accord protocol/accord tools/accord agents/accord
+
+unit: setup ## pytest (the whole suite)
+	$(BIN)/pytest -q tests
+
+up: setup ## Start all five services on 127.0.0.1 (Ctrl-C stops them)
+	$(BIN)/accord up
+
+contract: setup ## Print the contract: statuses, transitions, error registry
+	$(BIN)/accord contracts show
+
+docs: setup ## Regenerate docs/contract.md from the requirements manifest
+	$(BIN)/python -m accord.contracts.manifest > docs/contract.md
+
+bench: setup ## Run the benchmarks (figures are printed, not asserted)
+	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
+
+clean: ## Remove the environments and local data
+	rm -rf $(VENV) $(TOOLS) .accord .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,26 @@
+"""`accord`: the command line. Each command group lives in its own module and registers here."""
+
+from __future__ import annotations
+
+import typer
+
+from accord.agents.cli import contracts_cmd, serve_cmd
+
+app = typer.Typer(
+    name="accord",
+    help="Accord: agents over A2A, tools over MCP, one contract.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for module in (contracts_cmd, serve_cmd):
+    module.register(app)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

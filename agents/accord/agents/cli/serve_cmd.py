@@ -1,0 +1,39 @@
+"""`accord serve NAME`: run one service under uvicorn (or over stdio for MCP servers)."""
+
+from __future__ import annotations
+
+import typer
+
+from accord.protocol.service import discover_services
+from accord.protocol.settings import DEFAULT_HOST, ServeOptions
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def serve(
+        name: str = typer.Argument(help="Service: orchestrator, policy, risk, commerce, payments"),
+        host: str = typer.Option(DEFAULT_HOST, help="Interface to bind"),
+        port: int = typer.Option(0, help="Port (0: the service's default)"),
+        database_url: str = typer.Option(
+            "", "--database-url", envvar="ACCORD_DATABASE_URL",
+            help="PostgreSQL URL; default: a SQLite file in the data directory",
+        ),
+        stdio: bool = typer.Option(False, help="Serve MCP over stdio instead of HTTP"),
+    ) -> None:
+        """Start one service."""
+        import uvicorn
+
+        services = discover_services()
+        spec = services.get(name)
+        if spec is None:
+            known = ", ".join(sorted(services)) or "none installed"
+            raise typer.BadParameter(f"unknown service {name!r} (known: {known})")
+        options = ServeOptions(host=host, port=port or spec.default_port,
+                               database_url=database_url or None)
+        if stdio:
+            if spec.run_stdio is None:
+                raise typer.BadParameter(f"{name} does not serve over stdio")
+            spec.run_stdio(options)
+            return
+        uvicorn.run(spec.build_app(options), host=options.host, port=options.port,
+                    log_level="warning", lifespan="on")

@@ -1,0 +1,85 @@
+"""Agent contracts: the skills an agent offers, what it may wait for, how it may fail.
+
+One YAML file per agent. The A2A Agent Card is generated from it (accord.protocol).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from accord.contracts.errors import ErrorCode
+from accord.contracts.loading import read_yaml, validate_model
+from accord.contracts.status import WaitingReason
+from accord.contracts.tools import SEMVER, check_json_schema
+
+AGENT_NAME = r"^[a-z][a-z0-9-]{0,62}$"
+
+
+class Skill(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_.-]{0,62}$")
+    name: str = Field(min_length=1, max_length=120)
+    description: str = Field(min_length=1, max_length=2000)
+    tags: list[str] = Field(default_factory=list, max_length=16)
+    examples: list[str] = Field(default_factory=list, max_length=16)
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+
+    @field_validator("input_schema", "output_schema")
+    @classmethod
+    def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        check_json_schema(value)
+        return value
+
+
+class AgentContract(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=AGENT_NAME)
+    version: str = Field(pattern=SEMVER)
+    description: str = Field(min_length=1, max_length=2000)
+    default_port: int = Field(ge=1, le=65535)
+    streaming: bool = True
+    input_modes: list[str] = Field(default_factory=lambda: ["text/plain", "application/json"])
+    output_modes: list[str] = Field(default_factory=lambda: ["text/plain", "application/json"])
+    skills: list[Skill] = Field(min_length=1)
+    waiting_reasons: list[WaitingReason] = Field(default_factory=list)
+    errors: list[ErrorCode] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> AgentContract:
+        ids = [s.id for s in self.skills]
+        if len(set(ids)) != len(ids):
+            raise ValueError("skill ids must be unique")
+        if len(set(self.errors)) != len(self.errors):
+            raise ValueError("errors must not repeat a code")
+        return self
+
+    def skill(self, skill_id: str) -> Skill:
+        for s in self.skills:
+            if s.id == skill_id:
+                return s
+        raise KeyError(skill_id)
+
+
+def load_agent_contract(path: Path | str) -> AgentContract:
+    p = Path(path)
+    return validate_model(AgentContract, read_yaml(p), p)
+
+
+def shipped_agent_contracts() -> dict[str, AgentContract]:
+    base = Path(str(resources.files("accord.contracts") / "specs" / "agents"))
+    out: dict[str, AgentContract] = {}
+    for path in sorted(base.glob("*.yaml")):
+        contract = load_agent_contract(path)
+        out[contract.name] = contract
+    return out
+
+
+def agent_contract(name: str) -> AgentContract:
+    return shipped_agent_contracts()[name]

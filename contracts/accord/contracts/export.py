@@ -1,0 +1,159 @@
+"""Language-neutral export: JSON Schema for every contract format, plus the shipped contracts.
+
+A team writing an agent in Go or TypeScript implements the same contract from these files.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from accord.contracts.agents import AgentContract, shipped_agent_contracts
+from accord.contracts.envelope import DelegationEnvelope
+from accord.contracts.errors import (
+    ERROR_DOMAIN,
+    FOREIGN_JSONRPC_TO_CODE,
+    MCP_ERROR_META_KEY,
+    REGISTRY,
+    ErrorCode,
+    RetryClass,
+)
+from accord.contracts.keys import (
+    CONTRACT_EXTENSION_URI,
+    CONTRACT_VERSION,
+    DELEGATION_EXTENSION_URI,
+    ERROR_DATA_KIND,
+    STATUS_META_KEY,
+)
+from accord.contracts.status import (
+    DEFAULT_FAILURE_CODE,
+    DEFAULT_WAITING_REASON,
+    FROM_A2A,
+    TRANSITIONS,
+    A2AState,
+    ContractState,
+    Status,
+    WaitingReason,
+    to_a2a,
+)
+from accord.contracts.tools import ToolContract, shipped_tool_contracts
+
+SCHEMA_BASE = "https://accord.dev/schemas/contract/v1/"
+
+
+def _schema(model: type[BaseModel], name: str) -> dict[str, Any]:
+    doc = model.model_json_schema(mode="validation")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": SCHEMA_BASE + name, **doc}
+
+
+def status_document() -> dict[str, Any]:
+    """Statuses, transitions and both directions of the A2A mapping, as data."""
+    to_a2a_rows = []
+    for status in Status:
+        if status is Status.WAITING:
+            for reason in WaitingReason:
+                st = ContractState(status=status, waiting_reason=reason)
+                to_a2a_rows.append({"status": status.value, "waiting_reason": reason.value,
+                                    "a2a": to_a2a(st).value})
+        elif status is Status.FAILED:
+            for code in (ErrorCode.CANCELED, None):
+                st = ContractState(status=status, error_code=code or ErrorCode.INTERNAL)
+                to_a2a_rows.append({"status": status.value,
+                                    "error_code": code.value if code else "*",
+                                    "a2a": to_a2a(st).value})
+        else:
+            to_a2a_rows.append({"status": status.value, "a2a": to_a2a(ContractState(
+                status=status)).value})
+    return {
+        "contract_version": CONTRACT_VERSION,
+        "statuses": [s.value for s in Status],
+        "terminal": [Status.COMPLETED.value, Status.FAILED.value],
+        "waiting_reasons": [r.value for r in WaitingReason],
+        "transitions": {s.value: sorted(t.value for t in ts) for s, ts in TRANSITIONS.items()},
+        "to_a2a": to_a2a_rows,
+        "from_a2a": {
+            a.value: {
+                "status": FROM_A2A[a].value,
+                **({"default_waiting_reason": DEFAULT_WAITING_REASON[a].value}
+                   if a in DEFAULT_WAITING_REASON else {}),
+                **({"default_error_code": DEFAULT_FAILURE_CODE[a].value}
+                   if a in DEFAULT_FAILURE_CODE else {}),
+            }
+            for a in A2AState
+        },
+        "metadata_keys": {"status": STATUS_META_KEY, "error_data_kind": ERROR_DATA_KIND},
+    }
+
+
+def registry_document() -> dict[str, Any]:
+    return {
+        "contract_version": CONTRACT_VERSION,
+        "retry_classes": [c.value for c in RetryClass],
+        "error_domain": ERROR_DOMAIN,
+        "mcp_meta_key": MCP_ERROR_META_KEY,
+        "codes": [spec.model_dump(mode="json") for spec in REGISTRY.values()],
+        "foreign_jsonrpc_codes": {str(k): v.value for k, v in FOREIGN_JSONRPC_TO_CODE.items()},
+    }
+
+
+def _enum_schema(name: str, values: list[str]) -> dict[str, Any]:
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": SCHEMA_BASE + name, "type": "string", "enum": values}
+
+
+def schema_documents() -> dict[str, dict[str, Any]]:
+    """File name -> JSON Schema document."""
+    error_payload = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_BASE + "error.schema.json",
+        "type": "object",
+        "required": ["code", "retry", "message"],
+        "properties": {
+            "code": {"enum": [c.value for c in ErrorCode]},
+            "retry": {"enum": [c.value for c in RetryClass]},
+            "message": {"type": "string"},
+            "details": {"type": "object"},
+        },
+    }
+    return {
+        "status.schema.json": _enum_schema("status.schema.json", [s.value for s in Status]),
+        "a2a-state.schema.json": _enum_schema("a2a-state.schema.json",
+                                              [a.value for a in A2AState]),
+        "contract-state.schema.json": _schema(ContractState, "contract-state.schema.json"),
+        "error.schema.json": error_payload,
+        "error-code.schema.json": _enum_schema("error-code.schema.json",
+                                               [c.value for c in ErrorCode]),
+        "envelope.schema.json": _schema(DelegationEnvelope, "envelope.schema.json"),
+        "tool-contract.schema.json": _schema(ToolContract, "tool-contract.schema.json"),
+        "agent-contract.schema.json": _schema(AgentContract, "agent-contract.schema.json"),
+    }
+
+
+def export_all(directory: Path) -> list[Path]:
+    """Write everything under ``directory``; return the files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def write(rel: str, doc: Any) -> None:
+        path = directory / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n",
+                        encoding="utf-8")
+        written.append(path)
+
+    for name, doc in schema_documents().items():
+        write(f"schemas/{name}", doc)
+    write("status.json", status_document())
+    write("errors.json", registry_document())
+    write("extensions.json", {"contract": CONTRACT_EXTENSION_URI,
+                              "delegation": DELEGATION_EXTENSION_URI,
+                              "contract_version": CONTRACT_VERSION})
+    for name, tool in shipped_tool_contracts().items():
+        write(f"tools/{name}.json", tool.model_dump(mode="json"))
+    for name, agent in shipped_agent_contracts().items():
+        write(f"agents/{name}.json", agent.model_dump(mode="json"))
+    return written

@@ -1,0 +1,63 @@
+"""Reading contract files: YAML in, a validated model out, or one clear error.
+
+Nothing is half-loaded: a file either yields a complete, validated model or raises
+:class:`ContractFileError` naming the file, the field and the rule that was broken.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from accord.contracts.errors import AccordError, ErrorCode
+
+M = TypeVar("M", bound=BaseModel)
+MAX_CONTRACT_FILE_BYTES = 256 * 1024
+
+
+class ContractFileError(AccordError):
+    """A contract file is unreadable or breaks a rule of its format."""
+
+    def __init__(self, path: Path | str, field: str, rule: str) -> None:
+        self.path = str(path)
+        self.field = field
+        self.rule = rule
+        super().__init__(
+            ErrorCode.INVALID_INPUT,
+            f"{self.path}: field {field!r}: {rule}",
+            {"file": self.path, "field": field, "rule": rule},
+        )
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        if path.stat().st_size > MAX_CONTRACT_FILE_BYTES:
+            raise ContractFileError(path, "<file>", f"larger than {MAX_CONTRACT_FILE_BYTES} bytes")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ContractFileError(path, "<file>", f"cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ContractFileError(path, "<file>", "is not UTF-8 text") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "<document>"
+        raise ContractFileError(path, where, "is not valid YAML") from None
+
+
+def validate_model(model: type[M], data: Any, path: Path | str) -> M:
+    if not isinstance(data, dict):
+        raise ContractFileError(path, "<document>", "must be a mapping")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "<document>"
+        msg = first["msg"]
+        if msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        raise ContractFileError(path, field, msg) from None

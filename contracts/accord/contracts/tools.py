@@ -1,0 +1,128 @@
+"""Tool contracts: what a tool takes, returns, may fail with, and what it does to the world.
+
+One YAML file per tool. MCP annotations are derived from the contract, never written twice.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from accord.contracts.errors import ErrorCode
+from accord.contracts.loading import read_yaml, validate_model
+
+SEMVER: Final = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$"
+TOOL_NAME: Final = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"
+IDEMPOTENCY_FIELD: Final = "idempotency_key"
+
+
+class SideEffect(StrEnum):
+    NONE = "none"
+    REVERSIBLE_WRITE = "reversible_write"
+    IRREVERSIBLE_WRITE = "irreversible_write"
+
+
+class IdempotencyKey(StrEnum):
+    REQUIRED = "required"
+    OPTIONAL = "optional"
+    NONE = "none"
+
+
+def check_json_schema(schema: dict[str, Any]) -> None:
+    """Raise ValueError when ``schema`` is not a valid JSON Schema (2020-12) object schema."""
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "<root>"
+        raise ValueError(f"not a valid JSON Schema at {where}: {exc.message}") from None
+    if schema.get("type") != "object":
+        raise ValueError("must be a JSON Schema of type 'object'")
+
+
+class ToolContract(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=TOOL_NAME, max_length=64)
+    version: str = Field(pattern=SEMVER)
+    title: str = Field(min_length=1, max_length=120)
+    description: str = Field(min_length=1, max_length=2000)
+    side_effect: SideEffect
+    idempotency_key: IdempotencyKey
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    errors: list[ErrorCode] = Field(default_factory=list)
+
+    @field_validator("input_schema", "output_schema")
+    @classmethod
+    def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        check_json_schema(value)
+        return value
+
+    @model_validator(mode="after")
+    def _key_rules(self) -> ToolContract:
+        props = self.input_schema.get("properties", {})
+        key_prop = props.get(IDEMPOTENCY_FIELD) if isinstance(props, dict) else None
+        required = self.input_schema.get("required", [])
+        if self.idempotency_key is IdempotencyKey.REQUIRED:
+            if not (isinstance(key_prop, dict) and key_prop.get("type") == "string"
+                    and IDEMPOTENCY_FIELD in required):
+                raise ValueError(
+                    "idempotency_key: required means input_schema must require an "
+                    f"{IDEMPOTENCY_FIELD!r} string property"
+                )
+        if self.side_effect is not SideEffect.NONE and self.idempotency_key is IdempotencyKey.NONE:
+            raise ValueError("a write tool (side_effect != none) must declare an idempotency key")
+        if len(set(self.errors)) != len(self.errors):
+            raise ValueError("errors must not repeat a code")
+        return self
+
+    @property
+    def is_write(self) -> bool:
+        return self.side_effect is not SideEffect.NONE
+
+    def mcp_annotations(self) -> dict[str, Any]:
+        """MCP ToolAnnotations (wire names) derived from the contract."""
+        return {
+            "title": self.title,
+            "readOnlyHint": self.side_effect is SideEffect.NONE,
+            "destructiveHint": self.side_effect is SideEffect.IRREVERSIBLE_WRITE,
+            "idempotentHint": (
+                self.side_effect is SideEffect.NONE
+                or self.idempotency_key is IdempotencyKey.REQUIRED
+            ),
+            "openWorldHint": False,
+        }
+
+    def input_validator(self) -> Draft202012Validator:
+        return Draft202012Validator(self.input_schema)
+
+    def output_validator(self) -> Draft202012Validator:
+        return Draft202012Validator(self.output_schema)
+
+
+def load_tool_contract(path: Path | str) -> ToolContract:
+    p = Path(path)
+    return validate_model(ToolContract, read_yaml(p), p)
+
+
+def specs_dir() -> Path:
+    return Path(str(resources.files("accord.contracts") / "specs"))
+
+
+def shipped_tool_contracts() -> dict[str, ToolContract]:
+    """The tool contracts shipped with this package, by tool name."""
+    out: dict[str, ToolContract] = {}
+    for path in sorted((specs_dir() / "tools").glob("*.yaml")):
+        contract = load_tool_contract(path)
+        out[contract.name] = contract
+    return out
+
+
+def tool_contract(name: str) -> ToolContract:
+    return shipped_tool_contracts()[name]

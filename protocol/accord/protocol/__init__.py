@@ -1,0 +1,1 @@
+"""accord.protocol"""

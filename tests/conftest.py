@@ -1,0 +1,35 @@
+"""Session fixtures shared by every test package."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support import postgres
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> Iterator[str]:
+    """A private PostgreSQL cluster for the whole session (CI installs the server)."""
+    if not postgres.available():
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL must be installed on CI (.ci/run installs it)")
+        pytest.skip("PostgreSQL not installed; run `make pg` or .ci/run")
+    with postgres.private_cluster() as url:
+        yield url
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "logs"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def postgres_url(postgres_server_url: str) -> str:
+    """An empty database of its own for one test."""
+    return postgres.fresh_database(postgres_server_url)

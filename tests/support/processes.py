@@ -1,0 +1,100 @@
+"""Start real service processes for tests and wait for their health with a deadline."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Service:
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, sig)
+            self.process.wait(timeout=15)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def wait_healthy(url: str, process: subprocess.Popen[bytes] | None = None,
+                 deadline_s: float = 30.0, path: str = "/healthz") -> None:
+    """Poll ``url + path`` until it answers 200, the process dies, or the deadline passes."""
+    end = time.monotonic() + deadline_s
+    last = "no answer"
+    while time.monotonic() < end:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process exited with {process.returncode} before healthy")
+        try:
+            r = httpx.get(url + path, timeout=1.0)
+            if r.status_code == 200:
+                return
+            last = f"HTTP {r.status_code}"
+        except httpx.HTTPError as exc:
+            last = type(exc).__name__
+        time.sleep(0.05)  # poll interval, bounded by the deadline above
+    raise TimeoutError(f"{url}{path} not healthy within {deadline_s}s ({last})")
+
+
+@contextmanager
+def run_service(
+    name: str,
+    args: Sequence[str],
+    *,
+    port: int | None = None,
+    env: Mapping[str, str] | None = None,
+    log_dir: Path,
+    health_path: str = "/healthz",
+    deadline_s: float = 30.0,
+) -> Iterator[Service]:
+    """Run ``python -m accord.agents.cli.main serve NAME`` (or ``args``) until the block ends."""
+    port = port or free_port()
+    log_path = log_dir / f"{name}-{port}.log"
+    full_env = {**os.environ, **(env or {})}
+    cmd = [sys.executable, "-m", "accord.agents.cli.main", *args, "--port", str(port)]
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=full_env,
+                                start_new_session=True)
+    service = Service(name=name, port=port, process=proc, log_path=log_path)
+    try:
+        wait_healthy(service.url, proc, deadline_s, health_path)
+    except Exception:
+        service.stop()
+        raise RuntimeError(f"{name} did not start; log:\n{service.log()[-4000:]}") from None
+    try:
+        yield service
+    finally:
+        service.stop()
