@@ -49,22 +49,67 @@ def private_cluster() -> Iterator[str]:
         shutil.chown(root, "postgres", "postgres")
         os.chmod(root, 0o755)
     port = free_port()
-    subprocess.run(_as_postgres([str(bin_dir / "initdb"), "-D", str(data), "-U", "accord",
-                                 "--auth=trust", "-E", "UTF8", "--no-sync"]),
-                   check=True, capture_output=True)
-    opts = (f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c max_connections=300 -c synchronous_commit=off")
-    subprocess.run(_as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-o", opts,
-                                 "-l", str(root / "log"), "-w", "start"]),
-                   check=True, capture_output=True)
+    subprocess.run(
+        _as_postgres(
+            [
+                str(bin_dir / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "accord",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ]
+        ),
+        check=True,
+        capture_output=True,
+    )
+    opts = (
+        f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off "
+        "-c max_connections=300 -c synchronous_commit=off"
+    )
+    subprocess.run(
+        _as_postgres(
+            [
+                str(bin_dir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-o",
+                opts,
+                "-l",
+                str(root / "log"),
+                "-w",
+                "start",
+            ]
+        ),
+        check=True,
+        capture_output=True,
+    )
     try:
-        subprocess.run(_as_postgres([str(bin_dir / "createdb"), "-h", "127.0.0.1", "-p",
-                                     str(port), "-U", "accord", "accord"]),
-                       check=True, capture_output=True)
+        subprocess.run(
+            _as_postgres(
+                [
+                    str(bin_dir / "createdb"),
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    str(port),
+                    "-U",
+                    "accord",
+                    "accord",
+                ]
+            ),
+            check=True,
+            capture_output=True,
+        )
         yield f"postgresql://accord@127.0.0.1:{port}/accord"
     finally:
-        subprocess.run(_as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-m",
-                                     "immediate", "stop"]), capture_output=True)
+        subprocess.run(
+            _as_postgres([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
+            capture_output=True,
+        )
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -80,6 +125,9 @@ def fresh_database(server_url: str) -> str:
     assert bin_dir is not None
     host_port = server_url.split("@", 1)[1].split("/", 1)[0]
     host, port = host_port.split(":")
-    subprocess.run([str(bin_dir / "createdb"), "-h", host, "-p", port, "-U", "accord", name],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(bin_dir / "createdb"), "-h", host, "-p", port, "-U", "accord", name],
+        check=True,
+        capture_output=True,
+    )
     return server_url.rsplit("/", 1)[0] + "/" + name

@@ -50,8 +50,12 @@ class Service:
                 self.kill()
 
 
-def wait_healthy(url: str, process: subprocess.Popen[bytes] | None = None,
-                 deadline_s: float = 30.0, path: str = "/healthz") -> None:
+def wait_healthy(
+    url: str,
+    process: subprocess.Popen[bytes] | None = None,
+    deadline_s: float = 30.0,
+    path: str = "/healthz",
+) -> None:
     """Poll ``url + path`` until it answers 200, the process dies, or the deadline passes."""
     end = time.monotonic() + deadline_s
     last = "no answer"
@@ -86,8 +90,9 @@ def run_service(
     full_env = {**os.environ, **(env or {})}
     cmd = [sys.executable, "-m", "accord.agents.cli.main", *args, "--port", str(port)]
     with log_path.open("ab") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=full_env,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, env=full_env, start_new_session=True
+        )
     service = Service(name=name, port=port, process=proc, log_path=log_path)
     try:
         wait_healthy(service.url, proc, deadline_s, health_path)

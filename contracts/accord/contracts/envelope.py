@@ -63,9 +63,9 @@ class DelegationEnvelope(BaseModel):
         return {DELEGATION_EXTENSION_URI: self.model_dump(mode="json", exclude_none=True)}
 
 
-def parse_envelope(metadata: Mapping[str, Any] | None, *, required: bool = True) -> (
-    DelegationEnvelope | None
-):
+def parse_envelope(
+    metadata: Mapping[str, Any] | None, *, required: bool = True
+) -> DelegationEnvelope | None:
     """Read and validate the envelope from A2A message metadata.
 
     Raises INVALID_INPUT (missing when required, malformed, oversized); the message names
@@ -83,8 +83,9 @@ def parse_envelope(metadata: Mapping[str, Any] | None, *, required: bool = True)
     try:
         size = len(json.dumps(raw, ensure_ascii=False).encode())
     except (TypeError, ValueError) as exc:
-        raise AccordError(ErrorCode.INVALID_INPUT, "delegation envelope is not JSON",
-                          {"requirement": "ENV-002"}) from exc
+        raise AccordError(
+            ErrorCode.INVALID_INPUT, "delegation envelope is not JSON", {"requirement": "ENV-002"}
+        ) from exc
     if size > MAX_ENVELOPE_BYTES:
         raise AccordError(
             ErrorCode.INVALID_INPUT,

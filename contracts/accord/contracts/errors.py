@@ -102,42 +102,145 @@ E = ErrorCode
 # invertible even when a peer drops error.data.
 REGISTRY: Final[Mapping[ErrorCode, ErrorSpec]] = dict(
     [
-        _row(E.RETRYABLE_TIMEOUT, _R, "A deadline passed before the work finished; it may "
-             "succeed if tried again later.", -32050, 504, "DEADLINE_EXCEEDED"),
-        _row(E.UNAVAILABLE, _R, "The service or a dependency is down or overloaded for now.",
-             -32051, 503, "UNAVAILABLE"),
-        _row(E.RATE_LIMITED, _R, "Too many requests; slow down and try again.",
-             -32052, 429, "RESOURCE_EXHAUSTED"),
-        _row(E.OUT_OF_STOCK, _P, "The requested resource cannot be had; plan an "
-             "alternative.", -32053, 409, "FAILED_PRECONDITION"),
-        _row(E.POLICY_DENIED, _S, "A business rule forbids this; retrying cannot change it.",
-             -32054, 422, "FAILED_PRECONDITION"),
-        _row(E.BUDGET_EXHAUSTED, _S, "The delegated budget (units, tool calls) is spent.",
-             -32055, 429, "RESOURCE_EXHAUSTED", 402),
-        _row(E.INVALID_INPUT, _S, "The request is malformed or breaks the declared schema.",
-             -32602, 400, "INVALID_ARGUMENT"),
-        _row(E.UNAUTHENTICATED, _S, "No valid credential was presented.",
-             -32056, 401, "UNAUTHENTICATED"),
-        _row(E.PERMISSION_DENIED, _S, "The authenticated principal may not do this.",
-             -32057, 403, "PERMISSION_DENIED"),
-        _row(E.NOT_FOUND, _S, "No such task, order or resource for this caller (another "
-             "tenant's ids are not found either).", -32001, 404, "NOT_FOUND"),
-        _row(E.IDEMPOTENCY_CONFLICT, _S, "The idempotency key was used before with "
-             "different arguments.", -32058, 409, "ALREADY_EXISTS"),
-        _row(E.CANCELED, _S, "The work was canceled by its caller.",
-             -32059, 409, "CANCELLED"),
-        _row(E.TASK_NOT_CANCELABLE, _S, "The task is terminal (or otherwise cannot be "
-             "canceled).", -32002, 409, "FAILED_PRECONDITION"),
-        _row(E.UNSUPPORTED_OPERATION, _S, "The operation is not supported here, e.g. a "
-             "message to a terminal task.", -32004, 400, "UNIMPLEMENTED"),
-        _row(E.PAYLOAD_TOO_LARGE, _S, "The request body or a field exceeds its size limit.",
-             -32060, 413, "INVALID_ARGUMENT"),
-        _row(E.CONTRACT_VIOLATION, _S, "A peer answered outside its declared contract "
-             "(schema, status, annotation).", -32061, 502, "INTERNAL"),
-        _row(E.VERSION_UNSUPPORTED, _S, "The protocol or contract version is not supported.",
-             -32009, 400, "FAILED_PRECONDITION"),
-        _row(E.INTERNAL, _S, "An unexpected fault inside the service; details are not "
-             "disclosed.", -32603, 500, "INTERNAL"),
+        _row(
+            E.RETRYABLE_TIMEOUT,
+            _R,
+            "A deadline passed before the work finished; it may succeed if tried again later.",
+            -32050,
+            504,
+            "DEADLINE_EXCEEDED",
+        ),
+        _row(
+            E.UNAVAILABLE,
+            _R,
+            "The service or a dependency is down or overloaded for now.",
+            -32051,
+            503,
+            "UNAVAILABLE",
+        ),
+        _row(
+            E.RATE_LIMITED,
+            _R,
+            "Too many requests; slow down and try again.",
+            -32052,
+            429,
+            "RESOURCE_EXHAUSTED",
+        ),
+        _row(
+            E.OUT_OF_STOCK,
+            _P,
+            "The requested resource cannot be had; plan an alternative.",
+            -32053,
+            409,
+            "FAILED_PRECONDITION",
+        ),
+        _row(
+            E.POLICY_DENIED,
+            _S,
+            "A business rule forbids this; retrying cannot change it.",
+            -32054,
+            422,
+            "FAILED_PRECONDITION",
+        ),
+        _row(
+            E.BUDGET_EXHAUSTED,
+            _S,
+            "The delegated budget (units, tool calls) is spent.",
+            -32055,
+            429,
+            "RESOURCE_EXHAUSTED",
+            402,
+        ),
+        _row(
+            E.INVALID_INPUT,
+            _S,
+            "The request is malformed or breaks the declared schema.",
+            -32602,
+            400,
+            "INVALID_ARGUMENT",
+        ),
+        _row(
+            E.UNAUTHENTICATED,
+            _S,
+            "No valid credential was presented.",
+            -32056,
+            401,
+            "UNAUTHENTICATED",
+        ),
+        _row(
+            E.PERMISSION_DENIED,
+            _S,
+            "The authenticated principal may not do this.",
+            -32057,
+            403,
+            "PERMISSION_DENIED",
+        ),
+        _row(
+            E.NOT_FOUND,
+            _S,
+            "No such task, order or resource for this caller (another "
+            "tenant's ids are not found either).",
+            -32001,
+            404,
+            "NOT_FOUND",
+        ),
+        _row(
+            E.IDEMPOTENCY_CONFLICT,
+            _S,
+            "The idempotency key was used before with different arguments.",
+            -32058,
+            409,
+            "ALREADY_EXISTS",
+        ),
+        _row(E.CANCELED, _S, "The work was canceled by its caller.", -32059, 409, "CANCELLED"),
+        _row(
+            E.TASK_NOT_CANCELABLE,
+            _S,
+            "The task is terminal (or otherwise cannot be canceled).",
+            -32002,
+            409,
+            "FAILED_PRECONDITION",
+        ),
+        _row(
+            E.UNSUPPORTED_OPERATION,
+            _S,
+            "The operation is not supported here, e.g. a message to a terminal task.",
+            -32004,
+            400,
+            "UNIMPLEMENTED",
+        ),
+        _row(
+            E.PAYLOAD_TOO_LARGE,
+            _S,
+            "The request body or a field exceeds its size limit.",
+            -32060,
+            413,
+            "INVALID_ARGUMENT",
+        ),
+        _row(
+            E.CONTRACT_VIOLATION,
+            _S,
+            "A peer answered outside its declared contract (schema, status, annotation).",
+            -32061,
+            502,
+            "INTERNAL",
+        ),
+        _row(
+            E.VERSION_UNSUPPORTED,
+            _S,
+            "The protocol or contract version is not supported.",
+            -32009,
+            400,
+            "FAILED_PRECONDITION",
+        ),
+        _row(
+            E.INTERNAL,
+            _S,
+            "An unexpected fault inside the service; details are not disclosed.",
+            -32603,
+            500,
+            "INTERNAL",
+        ),
     ]
 )
 
@@ -218,10 +321,10 @@ class AccordError(Exception):
         return self.spec.retry
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, AccordError)
-            and (self.code, self.message, self.details)
-            == (other.code, other.message, other.details)
+        return isinstance(other, AccordError) and (self.code, self.message, self.details) == (
+            other.code,
+            other.message,
+            other.details,
         )
 
     def __hash__(self) -> int:
@@ -346,8 +449,11 @@ class AccordError(Exception):
         # A tool server that is not Accord: its text is all we have, and it proves nothing
         # about retry, so it is read as INTERNAL (stop), never guessed from the wording.
         text = _first_text(result.get("content"))
-        return cls(ErrorCode.INTERNAL, "tool returned an error without a contract code",
-                   {"text": text[:500]} if text else None)
+        return cls(
+            ErrorCode.INTERNAL,
+            "tool returned an error without a contract code",
+            {"text": text[:500]} if text else None,
+        )
 
 
 def _status_class(status: int) -> ErrorCode:

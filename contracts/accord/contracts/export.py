@@ -46,8 +46,11 @@ SCHEMA_BASE = "https://accord.dev/schemas/contract/v1/"
 
 def _schema(model: type[BaseModel], name: str) -> dict[str, Any]:
     doc = model.model_json_schema(mode="validation")
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": SCHEMA_BASE + name, **doc}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_BASE + name,
+        **doc,
+    }
 
 
 def status_document() -> dict[str, Any]:
@@ -57,17 +60,27 @@ def status_document() -> dict[str, Any]:
         if status is Status.WAITING:
             for reason in WaitingReason:
                 st = ContractState(status=status, waiting_reason=reason)
-                to_a2a_rows.append({"status": status.value, "waiting_reason": reason.value,
-                                    "a2a": to_a2a(st).value})
+                to_a2a_rows.append(
+                    {
+                        "status": status.value,
+                        "waiting_reason": reason.value,
+                        "a2a": to_a2a(st).value,
+                    }
+                )
         elif status is Status.FAILED:
             for code in (ErrorCode.CANCELED, None):
                 st = ContractState(status=status, error_code=code or ErrorCode.INTERNAL)
-                to_a2a_rows.append({"status": status.value,
-                                    "error_code": code.value if code else "*",
-                                    "a2a": to_a2a(st).value})
+                to_a2a_rows.append(
+                    {
+                        "status": status.value,
+                        "error_code": code.value if code else "*",
+                        "a2a": to_a2a(st).value,
+                    }
+                )
         else:
-            to_a2a_rows.append({"status": status.value, "a2a": to_a2a(ContractState(
-                status=status)).value})
+            to_a2a_rows.append(
+                {"status": status.value, "a2a": to_a2a(ContractState(status=status)).value}
+            )
     return {
         "contract_version": CONTRACT_VERSION,
         "statuses": [s.value for s in Status],
@@ -78,10 +91,16 @@ def status_document() -> dict[str, Any]:
         "from_a2a": {
             a.value: {
                 "status": FROM_A2A[a].value,
-                **({"default_waiting_reason": DEFAULT_WAITING_REASON[a].value}
-                   if a in DEFAULT_WAITING_REASON else {}),
-                **({"default_error_code": DEFAULT_FAILURE_CODE[a].value}
-                   if a in DEFAULT_FAILURE_CODE else {}),
+                **(
+                    {"default_waiting_reason": DEFAULT_WAITING_REASON[a].value}
+                    if a in DEFAULT_WAITING_REASON
+                    else {}
+                ),
+                **(
+                    {"default_error_code": DEFAULT_FAILURE_CODE[a].value}
+                    if a in DEFAULT_FAILURE_CODE
+                    else {}
+                ),
             }
             for a in A2AState
         },
@@ -101,8 +120,12 @@ def registry_document() -> dict[str, Any]:
 
 
 def _enum_schema(name: str, values: list[str]) -> dict[str, Any]:
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": SCHEMA_BASE + name, "type": "string", "enum": values}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_BASE + name,
+        "type": "string",
+        "enum": values,
+    }
 
 
 def schema_documents() -> dict[str, dict[str, Any]]:
@@ -121,12 +144,12 @@ def schema_documents() -> dict[str, dict[str, Any]]:
     }
     return {
         "status.schema.json": _enum_schema("status.schema.json", [s.value for s in Status]),
-        "a2a-state.schema.json": _enum_schema("a2a-state.schema.json",
-                                              [a.value for a in A2AState]),
+        "a2a-state.schema.json": _enum_schema("a2a-state.schema.json", [a.value for a in A2AState]),
         "contract-state.schema.json": _schema(ContractState, "contract-state.schema.json"),
         "error.schema.json": error_payload,
-        "error-code.schema.json": _enum_schema("error-code.schema.json",
-                                               [c.value for c in ErrorCode]),
+        "error-code.schema.json": _enum_schema(
+            "error-code.schema.json", [c.value for c in ErrorCode]
+        ),
         "envelope.schema.json": _schema(DelegationEnvelope, "envelope.schema.json"),
         "tool-contract.schema.json": _schema(ToolContract, "tool-contract.schema.json"),
         "agent-contract.schema.json": _schema(AgentContract, "agent-contract.schema.json"),
@@ -141,17 +164,23 @@ def export_all(directory: Path) -> list[Path]:
     def write(rel: str, doc: Any) -> None:
         path = directory / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n",
-                        encoding="utf-8")
+        path.write_text(
+            json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8"
+        )
         written.append(path)
 
     for name, doc in schema_documents().items():
         write(f"schemas/{name}", doc)
     write("status.json", status_document())
     write("errors.json", registry_document())
-    write("extensions.json", {"contract": CONTRACT_EXTENSION_URI,
-                              "delegation": DELEGATION_EXTENSION_URI,
-                              "contract_version": CONTRACT_VERSION})
+    write(
+        "extensions.json",
+        {
+            "contract": CONTRACT_EXTENSION_URI,
+            "delegation": DELEGATION_EXTENSION_URI,
+            "contract_version": CONTRACT_VERSION,
+        },
+    )
     for name, tool in shipped_tool_contracts().items():
         write(f"tools/{name}.json", tool.model_dump(mode="json"))
     for name, agent in shipped_agent_contracts().items():

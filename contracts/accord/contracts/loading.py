@@ -59,5 +59,5 @@ def validate_model(model: type[M], data: Any, path: Path | str) -> M:
         field = ".".join(str(p) for p in first["loc"]) or "<document>"
         msg = first["msg"]
         if msg.startswith("Value error, "):
-            msg = msg[len("Value error, "):]
+            msg = msg[len("Value error, ") :]
         raise ContractFileError(path, field, msg) from None

@@ -69,13 +69,16 @@ class ToolContract(BaseModel):
         props = self.input_schema.get("properties", {})
         key_prop = props.get(IDEMPOTENCY_FIELD) if isinstance(props, dict) else None
         required = self.input_schema.get("required", [])
-        if self.idempotency_key is IdempotencyKey.REQUIRED:
-            if not (isinstance(key_prop, dict) and key_prop.get("type") == "string"
-                    and IDEMPOTENCY_FIELD in required):
-                raise ValueError(
-                    "idempotency_key: required means input_schema must require an "
-                    f"{IDEMPOTENCY_FIELD!r} string property"
-                )
+        key_declared = (
+            isinstance(key_prop, dict)
+            and key_prop.get("type") == "string"
+            and IDEMPOTENCY_FIELD in required
+        )
+        if self.idempotency_key is IdempotencyKey.REQUIRED and not key_declared:
+            raise ValueError(
+                "idempotency_key: required means input_schema must require an "
+                f"{IDEMPOTENCY_FIELD!r} string property"
+            )
         if self.side_effect is not SideEffect.NONE and self.idempotency_key is IdempotencyKey.NONE:
             raise ValueError("a write tool (side_effect != none) must declare an idempotency key")
         if len(set(self.errors)) != len(self.errors):

@@ -29,14 +29,21 @@ def show() -> None:
     for col in ("code", "retry", "JSON-RPC", "REST", "HTTP", "meaning"):
         errors.add_column(col)
     for code, spec in REGISTRY.items():
-        errors.add_row(code.value, spec.retry.value, str(spec.jsonrpc_code),
-                       f"{spec.rest_status} {spec.rest_reason}", str(spec.http_status),
-                       spec.meaning)
+        errors.add_row(
+            code.value,
+            spec.retry.value,
+            str(spec.jsonrpc_code),
+            f"{spec.rest_status} {spec.rest_reason}",
+            str(spec.http_status),
+            spec.meaning,
+        )
     console.print(errors)
 
 
 @contracts_app.command("export")
-def export(directory: Path = typer.Argument(help="Directory to write JSON Schema files to")) -> None:
+def export(
+    directory: Path = typer.Argument(help="Directory to write JSON Schema files to"),
+) -> None:
     """Write JSON Schema documents for every contract format plus the shipped contracts."""
     written = export_all(directory)
     for path in written:

@@ -15,7 +15,9 @@ def register(app: typer.Typer) -> None:
         host: str = typer.Option(DEFAULT_HOST, help="Interface to bind"),
         port: int = typer.Option(0, help="Port (0: the service's default)"),
         database_url: str = typer.Option(
-            "", "--database-url", envvar="ACCORD_DATABASE_URL",
+            "",
+            "--database-url",
+            envvar="ACCORD_DATABASE_URL",
             help="PostgreSQL URL; default: a SQLite file in the data directory",
         ),
         stdio: bool = typer.Option(False, help="Serve MCP over stdio instead of HTTP"),
@@ -28,12 +30,18 @@ def register(app: typer.Typer) -> None:
         if spec is None:
             known = ", ".join(sorted(services)) or "none installed"
             raise typer.BadParameter(f"unknown service {name!r} (known: {known})")
-        options = ServeOptions(host=host, port=port or spec.default_port,
-                               database_url=database_url or None)
+        options = ServeOptions(
+            host=host, port=port or spec.default_port, database_url=database_url or None
+        )
         if stdio:
             if spec.run_stdio is None:
                 raise typer.BadParameter(f"{name} does not serve over stdio")
             spec.run_stdio(options)
             return
-        uvicorn.run(spec.build_app(options), host=options.host, port=options.port,
-                    log_level="warning", lifespan="on")
+        uvicorn.run(
+            spec.build_app(options),
+            host=options.host,
+            port=options.port,
+            log_level="warning",
+            lifespan="on",
+        )
