@@ -39,7 +39,9 @@ def test_contracts_install_alone_without_protocol_sdks(tmp_path: Path) -> None:
         pytest.skip("uv not available (make setup installs it)")
     venv = tmp_path / "venv"
     env = {**os.environ, "VIRTUAL_ENV": str(venv)}
+    # make exports these for the workspace; here they would point uv at the wrong interpreter.
     env.pop("UV_PROJECT_ENVIRONMENT", None)
+    env.pop("UV_PYTHON", None)
     subprocess.run(
         [uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True, env=env
     )
