@@ -1,0 +1,157 @@
+"""deploy/k8s: every manifest valid for Kubernetes 1.33 (strict, offline), and sound for Accord."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.protocol.settings import DEFAULT_PORTS
+from tests.deploy.files import (
+    K8S,
+    K8S_VERSION,
+    KUSTOMIZATION,
+    k8s_manifests,
+    load,
+    load_all,
+    of_kind,
+    run,
+    tool,
+)
+
+PASSED = re.compile(r"^INFO (?P<file>\S+) passed for resource (?P<resource>\S+) against version")
+
+
+@pytest.fixture(scope="module")
+def docs() -> list[dict[str, Any]]:
+    return load_all(k8s_manifests())
+
+
+@pytest.fixture(scope="module")
+def validation(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One kubernetes-validate run over every manifest and a copy with an unknown field.
+
+    The copy guards the check: --strict must reject a misspelt field. One process for all
+    keeps the suite fast.
+    """
+    text = (K8S / "policy.yaml").read_text()
+    assert "readOnlyRootFilesystem" in text
+    bad = tmp_path_factory.mktemp("k8s") / "policy.yaml"
+    bad.write_text(text.replace("readOnlyRootFilesystem", "readOnlyRoot"))
+    files = [*map(str, k8s_manifests()), str(bad)]
+    result = run(tool("kubernetes-validate"), "-k", K8S_VERSION, "--strict", *files)
+    assert result.returncode != 0, "the copy with an unknown field must fail"
+    return bad, result.stdout + result.stderr
+
+
+def test_every_manifest_validates_strictly(validation: tuple[Path, str]) -> None:
+    bad, output = validation
+    mine = [line for line in output.splitlines() if str(bad) not in line]
+    assert not [line for line in mine if not line.startswith("INFO ")], output
+    # kubernetes-validate only warns (exit 0) about a kind it has no schema for: require a pass
+    # line for every document, so nothing slips through unchecked.
+    passed = [m["resource"] for line in mine if (m := PASSED.match(line))]
+    expected = [f"{d['kind'].lower()}/{d['metadata']['name']}" for d in load_all(k8s_manifests())]
+    assert sorted(passed) == sorted(expected)
+
+
+def test_strict_validation_rejects_an_unknown_field(validation: tuple[Path, str]) -> None:
+    bad, output = validation
+    errors = [line for line in output.splitlines() if line.startswith(f"ERROR {bad} ")]
+    assert len(errors) == 1
+    assert "readOnlyRoot" in errors[0]
+
+
+def test_kustomization_lists_every_manifest() -> None:
+    kustomization = load(KUSTOMIZATION)
+    assert sorted(kustomization["resources"]) == sorted(p.name for p in k8s_manifests())
+    assert kustomization["namespace"] == "accord"
+
+
+def test_everything_lives_in_the_accord_namespace(docs: list[dict[str, Any]]) -> None:
+    assert set(of_kind(docs, "Namespace")) == {"accord"}
+    for doc in docs:
+        if doc["kind"] != "Namespace":
+            assert doc["metadata"]["namespace"] == "accord", doc["metadata"]["name"]
+
+
+def test_each_service_has_a_deployment_a_service_and_a_disruption_budget(
+    docs: list[dict[str, Any]],
+) -> None:
+    deployments = of_kind(docs, "Deployment")
+    assert set(deployments) == set(DEFAULT_PORTS)
+    assert set(of_kind(docs, "Service")) == set(DEFAULT_PORTS) | {"postgres"}
+    assert set(of_kind(docs, "PodDisruptionBudget")) == set(DEFAULT_PORTS)
+    for name, deployment in deployments.items():
+        assert deployment["spec"]["replicas"] >= 2, name
+
+
+def container(deployment: dict[str, Any]) -> dict[str, Any]:
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    assert len(containers) == 1
+    first: dict[str, Any] = containers[0]
+    return first
+
+
+def test_probes_resources_and_hardening(docs: list[dict[str, Any]]) -> None:
+    for name, deployment in of_kind(docs, "Deployment").items():
+        pod = deployment["spec"]["template"]["spec"]
+        c = container(deployment)
+        assert c["readinessProbe"]["httpGet"]["path"] == "/readyz", name
+        assert c["livenessProbe"]["httpGet"]["path"] == "/healthz", name
+        assert {"cpu", "memory"} <= set(c["resources"]["requests"]), name
+        assert {"cpu", "memory"} <= set(c["resources"]["limits"]), name
+        assert pod["securityContext"]["runAsNonRoot"] is True, name
+        assert c["securityContext"]["readOnlyRootFilesystem"] is True, name
+        assert c["securityContext"]["allowPrivilegeEscalation"] is False, name
+        # The data dir is writable scratch space in an emptyDir, not the image's filesystem.
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        data = next(m for m in c["volumeMounts"] if m["mountPath"] == "/data")
+        assert "emptyDir" in volumes[data["name"]], name
+
+
+def test_configuration_comes_from_the_configmap_and_the_secret(docs: list[dict[str, Any]]) -> None:
+    config = of_kind(docs, "ConfigMap")["accord-config"]["data"]
+    secret = of_kind(docs, "Secret")["accord-secrets"]["stringData"]
+    assert set(secret) == {"ACCORD_JWT_SECRET", "ACCORD_DATABASE_URL"}
+    # Placeholders must be impossible to mistake for real values.
+    assert all("REPLACE_ME" in value for value in secret.values())
+    assert "@postgres:5432/" in secret["ACCORD_DATABASE_URL"]
+    assert of_kind(docs, "Service")["postgres"]["spec"]["type"] == "ExternalName"
+    assert not {k for k in config if "SECRET" in k or "DATABASE_URL" in k}
+    for name, deployment in of_kind(docs, "Deployment").items():
+        refs = container(deployment)["envFrom"]
+        assert {"configMapRef": {"name": "accord-config"}} in refs, name
+        assert {"secretRef": {"name": "accord-secrets"}} in refs, name
+        env = {e["name"]: e["value"] for e in container(deployment)["env"]}
+        assert env["OTEL_SERVICE_NAME"] == f"accord-{name}"
+
+
+def test_mcp_servers_allow_their_cluster_host_names(docs: list[dict[str, Any]]) -> None:
+    deployments = of_kind(docs, "Deployment")
+    for name in ("commerce", "payments"):
+        env = {e["name"]: e["value"] for e in container(deployments[name])["env"]}
+        patterns = env["ACCORD_ALLOWED_HOSTS"].split(",")
+        assert f"{name}:*" in patterns
+        assert f"{name}.accord.svc.cluster.local:*" in patterns
+
+
+def test_every_replica_reads_the_shared_deny_list_and_api_keys(docs: list[dict[str, Any]]) -> None:
+    config = of_kind(docs, "ConfigMap")["accord-config"]["data"]
+    revoked_map = of_kind(docs, "ConfigMap")["accord-revoked"]
+    for name, deployment in of_kind(docs, "Deployment").items():
+        pod = deployment["spec"]["template"]["spec"]
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        mounts = {m["mountPath"]: m for m in container(deployment)["volumeMounts"]}
+        revoked_dir, _, revoked_key = config["ACCORD_REVOKED_FILE"].rpartition("/")
+        volume = volumes[mounts[revoked_dir]["name"]]
+        assert volume["configMap"]["name"] == revoked_map["metadata"]["name"], name
+        assert revoked_key in revoked_map["data"], name
+        keys_dir, _, keys_key = config["ACCORD_API_KEYS"].rpartition("/")
+        secret = volumes[mounts[keys_dir]["name"]]["secret"]
+        # Optional, so a mesh without API keys still starts.
+        assert secret == {"secretName": "accord-api-keys", "optional": True}, name
+        assert keys_key == "api-keys.yaml"
+        assert all(m.get("readOnly") for p, m in mounts.items() if p.startswith("/etc/")), name
