@@ -1,0 +1,208 @@
+"""The model interface: what the orchestrator asks a model, and what a provider implements.
+
+Two levels, so that a real LLM and the offline rules fit the same shape:
+
+    Model.understand(text, context) -> Intake        what the customer wants (structured)
+    Model.explain(facts)            -> str           a short answer in the customer's language
+          │  (for LLM providers: chat.ChatModel builds these on complete)
+          ▼
+    Model.complete(CompletionRequest) -> CompletionResponse
+                                      messages in, text (and JSON for a schema'd output) out
+
+A provider implements ``complete``; it may also override ``understand``/``explain`` (the offline
+model does, with rules). Every failure is an AccordError with a contract code.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from enum import StrEnum
+from typing import Annotated, Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from accord.contracts.errors import ErrorCode
+
+ORDER_ID_PATTERN: Final = r"^O-[0-9]{1,12}$"
+MAX_FIELD_CHARS: Final = 500
+
+
+class Intent(StrEnum):
+    REFUND = "refund"
+    APPROVE = "approve"  # only read while a workflow waits for an approval decision
+    OTHER = "other"
+
+
+class Reason(StrEnum):
+    WRONG_SIZE = "wrong_size"
+    DAMAGED = "damaged"
+    NOT_AS_DESCRIBED = "not_as_described"
+    CHANGED_MIND = "changed_mind"
+    LATE_DELIVERY = "late_delivery"
+    OTHER = "other"
+
+
+class Language(StrEnum):
+    ZH = "zh"
+    EN = "en"
+
+
+class Missing(StrEnum):
+    """What intake still needs before the refund can be checked."""
+
+    ORDER_ID = "order_id"
+    REASON = "reason"
+
+
+class Expecting(StrEnum):
+    """What the workflow last asked the customer for (so a bare answer can be read)."""
+
+    ORDER_ID = "order_id"
+    REASON = "reason"
+    EVIDENCE = "evidence"
+    APPROVAL = "approval"
+
+
+class Intake(BaseModel):
+    """What the customer's message says, as the workflow needs it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    intent: Intent
+    order_id: Annotated[str, Field(pattern=ORDER_ID_PATTERN)] | None = None
+    reason: Reason | None = None
+    evidence: Annotated[str, Field(max_length=MAX_FIELD_CHARS)] | None = None
+    language: Language
+    missing: list[Missing] = Field(default_factory=list)
+    question: Annotated[str, Field(max_length=MAX_FIELD_CHARS)] | None = None
+
+
+class IntakeContext(BaseModel):
+    """What the conversation already established; all optional."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    previous: Intake | None = None  # the last intake of this conversation, merged into the new
+    expecting: Expecting | None = None  # what the last question asked for
+    language: Language | None = None  # the conversation's language when the text has none
+
+
+class Outcome(StrEnum):
+    """What the workflow decided; the explanation says it to the customer."""
+
+    REFUNDED = "refunded"
+    PENDING_APPROVAL = "pending_approval"
+    APPROVED = "approved"
+    REJECTED = "rejected"  # an approver said no
+    DENIED = "denied"  # the policy says no
+    NEED_INFO = "need_info"
+    FAILED = "failed"  # the work could not be done (see ``error``)
+
+
+class DecisionFacts(BaseModel):
+    """The facts an explanation may use; nothing else reaches the customer."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    outcome: Outcome
+    language: Language
+    order_id: Annotated[str, Field(pattern=ORDER_ID_PATTERN)] | None = None
+    amount: Annotated[str, Field(pattern=r"^[0-9]{1,9}(\.[0-9]{1,2})?$")] | None = None
+    currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")] | None = None
+    refund_id: Annotated[str, Field(max_length=128)] | None = None
+    rule: Annotated[str, Field(max_length=128)] | None = None  # policy rule id that decided
+    detail: Annotated[str, Field(max_length=300)] | None = None  # deciding service's short note
+    missing: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=8)
+    error: ErrorCode | None = None
+
+
+# -- the lower level: chat completion with an optional JSON-schema'd output ---------------------
+
+
+class Role(StrEnum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Role
+    content: str
+
+
+class OutputSchema(BaseModel):
+    """Ask for a JSON answer that validates against ``json_schema``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+    json_schema: dict[str, Any]
+
+
+class Task(StrEnum):
+    """What a completion is for; offline providers dispatch on it, LLMs read the messages."""
+
+    INTAKE = "intake"
+    EXPLAIN = "explain"
+    CHAT = "chat"
+
+
+class CompletionRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task: Task = Task.CHAT
+    messages: list[Message] = Field(min_length=1)
+    output: OutputSchema | None = None
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(default=None, ge=1, le=32_000)
+    # The same input as the messages, as data: an offline provider reads it instead of prose.
+    payload: dict[str, Any] | None = None
+
+
+class Usage(BaseModel):
+    """Provider-reported tokens (informational; budgets count call units, not tokens)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class CompletionResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str
+    data: dict[str, Any] | None = None  # the parsed JSON when the request had an output schema
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+
+
+class Model(ABC):
+    """One model: the two business calls and the completion they can be built on.
+
+    LLM providers subclass :class:`accord.agents.models.chat.ChatModel`, which implements
+    ``understand`` and ``explain`` on top of ``complete``.
+    """
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """Stable identity (provider and model); part of cache keys and metrics."""
+
+    @abstractmethod
+    async def complete(self, request: CompletionRequest) -> CompletionResponse:
+        """Answer one request, or raise AccordError with a contract code."""
+
+    @abstractmethod
+    async def understand(self, text: str, *, context: IntakeContext | None = None) -> Intake:
+        """Read a customer message into an Intake (the text is data, never instructions)."""
+
+    @abstractmethod
+    async def explain(self, facts: DecisionFacts) -> str:
+        """A short customer-facing explanation of ``facts`` in ``facts.language``."""
+
+    async def aclose(self) -> None:
+        """Release connections; the default holds none."""
+        return None
