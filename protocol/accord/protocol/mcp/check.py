@@ -1,0 +1,257 @@
+"""Does a live MCP server serve its tools as their contracts say?
+
+For each contracted tool the server's ``tools/list`` entry must exist, its ``inputSchema`` and
+``outputSchema`` must equal the contract's, and its annotations must equal
+``contract.mcp_annotations()``. Schemas are compared after dropping documentation-only keywords
+(``title``, ``description``, ``$comment``, ``examples``, ``$schema``) and sorting ``required``
+and ``type`` lists, so wording may differ but no constraint may. Absent annotation hints take
+the MCP spec's defaults (readOnly false, destructive true, idempotent false, openWorld true);
+an absent title contradicts nothing.
+
+Every difference is a :class:`Finding`; a non-empty list becomes one CONTRACT_VIOLATION.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Final
+
+import mcp_types as types
+from pydantic import BaseModel, ConfigDict
+
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.tools import ToolContract, shipped_tool_contracts
+
+if TYPE_CHECKING:
+    from accord.protocol.mcp.config import ServerSpec
+
+_DOC_KEYWORDS: Final = frozenset({"title", "description", "$comment", "examples", "$schema"})
+_SCHEMA_MAPS: Final = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+_SCHEMA_LISTS: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_SCHEMA_ONE: Final = frozenset(
+    {
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+    }
+)
+# MCP spec defaults of ToolAnnotations hints, used when a server leaves a hint out.
+_HINT_DEFAULTS: Final[Mapping[str, bool]] = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
+
+
+class FindingKind(StrEnum):
+    MISSING_TOOL = "missing_tool"
+    INPUT_SCHEMA = "input_schema"
+    OUTPUT_SCHEMA = "output_schema"
+    ANNOTATION = "annotation"
+    NO_CONTRACTED_TOOLS = "no_contracted_tools"
+
+
+class Finding(BaseModel):
+    """One way a server departs from a contract."""
+
+    model_config = ConfigDict(frozen=True)
+
+    server: str
+    tool: str | None
+    kind: FindingKind
+    message: str
+    where: str = ""
+    expected: Any = None
+    actual: Any = None
+
+
+class CheckReport(BaseModel):
+    """The result of checking one server: what it lists, which contracts applied, findings."""
+
+    model_config = ConfigDict(frozen=True)
+
+    server: str
+    target: str
+    listed: list[str]
+    checked: list[str]
+    findings: list[Finding]
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+def normalize_schema(schema: Any) -> Any:
+    """A schema with documentation-only keywords removed and unordered lists sorted."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _DOC_KEYWORDS:
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            out[key] = {k: normalize_schema(v) for k, v in value.items()}
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [normalize_schema(v) for v in value]
+        elif key in _SCHEMA_ONE:
+            out[key] = normalize_schema(value)
+        elif key in ("required", "type") and isinstance(value, list):
+            out[key] = sorted(value, key=str)
+        else:
+            out[key] = value
+    return out
+
+
+def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The JSON-pointer-like path of the first place two JSON values differ, or None."""
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        for key in sorted(set(expected) | set(actual), key=str):
+            if key not in actual:
+                return f"{path}/{key}", expected[key], "<absent>"
+            if key not in expected:
+                return f"{path}/{key}", "<absent>", actual[key]
+            found = first_difference(expected[key], actual[key], f"{path}/{key}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            found = first_difference(e, a, f"{path}/{i}")
+            if found:
+                return found
+        return None
+    if expected == actual and type(expected) is type(actual):
+        return None
+    return path or "/", expected, actual
+
+
+def tool_annotations(tool: types.Tool) -> dict[str, Any]:
+    """The annotations a listed tool declares, in wire names, with spec defaults filled in."""
+    raw = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else {}
+    out: dict[str, Any] = {k: raw.get(k, default) for k, default in _HINT_DEFAULTS.items()}
+    title = raw.get("title") or tool.title
+    if title is not None:
+        out["title"] = title
+    return out
+
+
+def check_tools(
+    server: str, listed: Iterable[types.Tool], contracts: Sequence[ToolContract]
+) -> list[Finding]:
+    """Every departure of ``listed`` from ``contracts`` (tools without a contract are ignored)."""
+    by_name = {tool.name: tool for tool in listed}
+    findings: list[Finding] = []
+    for contract in contracts:
+        tool = by_name.get(contract.name)
+        if tool is None:
+            findings.append(
+                Finding(
+                    server=server,
+                    tool=contract.name,
+                    kind=FindingKind.MISSING_TOOL,
+                    message="the server does not list this tool",
+                )
+            )
+            continue
+        for kind, declared, served in (
+            (FindingKind.INPUT_SCHEMA, contract.input_schema, tool.input_schema),
+            (FindingKind.OUTPUT_SCHEMA, contract.output_schema, tool.output_schema),
+        ):
+            diff = first_difference(normalize_schema(declared), normalize_schema(served))
+            if diff is not None:
+                where, want, got = diff
+                findings.append(
+                    Finding(
+                        server=server,
+                        tool=contract.name,
+                        kind=kind,
+                        where=where,
+                        expected=want,
+                        actual=got,
+                        message=f"{kind.value.replace('_', ' ')} differs at {where}",
+                    )
+                )
+        findings.extend(_annotation_findings(server, contract, tool))
+    return findings
+
+
+def _annotation_findings(server: str, contract: ToolContract, tool: types.Tool) -> list[Finding]:
+    served = tool_annotations(tool)
+    out: list[Finding] = []
+    for key, want in contract.mcp_annotations().items():
+        if key == "title" and "title" not in served:
+            continue  # a server that gives no title contradicts nothing
+        got = served.get(key)
+        if got != want:
+            out.append(
+                Finding(
+                    server=server,
+                    tool=contract.name,
+                    kind=FindingKind.ANNOTATION,
+                    where=key,
+                    expected=want,
+                    actual=got,
+                    message=f"annotation {key} is {got!r}, the contract says {want!r}",
+                )
+            )
+    return out
+
+
+def violation(server: str, findings: Sequence[Finding]) -> AccordError:
+    """One CONTRACT_VIOLATION carrying every finding (readable message, structured details)."""
+    lines = [f"{f.tool or '-'}: {f.message}" for f in findings]
+    return AccordError(
+        ErrorCode.CONTRACT_VIOLATION,
+        f"tool server {server!r} breaks its contract: " + "; ".join(lines),
+        {"server": server, "findings": [f.model_dump(mode="json") for f in findings]},
+    )
+
+
+def default_contracts(listed: Iterable[types.Tool]) -> list[ToolContract]:
+    """The shipped contracts whose tool names the server lists."""
+    shipped = shipped_tool_contracts()
+    return [shipped[t.name] for t in listed if t.name in shipped]
+
+
+async def check_server(spec: ServerSpec, *, timeout_s: float = 10.0) -> CheckReport:
+    """Connect to a live server, list its tools and check them against ``spec.contracts``.
+
+    With no contracts in ``spec``, the shipped contracts whose names the server lists are used;
+    a server that lists none of them is a violation ("no contracted tools"). Transport failures
+    raise AccordError (UNAVAILABLE, RETRYABLE_TIMEOUT); findings are returned, not raised.
+    """
+    # Imported here: the client imports this module to check servers at connect time.
+    from accord.protocol.mcp.client import list_server_tools
+
+    listed = await list_server_tools(spec, timeout_s=timeout_s)
+    contracts = list(spec.contracts) or default_contracts(listed)
+    findings = check_tools(spec.name, listed, contracts)
+    if not contracts:
+        findings.append(
+            Finding(
+                server=spec.name,
+                tool=None,
+                kind=FindingKind.NO_CONTRACTED_TOOLS,
+                message="no contracted tools: the server lists none of the "
+                "shipped tools and no contract was given",
+            )
+        )
+    return CheckReport(
+        server=spec.name,
+        target=spec.target,
+        listed=[t.name for t in listed],
+        checked=[c.name for c in contracts],
+        findings=findings,
+    )

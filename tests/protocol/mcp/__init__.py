@@ -1,0 +1,1 @@
+"""Tests of the contract-checked MCP client."""

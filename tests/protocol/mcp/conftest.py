@@ -1,0 +1,36 @@
+"""Fixtures: the fault-injecting MCP test servers, run as one real process for the session."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from tests.protocol.mcp.support import ROOT, FakeServers
+from tests.support.processes import free_port, wait_healthy
+
+
+@pytest.fixture(scope="session")
+def fake_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeServers]:
+    port = free_port()
+    log = tmp_path_factory.mktemp("mcp-fake") / "servers.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.protocol.mcp.servers", "--port", str(port)],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(base, proc, deadline_s=30)
+        yield FakeServers(base)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()

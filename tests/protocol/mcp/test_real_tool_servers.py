@@ -1,0 +1,93 @@
+"""ToolClient against the real commerce and payments servers (`accord serve`), default config."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.mcp.check import check_server
+from accord.protocol.mcp.client import ToolClient
+from accord.protocol.mcp.config import CONFIG_ENV, load_config
+from tests.support.processes import run_service
+
+TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"
+
+
+@pytest.fixture(scope="module")
+def mesh_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    data = tmp_path_factory.mktemp("tools-data")
+    logs = tmp_path_factory.mktemp("tools-logs")
+    env = {"ACCORD_DATA_DIR": str(data)}
+    with (
+        run_service("commerce", ["serve", "commerce"], env=env, log_dir=logs) as commerce,
+        run_service("payments", ["serve", "payments"], env=env, log_dir=logs) as payments,
+    ):
+        yield {"ACCORD_COMMERCE_URL": commerce.url, "ACCORD_PAYMENTS_URL": payments.url}
+
+
+@pytest.fixture
+def configured(mesh_tools: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped default configuration, pointed at this test's servers by environment."""
+    monkeypatch.delenv(CONFIG_ENV, raising=False)
+    for key, value in mesh_tools.items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.mark.usefixtures("configured")
+async def test_real_servers_keep_their_contracts() -> None:
+    for spec in load_config().servers:
+        report = await check_server(spec)
+        assert report.ok, report.findings
+        assert sorted(report.checked) == sorted(c.name for c in spec.contracts)
+
+
+@pytest.mark.usefixtures("configured")
+async def test_reads_return_typed_outputs() -> None:
+    async with ToolClient.from_config() as tools:
+        order = await tools.call(
+            "orders.lookup", {"order_id": "O-1001", "customer_id": "C-01"}, traceparent=TRACEPARENT
+        )
+        history = await tools.call("customers.history", {"customer_id": "C-01"})
+        with pytest.raises(AccordError) as info:
+            await tools.call("orders.lookup", {"order_id": "O-9999", "customer_id": "C-01"})
+    assert order["order_id"] == "O-1001"
+    assert isinstance(order["refundable_cents"], int)
+    assert isinstance(order["final_sale"], bool)
+    assert history["customer_id"] == "C-01"
+    assert info.value.code is ErrorCode.NOT_FOUND
+
+
+@pytest.mark.usefixtures("configured")
+async def test_write_without_key_is_refused_and_nothing_is_written() -> None:
+    key = "refund:O-1001"
+    lookup = {"idempotency_key": key, "customer_id": "C-01"}
+    args = {"order_id": "O-1001", "customer_id": "C-01", "amount_cents": 100, "reason": "late"}
+    async with ToolClient.from_config() as tools:
+        with pytest.raises(AccordError) as info:
+            await tools.call("refunds.issue", args)
+        assert info.value.code is ErrorCode.INVALID_INPUT
+        assert await tools.call("refunds.get", lookup) == {"found": False, "receipt": None}
+
+        issued = await tools.call("refunds.issue", args, idempotency_key=key)
+        replay = await tools.call("refunds.issue", args, idempotency_key=key)
+        found = await tools.call("refunds.get", lookup)
+    assert issued["replayed"] is False
+    assert replay["replayed"] is True
+    assert replay["receipt"] == issued["receipt"]
+    assert found == {"found": True, "receipt": issued["receipt"]}
+
+
+def test_cli_check_passes_against_the_real_server(mesh_tools: dict[str, str]) -> None:
+    url = mesh_tools["ACCORD_COMMERCE_URL"] + "/mcp"
+    done = subprocess.run(
+        [sys.executable, "-m", "accord.agents.cli.main", "tools", "check", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "orders.lookup" in done.stdout
