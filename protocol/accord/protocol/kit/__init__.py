@@ -1,0 +1,35 @@
+"""The Accord contract test kit: checks any A2A agent or MCP tool server, in any language,
+against accord.contracts over the wire. Every check is tagged with a requirement ID of the
+manifest (accord.contracts.manifest).
+
+    report = await run_kit(["http://127.0.0.1:8701"], KitOptions(credential=Credential(token=t)))
+    assert report.ok, [r.failure_message() for r in report.failures]
+
+CLI: ``accord contract-test URL...``; pytest: the ``accord_contract`` plugin (pytest_plugin).
+"""
+
+from accord.protocol.kit.model import CheckResult, Outcome, Report, TargetKind
+from accord.protocol.kit.options import Credential, KitOptions
+from accord.protocol.kit.probes import AgentProbe, Probes, ToolProbe, load_probes
+from accord.protocol.kit.report import junit_xml, render_table, write_junit
+from accord.protocol.kit.runner import checks_for, detect, run_kit, run_target
+
+__all__ = [
+    "AgentProbe",
+    "CheckResult",
+    "Credential",
+    "KitOptions",
+    "Outcome",
+    "Probes",
+    "Report",
+    "TargetKind",
+    "ToolProbe",
+    "checks_for",
+    "detect",
+    "junit_xml",
+    "load_probes",
+    "render_table",
+    "run_kit",
+    "run_target",
+    "write_junit",
+]

@@ -1,0 +1,655 @@
+"""The checks the kit runs against an A2A agent, in order, each tagged with a requirement ID.
+
+Early checks provoke behaviour (budget, deadline, the skill probe, cancel) and record what the
+agent emitted; the last checks read everything recorded (transitions, status metadata, error
+DataParts, JSON-RPC error shapes), so one conversation is judged against every rule it touches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from google.protobuf.json_format import ParseDict, ParseError
+
+from accord.contracts.errors import ERROR_DOMAIN, REGISTRY, ErrorCode
+from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
+from accord.contracts.status import (
+    A2AState,
+    ContractState,
+    Status,
+    WaitingReason,
+    can_transition,
+    from_a2a,
+    to_a2a,
+)
+from accord.protocol.kit.a2a_context import (
+    INTERRUPTED_A2A,
+    TERMINAL_A2A,
+    A2AContext,
+    Observed,
+    last_state,
+)
+from accord.protocol.kit.a2a_wire import (
+    Answer,
+    accord_reason,
+    data_part_error_code,
+    error_code_of,
+    meta_error_code,
+    status_meta,
+    task_of,
+    user_message,
+)
+from accord.protocol.kit.check import CheckList
+from accord.protocol.kit.model import Skipped, Violation
+from accord.protocol.kit.probes import fill
+
+A2A_CHECKS: Final = CheckList[A2AContext]()
+check = A2A_CHECKS
+
+E = ErrorCode
+UNKNOWN_TASK: Final = "accord-contract-test-no-such-task"
+
+
+def _expect_code(answer: Answer, code: ErrorCode, what: str, expected: str) -> None:
+    error = answer.error
+    found = error_code_of(error)
+    if error is None or found is not code:
+        raise Violation(
+            f"{what}: expected {code.value}, got "
+            + (f"error {found.value if found else error}" if error else "no error"),
+            sent=answer.sent,
+            received=answer.shown(),
+            expected=expected,
+        )
+    if "result" in (answer.body or {}):
+        raise Violation(
+            f"{what}: the error answer also carries a result",
+            sent=answer.sent,
+            received=answer.shown(),
+            expected=expected,
+        )
+
+
+def _final_code(obs: Observed) -> str | None:
+    if not obs.statuses:
+        return None
+    status = obs.statuses[-1]
+    return meta_error_code(status) or data_part_error_code(status)
+
+
+def _expect_failed(obs: Observed, code: ErrorCode, expected: str) -> None:
+    """The exchange refused with ``code``, or produced a task that ended failed with it."""
+    error = obs.answer.error
+    if error is not None:
+        if error_code_of(error) is code:
+            return
+        raise Violation(
+            f"refused with {error_code_of(error) or error}, not {code.value}",
+            sent=obs.answer.sent,
+            received=obs.answer.shown(),
+            expected=expected,
+        )
+    state = last_state(obs)
+    if state not in (A2AState.FAILED, A2AState.REJECTED):
+        raise Violation(
+            f"the task ended {state}, not failed with {code.value}",
+            sent=obs.answer.sent,
+            received=obs.answer.shown(),
+            expected=expected,
+        )
+    found = _final_code(obs)
+    if found != code.value:
+        raise Violation(
+            f"the task failed with {found or 'no contract code'} (status metadata "
+            f"and error DataPart), not {code.value}",
+            sent=obs.answer.sent,
+            received=obs.answer.shown(),
+            expected=expected,
+        )
+
+
+# -- the card (no credential needed) -------------------------------------------------------------
+
+
+@check("AGENT-002", "card is public and a valid A2A 1.0 AgentCard")
+async def card_valid(ctx: A2AContext) -> None:
+    from a2a.types import AgentCard
+
+    try:
+        card = ParseDict(ctx.card, AgentCard(), ignore_unknown_fields=False)
+    except ParseError as exc:
+        raise Violation(
+            f"the card does not parse as an A2A 1.0 AgentCard: {exc}", received=ctx.card
+        ) from None
+    missing = [f for f in ("name", "version", "description") if not getattr(card, f)]
+    if missing or not card.supported_interfaces or not card.skills:
+        raise Violation(
+            f"the card lacks {missing or ''}"
+            f"{' interfaces' if not card.supported_interfaces else ''}"
+            f"{' skills' if not card.skills else ''}",
+            received=ctx.card,
+        )
+
+
+@check("AGENT-002", "card declares the contract extension")
+async def card_contract_ext(ctx: A2AContext) -> None:
+    if ctx.extension(CONTRACT_EXTENSION_URI) is None:
+        raise Violation(
+            f"capabilities.extensions lacks {CONTRACT_EXTENSION_URI}",
+            received=ctx.card.get("capabilities"),
+        )
+
+
+@check("ENV-001", "card declares the delegation extension")
+async def card_delegation_ext(ctx: A2AContext) -> None:
+    if ctx.extension(DELEGATION_EXTENSION_URI) is None:
+        raise Violation(
+            f"capabilities.extensions lacks {DELEGATION_EXTENSION_URI}",
+            received=ctx.card.get("capabilities"),
+        )
+
+
+@check("AGENT-002", "card declares security schemes and requirements")
+async def card_security(ctx: A2AContext) -> None:
+    schemes = ctx.card.get("securitySchemes")
+    requirements = ctx.card.get("securityRequirements") or ctx.card.get("security")
+    if not isinstance(schemes, dict) or not schemes or not requirements:
+        raise Violation(
+            "the card declares no securitySchemes / securityRequirements",
+            received={"securitySchemes": schemes, "securityRequirements": requirements},
+        )
+
+
+# -- authentication ------------------------------------------------------------------------------
+
+
+async def _expect_unauthenticated(ctx: A2AContext, headers: dict[str, str], what: str) -> None:
+    answer = await ctx.rpc("GetTask", {"id": UNKNOWN_TASK}, headers)
+    if answer.status != 401:
+        raise Violation(
+            f"{what}: HTTP {answer.status}, not 401", sent=answer.sent, received=answer.shown()
+        )
+    if "www-authenticate" not in {k.lower() for k in answer.headers}:
+        raise Violation(
+            f"{what}: 401 without a WWW-Authenticate header",
+            sent=answer.sent,
+            received={"headers": dict(answer.headers)},
+        )
+    if answer.error is not None and error_code_of(answer.error) is not E.UNAUTHENTICATED:
+        raise Violation(
+            f"{what}: the error code is {error_code_of(answer.error)}, not UNAUTHENTICATED",
+            sent=answer.sent,
+            received=answer.shown(),
+        )
+
+
+@check("AGENT-003", "JSON-RPC without a credential is 401 UNAUTHENTICATED")
+async def no_credential(ctx: A2AContext) -> None:
+    await _expect_unauthenticated(ctx, {}, "no credential")
+
+
+@check("AGENT-003", "JSON-RPC with an invalid token is 401 UNAUTHENTICATED")
+async def bad_credential(ctx: A2AContext) -> None:
+    await _expect_unauthenticated(
+        ctx, {"Authorization": "Bearer accord-contract-test.not.a-token"}, "invalid token"
+    )
+
+
+@check("AGENT-003", "HTTP+JSON without a credential is 401")
+async def rest_no_credential(ctx: A2AContext) -> None:
+    answer = await ctx.wire.rest("GET", f"/tasks/{UNKNOWN_TASK}", {})
+    if answer is None:
+        raise Skipped("the card declares no HTTP+JSON interface")
+    ctx.rest_answers.append(answer)
+    if answer.status != 401:
+        raise Violation(f"HTTP {answer.status}, not 401", sent=answer.sent, received=answer.shown())
+
+
+# -- tenancy: unknown and foreign tasks ---------------------------------------------------------
+
+
+@check("AGENT-004", "unknown task is NOT_FOUND for get and cancel")
+async def unknown_task(ctx: A2AContext) -> None:
+    expected = "GetTask/CancelTask of an unknown id: JSON-RPC error NOT_FOUND (-32001)"
+    _expect_code(await ctx.get_task(UNKNOWN_TASK), E.NOT_FOUND, "GetTask", expected)
+    _expect_code(
+        await ctx.rpc("CancelTask", {"id": UNKNOWN_TASK}), E.NOT_FOUND, "CancelTask", expected
+    )
+
+
+@check("AGENT-004", "unknown task is 404 over HTTP+JSON")
+async def unknown_task_rest(ctx: A2AContext) -> None:
+    ctx.auth()
+    answer = await ctx.rest("GET", f"/tasks/{UNKNOWN_TASK}")
+    if answer is None:
+        raise Skipped("the card declares no HTTP+JSON interface")
+    if answer.status != REGISTRY[E.NOT_FOUND].rest_status:
+        raise Violation(f"HTTP {answer.status}, not 404", sent=answer.sent, received=answer.shown())
+
+
+@check("AGENT-004", "another tenant's task is NOT_FOUND, with no data")
+async def foreign_task(ctx: A2AContext) -> None:
+    other = ctx.other_auth()
+    run = await ctx.probe_run()
+    expected = "another tenant's task id: NOT_FOUND for get, cancel and send; never data"
+    _expect_code(await ctx.get_task(run.task_id, other), E.NOT_FOUND, "GetTask", expected)
+    _expect_code(
+        await ctx.rpc("CancelTask", {"id": run.task_id}, other), E.NOT_FOUND, "CancelTask", expected
+    )
+    listed = await ctx.rpc("ListTasks", {}, other)
+    if run.task_id in str(listed.body):
+        raise Violation(
+            "ListTasks of another tenant shows the task",
+            sent=listed.sent,
+            received=listed.shown(),
+            expected=expected,
+        )
+
+
+# -- the envelope ------------------------------------------------------------------------------
+
+
+@check("ENV-002", "malformed envelope is INVALID_INPUT")
+async def bad_envelope(ctx: A2AContext) -> None:
+    skill, probe = ctx.pick_probe()
+    envelope = ctx.envelope()
+    envelope["budget"] = {"units": "lots", "tool_calls": -1}  # wrong type, missing deadline
+    message = user_message(
+        fill(probe.message, ctx.run), metadata=ctx.metadata(probe, skill, envelope)
+    )
+    obs = await ctx.send("malformed envelope", message)
+    _expect_failed(
+        obs,
+        E.INVALID_INPUT,
+        "a malformed envelope is INVALID_INPUT (JSON-RPC error or a failed task with that code)",
+    )
+
+
+@check("ENV-004", "exhausted budget fails the task with BUDGET_EXHAUSTED")
+async def budget_exhausted(ctx: A2AContext) -> None:
+    skill, probe = ctx.pick_probe()
+    message = user_message(
+        fill(probe.message, ctx.run), metadata=ctx.metadata(probe, skill, ctx.envelope(units=0))
+    )
+    obs = await ctx.send("budget units 0", message)
+    ctx._memo["budget_task"] = obs
+    _expect_failed(
+        obs,
+        E.BUDGET_EXHAUSTED,
+        "work the budget cannot cover is not started; the task fails with "
+        "BUDGET_EXHAUSTED in dev.accord/status and an error DataPart",
+    )
+
+
+async def _past_deadline(ctx: A2AContext) -> Observed:
+    skill, probe = ctx.pick_probe()
+    past = (datetime.now(UTC) - timedelta(seconds=5)).isoformat().replace("+00:00", "Z")
+    message = user_message(
+        fill(probe.message, ctx.run),
+        metadata=ctx.metadata(probe, skill, ctx.envelope(deadline=past)),
+    )
+    return await ctx.send("deadline passed", message)
+
+
+@check("ENV-005", "past deadline fails the task with RETRYABLE_TIMEOUT")
+async def deadline_passed(ctx: A2AContext) -> None:
+    obs = await ctx.memo("deadline", lambda: _past_deadline(ctx))
+    _expect_failed(
+        obs,
+        E.RETRYABLE_TIMEOUT,
+        "work past the envelope's deadline ends failed with RETRYABLE_TIMEOUT",
+    )
+
+
+@check("TIMEOUT-001", "a timed-out task is not reported as running")
+async def timed_out_not_running(ctx: A2AContext) -> None:
+    obs = await ctx.memo("deadline", lambda: _past_deadline(ctx))
+    if obs.task_id is None:
+        raise Skipped("the past-deadline message was refused before a task existed")
+    answer = await ctx.get_task(obs.task_id)
+    task = task_of(answer.result)
+    state = (task or {}).get("status", {}).get("state")
+    if state not in TERMINAL_A2A:
+        raise Violation(
+            f"GetTask of the timed-out task says {state}", sent=answer.sent, received=answer.shown()
+        )
+
+
+# -- the probe conversation --------------------------------------------------------------------
+
+
+@check("AGENT-005", "a task waiting for input continues in the same task")
+async def waits_and_continues(ctx: A2AContext) -> None:
+    declared = ctx.declared("waiting_reasons")
+    if declared is not None and WaitingReason.INPUT.value not in declared:
+        raise Skipped("the card declares no 'input' waiting reason")
+    run = await ctx.probe_run()
+    if last_state(run.first) != A2AState.INPUT_REQUIRED:
+        raise Skipped(
+            f"the probe for {run.skill} did not wait for input "
+            f"(ended {last_state(run.first)}); pass a --probe that does"
+        )
+    if run.answer is None:
+        raise Skipped(f"the probe for {run.skill} has no answer")
+    obs = run.answer
+    if obs.answer.error is not None or obs.task_id != run.task_id:
+        raise Violation(
+            f"the answer did not continue task {run.task_id} (got task {obs.task_id})",
+            sent=obs.answer.sent,
+            received=obs.answer.shown(),
+        )
+    state = last_state(obs)
+    if state not in (A2AState.COMPLETED, *INTERRUPTED_A2A):
+        raise Violation(
+            f"after the answer the task is {state}, not completed or waiting",
+            sent=obs.answer.sent,
+            received=obs.answer.shown(),
+        )
+
+
+@check("STATUS-004", "a terminal task keeps its status and refuses further messages")
+async def terminal_stays(ctx: A2AContext) -> None:
+    run = await ctx.probe_run()
+    final = last_state(run.last)
+    if final not in TERMINAL_A2A:
+        raise Skipped(f"the probe did not end in a terminal state ({final})")
+    got = await ctx.get_task(run.task_id)
+    state = (task_of(got.result) or {}).get("status", {}).get("state")
+    if state != final:
+        raise Violation(
+            f"the stream ended {final} but GetTask says {state}",
+            sent=got.sent,
+            received=got.shown(),
+        )
+    skill, probe = run.skill, run.probe
+    again = user_message(
+        fill(probe.answer or probe.message, ctx.run),
+        task_id=run.task_id,
+        metadata=ctx.metadata(probe, skill),
+    )
+    answer = await ctx.rpc("SendMessage", {"message": again})
+    if answer.error is None:
+        raise Violation(
+            "a message to a terminal task was accepted", sent=answer.sent, received=answer.shown()
+        )
+
+
+@check("AGENT-006", "cancel of a terminal task is TASK_NOT_CANCELABLE")
+async def cancel_terminal(ctx: A2AContext) -> None:
+    task_id: str | None = None
+    run = await ctx.probe_run()
+    if last_state(run.last) in TERMINAL_A2A:
+        task_id = run.task_id
+    else:
+        budget = ctx._memo.get("budget_task")
+        if isinstance(budget, Observed) and last_state(budget) in TERMINAL_A2A:
+            task_id = budget.task_id
+    if task_id is None:
+        raise Skipped("no terminal task was observed to cancel")
+    answer = await ctx.rpc("CancelTask", {"id": task_id})
+    _expect_code(
+        answer,
+        E.TASK_NOT_CANCELABLE,
+        "CancelTask of a terminal task",
+        "cancelling a terminal task is refused with TASK_NOT_CANCELABLE (-32002)",
+    )
+
+
+@check("AGENT-006", "cancel of a waiting task ends it CANCELED")
+async def cancel_waiting(ctx: A2AContext) -> None:
+    task_id, _ = await ctx.waiting_task()
+    answer = await ctx.rpc("CancelTask", {"id": task_id})
+    if answer.error is not None:
+        raise Violation(
+            f"CancelTask was refused: {error_code_of(answer.error)}",
+            sent=answer.sent,
+            received=answer.shown(),
+        )
+    got = await ctx.get_task(task_id)
+    task = task_of(got.result) or {}
+    raw = task.get("status")
+    status: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    ctx.observed.append(Observed("after cancel", task_id, [status], got, snapshot_first=True))
+    if status.get("state") != A2AState.CANCELED:
+        raise Violation(
+            f"after CancelTask the task is {status.get('state')}, not CANCELED",
+            sent=got.sent,
+            received=got.shown(),
+        )
+    meta = status_meta(status)
+    if meta is not None and (
+        meta.get("status") != Status.FAILED or meta_error_code(status) != E.CANCELED
+    ):
+        raise Violation(
+            "the canceled task's dev.accord/status is not failed/CANCELED",
+            sent=got.sent,
+            received=got.shown(),
+        )
+
+
+# -- judging everything observed -----------------------------------------------------------------
+
+
+def _contract_of(status: Mapping[str, Any]) -> ContractState | None:
+    """The contract state the metadata claims (None when absent or malformed)."""
+    meta = status_meta(status)
+    if meta is None:
+        return None
+    try:
+        return ContractState(
+            status=Status(str(meta.get("status"))),
+            waiting_reason=WaitingReason(meta["waiting_reason"])
+            if meta.get("waiting_reason")
+            else None,
+            error_code=ErrorCode(code) if (code := meta_error_code(status)) else None,
+        )
+    except ValueError:
+        return None
+
+
+def _observed(ctx: A2AContext) -> list[Observed]:
+    seen = [o for o in ctx.observed if o.statuses]
+    if not seen:
+        raise Skipped("no task status was observed (no credential or probe)")
+    return seen
+
+
+def _status_of(status: Mapping[str, Any]) -> Status | None:
+    try:
+        return from_a2a(str(status.get("state"))).status
+    except ValueError:
+        return None
+
+
+@check("STATUS-003", "every observed status sequence is a legal transition")
+async def legal_transitions(ctx: A2AContext) -> None:
+    await _provoke(ctx)
+    for obs in _observed(ctx):
+        sequence = [_status_of(s) for s in obs.statuses]
+        names = [str(s.get("state")) for s in obs.statuses]
+        if None in sequence:
+            raise Violation(
+                f"{obs.label}: unknown A2A state in {names}", received=obs.answer.shown()
+            )
+        for before, after in itertools.pairwise(sequence):
+            if before is None or after is None:
+                continue
+            if before == after and before is not Status.COMPLETED and before is not Status.FAILED:
+                continue  # progress notes repeat a state; that is not a transition
+            if not can_transition(before, after):
+                raise Violation(
+                    f"{obs.label}: illegal transition {before.value} -> {after.value} in {names}",
+                    sent=obs.answer.sent,
+                    received=obs.answer.shown(),
+                )
+
+
+@check("STATUS-005", "each A2A state agrees with the contract status metadata")
+async def mapping_consistent(ctx: A2AContext) -> None:
+    await _provoke(ctx)
+    for obs in _observed(ctx):
+        for status in obs.statuses:
+            claimed = _contract_of(status)
+            if claimed is None:
+                continue  # absent or malformed metadata is STATUS-007's finding
+            state = str(status.get("state"))
+            allowed = {to_a2a(claimed).value}
+            if claimed.status is Status.FAILED and claimed.error_code is not E.CANCELED:
+                allowed.add(A2AState.REJECTED.value)
+            if state not in allowed:
+                raise Violation(
+                    f"{obs.label}: A2A state {state} but dev.accord/status says "
+                    f"{claimed.status.value}"
+                    + (f"/{claimed.error_code.value}" if claimed.error_code else "")
+                    + f" (which maps to {sorted(allowed)})",
+                    sent=obs.answer.sent,
+                    received=status,
+                )
+
+
+@check("STATUS-007", "every status update carries dev.accord/status")
+async def status_metadata(ctx: A2AContext) -> None:
+    await _provoke(ctx)
+    for obs in _observed(ctx):
+        updates = obs.statuses[1:] if obs.snapshot_first else obs.statuses
+        if obs.snapshot_first and obs.statuses and obs.statuses[0].get("message"):
+            updates = obs.statuses  # a snapshot with a message is judged too
+        for status in updates:
+            if _contract_of(status) is None:
+                raise Violation(
+                    f"{obs.label}: a {status.get('state')} status without a valid "
+                    "dev.accord/status (status, waiting_reason, error)",
+                    sent=obs.answer.sent,
+                    received=status,
+                )
+
+
+@check("STATUS-002", "a waiting reason appears on waiting statuses only")
+async def waiting_reason_only_waiting(ctx: A2AContext) -> None:
+    await _provoke(ctx)
+    for obs in _observed(ctx):
+        for status in obs.statuses:
+            meta = status_meta(status)
+            if meta is None:
+                continue
+            waiting = meta.get("status") == Status.WAITING
+            if waiting != bool(meta.get("waiting_reason")):
+                raise Violation(
+                    f"{obs.label}: status {meta.get('status')} with waiting_reason "
+                    f"{meta.get('waiting_reason')!r}",
+                    received=status,
+                )
+
+
+@check("ERR-002", "a failed task carries its code in metadata and an error DataPart")
+async def failed_carries_code(ctx: A2AContext) -> None:
+    await _provoke(ctx)
+    failed = [
+        (o, s)
+        for o in _observed(ctx)
+        for s in o.statuses
+        if s.get("state") in (A2AState.FAILED, A2AState.REJECTED, A2AState.CANCELED)
+    ]
+    if not failed:
+        raise Skipped("no failed task was observed")
+    for obs, status in failed:
+        meta, part = meta_error_code(status), data_part_error_code(status)
+        if meta is None or part is None or meta != part:
+            raise Violation(
+                f"{obs.label}: failed task with metadata code {meta!r} and DataPart code {part!r}",
+                sent=obs.answer.sent,
+                received=status,
+            )
+
+
+@check("AGENT-007", "only declared waiting reasons and error codes are used")
+async def declared_only(ctx: A2AContext) -> None:
+    reasons, errors = ctx.declared("waiting_reasons"), ctx.declared("errors")
+    if reasons is None or errors is None:
+        raise Skipped("the contract extension declares no waiting_reasons / errors")
+    await _provoke(ctx)
+    allowed = {*errors, E.INTERNAL.value, E.CANCELED.value}
+    for obs in _observed(ctx):
+        for status in obs.statuses:
+            meta = status_meta(status) or {}
+            reason, code = meta.get("waiting_reason"), meta_error_code(status)
+            if reason and reason not in reasons:
+                raise Violation(
+                    f"{obs.label}: waiting reason {reason!r} is not declared ({reasons})",
+                    received=status,
+                )
+            if code and code not in allowed:
+                raise Violation(
+                    f"{obs.label}: error {code} is not declared ({errors})", received=status
+                )
+
+
+@check("ERR-003", "JSON-RPC errors carry the registry code and an accord.dev ErrorInfo")
+async def rpc_error_shape(ctx: A2AContext) -> None:
+    errors = [a for a in ctx.rpc_answers if a.error is not None]
+    if not errors:
+        raise Skipped("no JSON-RPC error was observed")
+    for answer in errors:
+        error = answer.error or {}
+        infos = error.get("data")
+        ours = (
+            [i for i in infos if isinstance(i, Mapping) and i.get("domain") == ERROR_DOMAIN]
+            if isinstance(infos, list)
+            else []
+        )
+        if not ours:
+            raise Violation(
+                f"a JSON-RPC error without a google.rpc.ErrorInfo of domain {ERROR_DOMAIN}",
+                sent=answer.sent,
+                received=answer.shown(),
+            )
+        try:
+            code = ErrorCode(str(ours[0].get("reason")))
+        except ValueError:
+            raise Violation(
+                f"ErrorInfo reason {ours[0].get('reason')!r} is not a contract code",
+                sent=answer.sent,
+                received=answer.shown(),
+            ) from None
+        if error.get("code") != REGISTRY[code].jsonrpc_code:
+            raise Violation(
+                f"error.code {error.get('code')} but the registry says "
+                f"{REGISTRY[code].jsonrpc_code} for {code.value}",
+                sent=answer.sent,
+                received=answer.shown(),
+            )
+
+
+@check("ERR-004", "HTTP+JSON errors carry the registry status and an ErrorInfo")
+async def rest_error_shape(ctx: A2AContext) -> None:
+    errors = [a for a in ctx.rest_answers if a.status >= 400]
+    if not errors:
+        raise Skipped("no HTTP+JSON error was observed")
+    for answer in errors:
+        error = answer.error or {}
+        details = error.get("details")
+        code = accord_reason(details)
+        if code is None:
+            raise Violation(
+                "an HTTP+JSON error without an accord.dev ErrorInfo in error.details",
+                sent=answer.sent,
+                received=answer.shown(),
+            )
+        if answer.status != REGISTRY[code].rest_status:
+            raise Violation(
+                f"HTTP {answer.status} but the registry says "
+                f"{REGISTRY[code].rest_status} for {code.value}",
+                sent=answer.sent,
+                received=answer.shown(),
+            )
+
+
+async def _provoke(ctx: A2AContext) -> None:
+    """Make sure the probe conversation ran, so the judging checks have something to judge."""
+    if ctx.options.credential.present:
+        with contextlib.suppress(Skipped):
+            await ctx.probe_run()

@@ -1,0 +1,304 @@
+"""The checks the kit runs against an MCP tool server, each tagged with a requirement ID.
+
+The contracts that apply are the ``--contract`` files when given (every one must be listed),
+otherwise Accord's shipped tool contracts of the tools the server lists.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from accord.contracts.errors import MCP_ERROR_META_KEY, ErrorCode
+from accord.contracts.tools import IDEMPOTENCY_FIELD
+from accord.protocol.kit.check import CheckList
+from accord.protocol.kit.mcp_context import Call, MCPContext
+from accord.protocol.kit.model import Skipped, Violation
+
+MCP_CHECKS: Final = CheckList[MCPContext]()
+check = MCP_CHECKS
+E = ErrorCode
+REPLAYED: Final = "replayed"
+
+
+def _error_code(call: Call) -> str | None:
+    meta = (call.result or {}).get("_meta")
+    payload = meta.get(MCP_ERROR_META_KEY) if isinstance(meta, Mapping) else None
+    code = payload.get("code") if isinstance(payload, Mapping) else None
+    return code if isinstance(code, str) else None
+
+
+def _expect_error(call: Call, code: ErrorCode, expected: str) -> None:
+    if not call.is_error:
+        raise Violation(
+            f"{call.tool} ({call.label}) succeeded; expected {code.value}",
+            sent=call.sent,
+            received=call.received,
+            expected=expected,
+        )
+    found = _error_code(call)
+    if found != code.value:
+        raise Violation(
+            f"{call.tool} ({call.label}) failed with "
+            f"{found or call.protocol_error or 'no code in _meta'}, not {code.value}",
+            sent=call.sent,
+            received=call.received,
+            expected=expected,
+        )
+
+
+# -- the listing -------------------------------------------------------------------------------
+
+
+@check("TOOL-005", "every contracted tool is listed")
+async def listed(ctx: MCPContext) -> None:
+    if ctx.explicit:
+        missing = sorted(set(ctx.contracts) - set(ctx.listed))
+        if missing:
+            raise Violation(f"tools/list lacks {missing}", received=sorted(ctx.listed))
+    ctx.checked()
+
+
+@check("TOOL-005", "listed input and output schemas equal the contract's")
+async def schemas(ctx: MCPContext) -> None:
+    for name, contract in ctx.checked().items():
+        entry = ctx.listed[name]
+        for wire, want in (
+            ("inputSchema", contract.input_schema),
+            ("outputSchema", contract.output_schema),
+        ):
+            if entry.get(wire) != want:
+                raise Violation(
+                    f"{name}: {wire} differs from the contract",
+                    received=entry.get(wire),
+                    expected=json.dumps(want)[:600],
+                )
+
+
+@check("TOOL-004", "annotations are derived from the contract")
+async def annotations_derived(ctx: MCPContext) -> None:
+    for name, contract in ctx.checked().items():
+        got = ctx.listed[name].get("annotations") or {}
+        want = contract.mcp_annotations()
+        wrong = {k: got.get(k) for k, v in want.items() if k != "title" and got.get(k) != v}
+        if wrong:
+            raise Violation(
+                f"{name}: annotations {wrong} differ from the derived "
+                f"{ {k: want[k] for k in wrong} }",
+                received=got,
+                expected=json.dumps(want),
+            )
+
+
+# -- calls ----------------------------------------------------------------------------------------
+
+
+@check("TOOL-008", "successful output stays inside the declared output schema")
+async def output_schema(ctx: MCPContext) -> None:
+    probed = 0
+    for name, contract in ctx.checked().items():
+        call = await ctx.valid_call(name)
+        if call is None:
+            continue
+        probed += 1
+        if call.is_error:
+            raise Violation(
+                f"{name}: the probe's valid call failed ({_error_code(call) or ''})",
+                sent=call.sent,
+                received=call.received,
+                expected="a call with valid input succeeds (check the probe data)",
+            )
+        structured = (call.result or {}).get("structuredContent")
+        error = next(iter(contract.output_validator().iter_errors(structured)), None)
+        if error is not None:
+            raise Violation(
+                f"{name}: structuredContent breaks the output schema at "
+                f"{'/'.join(map(str, error.absolute_path)) or '(root)'}: "
+                f"{error.message}",
+                sent=call.sent,
+                received=call.received,
+            )
+    if not probed:
+        raise Skipped("no probe with valid input for the listed tools: pass --probe")
+
+
+def _invalid_args(ctx: MCPContext, name: str) -> dict[str, Any] | None:
+    explicit = ctx.args(ctx.probe(name).invalid)
+    if explicit is not None:
+        return explicit
+    schema = ctx.contracts[name].input_schema
+    return {} if schema.get("required") else None  # nothing given breaks "required"
+
+
+async def _invalid_calls(ctx: MCPContext) -> list[Call]:
+    async def make() -> list[Call]:
+        calls = []
+        for name in ctx.checked():
+            args = _invalid_args(ctx, name)
+            if args is not None:
+                calls.append(await ctx.call("invalid input", name, args))
+        return calls
+
+    return await ctx.memo("invalid", make)
+
+
+@check("TOOL-009", "invalid input is INVALID_INPUT")
+async def invalid_input(ctx: MCPContext) -> None:
+    calls = await _invalid_calls(ctx)
+    if not calls:
+        raise Skipped("no invalid-input probe applies to the listed tools")
+    for call in calls:
+        _expect_error(
+            call,
+            E.INVALID_INPUT,
+            f"bad tool input is a tool error INVALID_INPUT under _meta[{MCP_ERROR_META_KEY!r}]",
+        )
+
+
+@check("TOOL-009", "an unknown or foreign resource is NOT_FOUND")
+async def not_found(ctx: MCPContext) -> None:
+    probed = 0
+    for name in ctx.checked():
+        args = ctx.args(ctx.probe(name).not_found)
+        if args is None:
+            continue
+        probed += 1
+        call = await ctx.call("not found", name, args)
+        _expect_error(call, E.NOT_FOUND, "another customer's (or no) resource is NOT_FOUND")
+    if not probed:
+        raise Skipped("no not-found probe applies to the listed tools")
+
+
+@check("ERR-005", "tool errors carry the code in _meta, never in structuredContent")
+async def error_shape(ctx: MCPContext) -> None:
+    await _invalid_calls(ctx)
+    errors = [c for c in ctx.calls if c.is_error]
+    if not errors:
+        raise Skipped("no tool error was observed")
+    for call in errors:
+        if call.result is None:
+            raise Violation(
+                f"{call.tool}: a JSON-RPC error instead of an isError result",
+                sent=call.sent,
+                received=call.received,
+            )
+        result = call.result
+        if result.get("structuredContent") is not None:
+            raise Violation(
+                f"{call.tool}: an error result with structuredContent",
+                sent=call.sent,
+                received=result,
+            )
+        code = _error_code(call)
+        if code is None or code not in E.__members__:
+            raise Violation(
+                f"{call.tool}: no contract code under _meta[{MCP_ERROR_META_KEY!r}]",
+                sent=call.sent,
+                received=result,
+            )
+        texts = [b.get("text") for b in result.get("content", []) if b.get("type") == "text"]
+        try:
+            json.loads(texts[0] if texts else "")
+        except ValueError:
+            raise Violation(
+                f"{call.tool}: the error has no JSON text block", sent=call.sent, received=result
+            ) from None
+
+
+# -- write tools ----------------------------------------------------------------------------------
+
+
+def _writes(ctx: MCPContext) -> dict[str, Any]:
+    found = {n: c for n, c in ctx.checked().items() if c.is_write}
+    if not found:
+        raise Skipped("the server lists no contracted write tool")
+    return found
+
+
+@check("TOOL-007", "a write tool refuses a call without its idempotency key")
+async def key_required(ctx: MCPContext) -> None:
+    probed = 0
+    for name in _writes(ctx):
+        args = ctx.args(ctx.probe(name).valid)
+        if args is None:
+            continue
+        probed += 1
+        args.pop(IDEMPOTENCY_FIELD, None)
+        call = await ctx.call("no idempotency key", name, args)
+        if not call.is_error:
+            raise Violation(
+                f"{name} accepted a call without {IDEMPOTENCY_FIELD}",
+                sent=call.sent,
+                received=call.received,
+            )
+    if not probed:
+        raise Skipped("no valid-input probe for the write tools: pass --probe")
+
+
+def _receipt(call: Call) -> Any:
+    structured = dict((call.result or {}).get("structuredContent") or {})
+    structured.pop(REPLAYED, None)
+    return structured
+
+
+@check("TOOL-006", "the same key twice has one effect and replays the receipt")
+async def idempotent(ctx: MCPContext) -> None:
+    probed = 0
+    for name, contract in _writes(ctx).items():
+        first = await ctx.valid_call(name)
+        if first is None:
+            continue
+        probed += 1
+        if first.is_error:
+            raise Violation(
+                f"{name}: the probe's first call failed ({_error_code(first)})",
+                sent=first.sent,
+                received=first.received,
+                expected="the valid probe succeeds (an unused key, a refundable order)",
+            )
+        second = await ctx.call("same key again", name, first.arguments)
+        if second.is_error:
+            raise Violation(
+                f"{name}: the repeated call failed ({_error_code(second)})",
+                sent=second.sent,
+                received=second.received,
+            )
+        if _receipt(first) != _receipt(second):
+            raise Violation(
+                f"{name}: the same key gave a different result (a second effect)",
+                sent=second.sent,
+                received={"first": first.result, "second": second.result},
+            )
+        props = contract.output_schema.get("properties", {})
+        if REPLAYED in props:
+            sc1 = (first.result or {}).get("structuredContent") or {}
+            sc2 = (second.result or {}).get("structuredContent") or {}
+            if sc1.get(REPLAYED) is not False or sc2.get(REPLAYED) is not True:
+                raise Violation(
+                    f"{name}: replayed is {sc1.get(REPLAYED)} then "
+                    f"{sc2.get(REPLAYED)}, not false then true",
+                    sent=second.sent,
+                    received={"first": sc1, "second": sc2},
+                )
+    if not probed:
+        raise Skipped("no valid-input probe for the write tools: pass --probe")
+
+
+@check("TOOL-006", "the same key with other arguments is IDEMPOTENCY_CONFLICT")
+async def conflict(ctx: MCPContext) -> None:
+    probed = 0
+    for name in _writes(ctx):
+        args = ctx.args(ctx.probe(name).conflict)
+        if args is None:
+            continue
+        await ctx.valid_call(name)  # the key must have been used first
+        probed += 1
+        call = await ctx.call("same key, other arguments", name, args)
+        _expect_error(
+            call,
+            E.IDEMPOTENCY_CONFLICT,
+            "the same key with other arguments is IDEMPOTENCY_CONFLICT",
+        )
+    if not probed:
+        raise Skipped("no conflict probe for the write tools")

@@ -1,0 +1,139 @@
+"""What the MCP checks share for one tool server: an initialized session (the mcp SDK client,
+protocol 2025-11-25 over streamable HTTP), the listed tools, the contracts that apply, and every
+tool result observed so far, as wire JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import httpx2
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from accord.contracts.tools import ToolContract, shipped_tool_contracts
+from accord.protocol.kit.model import Skipped
+from accord.protocol.kit.options import KitOptions
+from accord.protocol.kit.probes import ToolProbe, fill
+
+T = TypeVar("T")
+
+
+@dataclass
+class Call:
+    """One tools/call as the kit saw it: the arguments and the result (or protocol error)."""
+
+    label: str
+    tool: str
+    arguments: dict[str, Any]
+    result: dict[str, Any] | None  # CallToolResult as wire JSON
+    protocol_error: str | None = None
+
+    @property
+    def sent(self) -> dict[str, Any]:
+        return {"method": "tools/call", "name": self.tool, "arguments": self.arguments}
+
+    @property
+    def received(self) -> Any:
+        return self.result if self.result is not None else {"error": self.protocol_error}
+
+    @property
+    def is_error(self) -> bool:
+        return self.result is None or bool(self.result.get("isError"))
+
+
+@dataclass
+class MCPContext:
+    target: str
+    options: KitOptions
+    session: ClientSession
+    run: str
+    listed: dict[str, dict[str, Any]]  # tools/list entries as wire JSON, by name
+    contracts: dict[str, ToolContract]
+    explicit: bool  # contracts came from --contract: all of them must be listed
+    calls: list[Call] = field(default_factory=list)
+    _memo: dict[str, Any] = field(default_factory=dict)
+
+    async def call(self, label: str, tool: str, arguments: dict[str, Any]) -> Call:
+        """tools/call without the SDK's own output validation: the kit judges the raw result."""
+        request = types.CallToolRequest(
+            params=types.CallToolRequestParams(name=tool, arguments=arguments)
+        )
+        try:
+            result = await self.session.send_request(
+                request, types.CallToolResult, request_read_timeout_seconds=self.options.timeout_s
+            )
+            wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            call = Call(label, tool, arguments, wire)
+        except MCPError as exc:
+            call = Call(label, tool, arguments, None, f"JSON-RPC error {exc.code}: {exc}")
+        self.calls.append(call)
+        return call
+
+    async def memo(self, key: str, make: Callable[[], Awaitable[T]]) -> T:
+        if key not in self._memo:
+            self._memo[key] = await make()
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def checked(self) -> dict[str, ToolContract]:
+        """The contracts of listed tools (an explicit contract that is not listed is TOOL-005's)."""
+        found = {n: c for n, c in self.contracts.items() if n in self.listed}
+        if not found:
+            raise Skipped(
+                "the server lists no contracted tool (pass --contract FILE for "
+                f"third-party tools); listed: {sorted(self.listed)}"
+            )
+        return found
+
+    def probe(self, tool: str) -> ToolProbe:
+        return self.options.probes.tools.get(tool) or ToolProbe()
+
+    def args(self, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return fill(value, self.run) if value is not None else None
+
+    async def valid_call(self, tool: str) -> Call | None:
+        """The probe's successful call of ``tool`` (made once per run), None without a probe."""
+        args = self.args(self.probe(tool).valid)
+        if args is None:
+            return None
+        return await self.memo(f"valid:{tool}", lambda: self.call("valid input", tool, args))
+
+
+@asynccontextmanager
+async def mcp_session(url: str, options: KitOptions) -> AsyncIterator[ClientSession]:
+    """An initialized ClientSession on ``url``; raises when nothing speaks MCP there."""
+    async with AsyncExitStack() as stack:
+        http = httpx2.AsyncClient(
+            headers=options.credential.headers(),
+            timeout=httpx2.Timeout(options.timeout_s),
+        )
+        await stack.enter_async_context(http)
+        read, write = await stack.enter_async_context(streamable_http_client(url, http_client=http))
+        session = await stack.enter_async_context(ClientSession(read, write))
+        await asyncio.wait_for(session.initialize(), options.timeout_s)
+        yield session
+
+
+async def list_tools(session: ClientSession) -> dict[str, dict[str, Any]]:
+    listed: dict[str, dict[str, Any]] = {}
+    cursor: str | None = None
+    for _ in range(100):  # a bound on pages: a server that pages forever is not our problem
+        page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
+        for tool in page.tools:
+            listed[tool.name] = tool.model_dump(by_alias=True, mode="json", exclude_none=True)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return listed
+
+
+def contracts_for(options: KitOptions) -> tuple[dict[str, ToolContract], bool]:
+    if options.contracts:
+        return {c.name: c for c in options.contracts}, True
+    return shipped_tool_contracts(), False

@@ -1,0 +1,41 @@
+"""How a kit run is configured: credentials, skipped requirements, probes, extra contracts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from accord.contracts.tools import ToolContract
+from accord.protocol.kit.probes import BUILTIN, Probes
+
+DEFAULT_TIMEOUT_S: Final = 10.0
+
+
+@dataclass(frozen=True)
+class Credential:
+    """What the kit presents: a bearer token or an API key (header ``api_key_header``)."""
+
+    token: str | None = None
+    api_key: str | None = None
+    api_key_header: str = "X-API-Key"
+
+    @property
+    def present(self) -> bool:
+        return bool(self.token or self.api_key)
+
+    def headers(self) -> dict[str, str]:
+        if self.token:
+            return {"Authorization": f"Bearer {self.token}"}
+        if self.api_key:
+            return {self.api_key_header: self.api_key}
+        return {}
+
+
+@dataclass(frozen=True)
+class KitOptions:
+    credential: Credential = field(default_factory=Credential)
+    other: Credential = field(default_factory=Credential)  # another tenant, for AGENT-004
+    skip: frozenset[str] = frozenset()  # requirement IDs the implementation does not claim
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    probes: Probes = BUILTIN
+    contracts: tuple[ToolContract, ...] = ()  # third-party tool contracts (--contract)

@@ -1,0 +1,69 @@
+"""The kit passes against Accord's own services, run as real processes with real tokens."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from accord.protocol.auth import mint_token
+from accord.protocol.kit import Credential, KitOptions, Outcome, Report, run_kit
+from tests.support.processes import run_service
+
+SECRET = "contract-test-secret-0123456789-0123456789"
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return {"ACCORD_DATA_DIR": str(tmp_path), "ACCORD_JWT_SECRET": SECRET}
+
+
+def _kit(url: str, *, other: bool = False) -> Report:
+    token = mint_token("svc:contract-test", ["service"], secret=SECRET)
+    options = KitOptions(
+        credential=Credential(token=token),
+        other=Credential(token=mint_token("C-02", ["customer"], secret=SECRET) if other else None),
+        timeout_s=15.0,
+    )
+    return asyncio.run(run_kit([url], options))
+
+
+def _passed(report: Report) -> set[str]:
+    return {r.requirement for r in report.results if r.outcome is Outcome.PASS}
+
+
+def test_policy_agent_keeps_the_contract(tmp_path: Path, log_dir: Path) -> None:
+    with run_service(
+        "policy", ["serve", "policy"], env=_env(tmp_path), log_dir=log_dir, deadline_s=90
+    ) as svc:
+        report = _kit(svc.url, other=True)
+    assert report.ok, "\n\n".join(r.failure_message() for r in report.failures)
+    assert {
+        "AGENT-004",
+        "AGENT-005",
+        "AGENT-006",
+        "ENV-004",
+        "ENV-005",
+        "STATUS-003",
+        "STATUS-005",
+        "STATUS-007",
+        "ERR-002",
+    } <= _passed(report)
+
+
+@pytest.mark.parametrize(
+    ("name", "must_pass"),
+    [
+        ("payments", {"TOOL-004", "TOOL-005", "TOOL-006", "TOOL-007", "TOOL-008", "ERR-005"}),
+        ("commerce", {"TOOL-004", "TOOL-005", "TOOL-008", "TOOL-009", "ERR-005"}),
+    ],
+)
+def test_tool_servers_keep_the_contract(
+    tmp_path: Path, log_dir: Path, name: str, must_pass: set[str]
+) -> None:
+    with run_service(
+        name, ["serve", name], env=_env(tmp_path), log_dir=log_dir, deadline_s=90
+    ) as svc:
+        report = _kit(svc.url + "/mcp")
+    assert report.ok, "\n\n".join(r.failure_message() for r in report.failures)
+    assert must_pass <= _passed(report)
