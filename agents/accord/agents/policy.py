@@ -1,0 +1,110 @@
+"""policy-check: the A2A agent that says whether a refund is allowed, and up to how much.
+
+A thin adapter around the pure rules in :mod:`accord.agents.policy_rules`. The first turn
+carries a DataPart with the skill input (order facts, reason, optional amount and evidence).
+A damage claim without evidence stops in ``waiting(input)`` with a question; the caller answers
+in the SAME task, with text (the description or photo reference) or a DataPart
+``{"evidence": "..."}``, and the task completes with rule ``damage_with_evidence``.
+
+The caller may pass the order facts, or only ``order_id`` and ``customer_id``: then
+policy-check looks the order up itself (orders.lookup over MCP), so the orchestrator can run it
+in parallel with its own lookup. A customer may only ask about their own orders.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from accord.agents.order_facts import LOOKUP_TOOL, check_subject, lookup_order, tools_for
+from accord.agents.policy_rules import (
+    EvidenceNeeded,
+    OrderFacts,
+    PolicyRequest,
+    evaluate,
+)
+from accord.contracts.agents import agent_contract
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
+from accord.protocol.a2a.server import build_agent_app
+from accord.protocol.service import ServiceSpec
+from accord.protocol.settings import ServeOptions
+
+CONTRACT_NAME: Final = "policy-check"
+SERVICE_NAME: Final = "policy"
+_REQUEST_KEY: Final = "request"  # Turn.state: the first turn's input, kept for the answer
+_MAX_EVIDENCE: Final = 2000
+
+
+class PolicyExecutor(ContractExecutor):
+    async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
+        request = self._request(turn)
+        if request.order is None:
+            request = await self._with_order(request, turn, progress)
+        turn.state[_REQUEST_KEY] = request.model_dump(mode="json")
+        order_id = request.order.order_id if request.order is not None else request.order_id
+        await progress.update(f"checking the refund policy for order {order_id}", node="policy")
+        outcome = evaluate(request)
+        if isinstance(outcome, EvidenceNeeded):
+            return NeedsInput(question=outcome.question)
+        return Completed(data=outcome.model_dump(mode="json"), text=outcome.explanation)
+
+    @staticmethod
+    async def _with_order(request: PolicyRequest, turn: Turn, progress: Progress) -> PolicyRequest:
+        order_id, customer_id = request.order_id or "", request.customer_id or ""  # validated
+        check_subject(turn.principal, customer_id)
+        await progress.update(f"looking up order {order_id}", node=LOOKUP_TOOL)
+        traceparent = turn.envelope.traceparent if turn.envelope is not None else None
+        async with tools_for(LOOKUP_TOOL) as tools:
+            found = await lookup_order(tools, order_id, customer_id, traceparent)
+        return request.with_order(OrderFacts.model_validate(found))
+
+    @staticmethod
+    def _request(turn: Turn) -> PolicyRequest:
+        if not turn.is_continuation:
+            return _parse(turn.data or {})
+        saved = turn.state.get(_REQUEST_KEY)
+        if not isinstance(saved, dict):
+            raise AccordError(
+                ErrorCode.INVALID_INPUT,
+                "this task has no refund request to "
+                "continue; start a new task with the skill input",
+            )
+        request = _parse(saved)
+        evidence = _evidence(turn)
+        return request.with_evidence(evidence) if evidence else request
+
+
+def _evidence(turn: Turn) -> str | None:
+    """The answer to the evidence question: ``data.evidence`` if given, else the text."""
+    raw: Any = (turn.data or {}).get("evidence")
+    answer = raw if isinstance(raw, str) and raw.strip() else turn.text
+    answer = answer.strip()
+    return answer[:_MAX_EVIDENCE] if answer else None
+
+
+def _parse(data: dict[str, Any]) -> PolicyRequest:
+    try:
+        return PolicyRequest.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(root)"
+        raise AccordError(
+            ErrorCode.INVALID_INPUT,
+            f"input field {field!r}: {first['msg']}",
+            {"field": field, "rule": first["type"]},
+        ) from None
+
+
+def build_app(options: ServeOptions) -> Any:
+    contract = agent_contract(CONTRACT_NAME)
+    return build_agent_app(contract, PolicyExecutor(contract), options, service_name=SERVICE_NAME)
+
+
+service = ServiceSpec(
+    name=SERVICE_NAME,
+    protocol="a2a",
+    description="policy-check: is this refund allowed, and up to how much?",
+    build_app=build_app,
+)

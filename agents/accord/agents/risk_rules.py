@@ -1,0 +1,110 @@
+"""Refund risk scoring as a pure function of the amount and the customer's history.
+
+Three hard signals make a refund high risk on their own (a human approver then decides):
+
+    large_amount       amount_cents >= 50,000 (500.00)
+    frequent_refunds   3 or more refunds in the last 90 days
+    chargebacks        any chargeback on record
+
+Two soft signals raise the score but never make a refund high risk alone:
+
+    new_account        account younger than 30 days
+    high_refund_volume more than 100,000 cents refunded in the last 90 days
+
+The score is a bounded sum of signal weights, so it is deterministic and monotone: adding a
+signal never lowers it. ``risk`` is decided by the hard signals, not by a score threshold, so
+that a reviewer can always tell which fact made a refund high risk.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+LARGE_AMOUNT_CENTS: Final = 50_000
+FREQUENT_REFUNDS_90D: Final = 3
+NEW_ACCOUNT_DAYS: Final = 30
+HIGH_REFUND_VOLUME_CENTS: Final = 100_000
+BASE_SCORE: Final = 0.05
+
+
+class Risk(StrEnum):
+    LOW = "low"
+    HIGH = "high"
+
+
+class Signal(StrEnum):
+    LARGE_AMOUNT = "large_amount"
+    FREQUENT_REFUNDS = "frequent_refunds"
+    CHARGEBACKS = "chargebacks"
+    NEW_ACCOUNT = "new_account"
+    HIGH_REFUND_VOLUME = "high_refund_volume"
+
+
+HARD_SIGNALS: Final = frozenset({Signal.LARGE_AMOUNT, Signal.FREQUENT_REFUNDS, Signal.CHARGEBACKS})
+WEIGHTS: Final[dict[Signal, float]] = {
+    Signal.LARGE_AMOUNT: 0.5,
+    Signal.FREQUENT_REFUNDS: 0.45,
+    Signal.CHARGEBACKS: 0.6,
+    Signal.NEW_ACCOUNT: 0.15,
+    Signal.HIGH_REFUND_VOLUME: 0.15,
+}
+
+
+class RiskRequest(BaseModel):
+    """The skill input (refund.risk)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    order_id: str
+    customer_id: str
+    amount_cents: int | None = Field(default=None, ge=0)  # None: the order's refundable amount
+
+
+class CustomerHistory(BaseModel):
+    """What customers.history returns (the fields the scoring reads)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    customer_id: str
+    account_age_days: int = Field(ge=0)
+    orders_total: int = Field(ge=0)
+    orders_90d: int = Field(ge=0)
+    refunds_90d: int = Field(ge=0)
+    refunded_cents_90d: int = Field(ge=0)
+    chargebacks: int = Field(ge=0)
+
+
+class RiskAssessment(BaseModel):
+    """The skill output (refund.risk)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    risk: Risk
+    score: float = Field(ge=0, le=1)
+    signals: list[Signal]
+
+
+def signals_of(amount_cents: int, history: CustomerHistory) -> list[Signal]:
+    """The signals present, in a stable order (hard ones first)."""
+    found: list[Signal] = []
+    if amount_cents >= LARGE_AMOUNT_CENTS:
+        found.append(Signal.LARGE_AMOUNT)
+    if history.refunds_90d >= FREQUENT_REFUNDS_90D:
+        found.append(Signal.FREQUENT_REFUNDS)
+    if history.chargebacks > 0:
+        found.append(Signal.CHARGEBACKS)
+    if history.account_age_days < NEW_ACCOUNT_DAYS:
+        found.append(Signal.NEW_ACCOUNT)
+    if history.refunded_cents_90d > HIGH_REFUND_VOLUME_CENTS:
+        found.append(Signal.HIGH_REFUND_VOLUME)
+    return found
+
+
+def assess(amount_cents: int, history: CustomerHistory) -> RiskAssessment:
+    signals = signals_of(amount_cents, history)
+    score = min(1.0, BASE_SCORE + sum(WEIGHTS[s] for s in signals))
+    risk = Risk.HIGH if HARD_SIGNALS.intersection(signals) else Risk.LOW
+    return RiskAssessment(risk=risk, score=round(score, 3), signals=signals)

@@ -1,0 +1,373 @@
+"""An A2A 1.0 client that speaks the Accord contract, and still talks to any A2A agent.
+
+    async with await A2AClient.connect("http://127.0.0.1:8701", token=token) as agent:
+        view = await agent.send(data={"order": {...}, "reason": "damaged"}, envelope=envelope)
+        if view.status is Status.WAITING:              # waiting(input): answer in the same task
+            view = await agent.send(text="the handle is broken, photo IMG-2291", task=view)
+        view.data, view.error                          # the answer, or the contract error
+
+What it does for the caller:
+
+- resolves the Agent Card and picks JSON-RPC or HTTP+JSON (the agent's order, or ``transport``);
+- authenticates with a bearer token or an API key (header from the card's apiKey scheme);
+- puts the delegation envelope and a W3C ``traceparent`` in message metadata (the traceparent
+  also as an HTTP header), and sends ``A2A-Version: 1.0``;
+- reads every answer as a :class:`TaskView` (contract state, data, question, error, node);
+  a failed TASK is a view with ``error`` set, a failed CALL raises :class:`AccordError`;
+- retries a call by its error's retry class (:func:`accord.contracts.retry.decide`) only when
+  re-sending is known to be safe: the agent was unreachable, or answered with an error. A stream
+  that broke after its first event, or a read timeout, is never re-sent (the task may exist);
+- ``deadline_s`` bounds a whole send: when it passes the caller gets RETRYABLE_TIMEOUT and the
+  remote task is left as it is (cancel it if you no longer want it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from contextlib import aclosing
+from types import TracebackType
+from typing import Any, Final, TypeVar
+
+import httpx
+from a2a.types.a2a_pb2 import (
+    Message,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    SendMessageResponse,
+    StreamResponse,
+)
+from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, VERSION_HEADER
+
+from accord.contracts.envelope import DelegationEnvelope
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import DELEGATION_EXTENSION_URI, TRACEPARENT_META_KEY
+from accord.contracts.retry import Action, RetryPolicy, decide
+from accord.protocol.a2a.client_card import ResolvedCard, resolve_card
+from accord.protocol.a2a.client_view import TaskTracker, TaskView, view_of_task
+from accord.protocol.a2a.client_wire import Wire, WireError, make_wire
+from accord.protocol.a2a.wire import SKILL_META_KEY, data_part
+
+__all__ = ["A2AClient", "ResolvedCard", "TaskView", "new_traceparent"]
+
+EXTENSIONS_HEADER: Final = "A2A-Extensions"
+TRACEPARENT_HEADER: Final = "traceparent"
+DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=120.0)
+_POLL_S: Final = (0.05, 1.0)  # first and longest pause while polling a non-streaming agent
+
+T = TypeVar("T")
+
+
+def new_traceparent() -> str:
+    """A fresh W3C traceparent (a new trace, sampled)."""
+    return f"00-{secrets.token_hex(16)}-{secrets.token_hex(8)}-01"
+
+
+class A2AClient:
+    """One agent, one binding. Create with :meth:`connect`; close with ``async with``."""
+
+    def __init__(
+        self,
+        card: ResolvedCard,
+        http: httpx.AsyncClient,
+        *,
+        transport: str | None = None,
+        token: str | None = None,
+        api_key: str | None = None,
+        retry: RetryPolicy | None = None,
+        owns_http: bool = False,
+    ) -> None:
+        self.card = card
+        self.interface = card.pick(transport)
+        self._wire: Wire = make_wire(http, self.interface.protocol_binding, self.interface.url)
+        self._http = http
+        self._owns_http = owns_http
+        self._retry = retry or RetryPolicy()
+        self._auth: dict[str, str] = {}
+        if token:
+            self._auth["Authorization"] = f"Bearer {token}"
+        elif api_key:
+            self._auth[card.api_key_header()] = api_key
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        *,
+        token: str | None = None,
+        api_key: str | None = None,
+        transport: str | None = None,
+        retry: RetryPolicy | None = None,
+        http: httpx.AsyncClient | None = None,
+    ) -> A2AClient:
+        """Resolve ``url``'s card and build a client for it (``transport``: jsonrpc | rest)."""
+        own = http is None
+        client = http or httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+        try:
+            card = await resolve_card(client, url)
+            return cls(
+                card,
+                client,
+                transport=transport,
+                token=token,
+                api_key=api_key,
+                retry=retry,
+                owns_http=own,
+            )
+        except BaseException:
+            if own:
+                await client.aclose()
+            raise
+
+    @property
+    def binding(self) -> str:
+        return str(self.interface.protocol_binding)
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> A2AClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- sending -----------------------------------------------------------------------------
+
+    async def stream(
+        self,
+        *,
+        text: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        task: TaskView | str | None = None,
+        context_id: str | None = None,
+        envelope: DelegationEnvelope | None = None,
+        traceparent: str | None = None,
+        skill: str | None = None,
+    ) -> AsyncGenerator[TaskView, None]:
+        """Send a message and yield the task's view after every event, until it stops for the
+        caller (terminal or waiting). ``task`` continues an existing task."""
+        request, headers = await self._prepare(
+            text, data, task, context_id, envelope, traceparent, skill
+        )
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            tracker = TaskTracker()
+            received = False
+            try:
+                async with aclosing(self._wire.stream(request, headers)) as events:
+                    async for event in events:
+                        received = True
+                        view = tracker.apply(event)
+                        yield view
+                        if view.is_interrupted:
+                            return
+                if tracker.view is None:
+                    raise AccordError(
+                        ErrorCode.CONTRACT_VIOLATION, "the agent closed the stream without an event"
+                    )
+                return
+            except WireError as exc:
+                if received or not exc.retry_safe:
+                    raise exc.error from None
+                await self._pause_or_raise(exc.error, attempt, started)
+
+    async def send(
+        self,
+        *,
+        text: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        task: TaskView | str | None = None,
+        context_id: str | None = None,
+        envelope: DelegationEnvelope | None = None,
+        traceparent: str | None = None,
+        skill: str | None = None,
+        streaming: bool | None = None,
+        deadline_s: float | None = None,
+        on_update: Callable[[TaskView], Awaitable[None] | None] | None = None,
+    ) -> TaskView:
+        """Send a message and return the task once it stops for the caller.
+
+        Streams when the agent can (``streaming`` overrides), calling ``on_update`` with every
+        intermediate view. ``deadline_s`` bounds the whole call (RETRYABLE_TIMEOUT).
+        """
+        use_stream = self.card.streaming if streaming is None else streaming
+
+        async def run() -> TaskView:
+            if use_stream:
+                last: TaskView | None = None
+                updates = self.stream(
+                    text=text,
+                    data=data,
+                    task=task,
+                    context_id=context_id,
+                    envelope=envelope,
+                    traceparent=traceparent,
+                    skill=skill,
+                )
+                async with aclosing(updates) as views:
+                    async for view in views:
+                        last = view
+                        await _notify(on_update, view)
+                assert last is not None  # stream() raises when no event came
+                return last
+            request, headers = await self._prepare(
+                text, data, task, context_id, envelope, traceparent, skill
+            )
+            answer = await self._call(lambda: self._wire.send(request, headers))
+            tracker = TaskTracker()
+            kind = answer.WhichOneof("payload")
+            if kind is None:
+                raise AccordError(
+                    ErrorCode.CONTRACT_VIOLATION,
+                    "the agent answered with neither a task nor a message",
+                )
+            view = tracker.apply(_as_stream(answer))
+            await _notify(on_update, view)
+            return await self._until_interrupted(view, on_update)
+
+        return await _within(deadline_s, run())
+
+    async def get(self, task_id: str) -> TaskView:
+        """The task as the agent has it now (NOT_FOUND for another caller's or unknown task)."""
+        headers = self._headers(None)
+        return view_of_task(await self._call(lambda: self._wire.get(task_id, headers)))
+
+    async def cancel(self, task_id: str) -> TaskView:
+        """Ask the agent to cancel; a canceled task reads as failed/CANCELED."""
+        headers = self._headers(None)
+        return view_of_task(await self._call(lambda: self._wire.cancel(task_id, headers)))
+
+    # -- internals ---------------------------------------------------------------------------
+
+    async def _until_interrupted(
+        self, view: TaskView, on_update: Callable[[TaskView], Awaitable[None] | None] | None
+    ) -> TaskView:
+        # A non-streaming agent may answer before the task stops (or ignore blocking):
+        # poll it with a growing pause; the caller's deadline bounds the loop.
+        pause = _POLL_S[0]
+        while not view.is_interrupted and view.task_id:
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, _POLL_S[1])
+            latest = await self.get(view.task_id)
+            if latest.state != view.state or latest.status_text != view.status_text:
+                await _notify(on_update, latest)
+            view = latest
+        return view
+
+    async def _prepare(
+        self,
+        text: str | None,
+        data: Mapping[str, Any] | None,
+        task: TaskView | str | None,
+        context_id: str | None,
+        envelope: DelegationEnvelope | None,
+        traceparent: str | None,
+        skill: str | None,
+    ) -> tuple[SendMessageRequest, dict[str, str]]:
+        if text is None and data is None:
+            raise AccordError(ErrorCode.INVALID_INPUT, "a message needs text or data")
+        task_id = task.task_id if isinstance(task, TaskView) else task
+        if isinstance(task, TaskView):
+            context_id = context_id or task.context_id
+        if task_id and not context_id:
+            # The agent keeps a continuation in the task's own context; ask it which one.
+            context_id = (await self.get(task_id)).context_id
+        trace = traceparent or (envelope.traceparent if envelope else None) or new_traceparent()
+        parts: list[Part] = []
+        if text:
+            parts.append(Part(text=text))
+        if data is not None:
+            parts.append(data_part(data))
+        message = Message(
+            message_id=uuid.uuid4().hex,
+            role=Role.ROLE_USER,
+            parts=parts,
+            task_id=task_id or "",
+            context_id=context_id or "",
+        )
+        metadata: dict[str, Any] = {TRACEPARENT_META_KEY: trace}
+        if envelope is not None:
+            metadata.update(envelope.to_metadata())
+            message.extensions.append(DELEGATION_EXTENSION_URI)
+        if skill:
+            metadata[SKILL_META_KEY] = skill
+        message.metadata.update(metadata)
+        request = SendMessageRequest(
+            message=message, configuration=SendMessageConfiguration(), tenant=self.interface.tenant
+        )
+        headers = self._headers(trace)
+        if envelope is not None and self.card.accord_delegation:
+            headers[EXTENSIONS_HEADER] = DELEGATION_EXTENSION_URI
+        return request, headers
+
+    def _headers(self, traceparent: str | None) -> dict[str, str]:
+        headers = {VERSION_HEADER: PROTOCOL_VERSION_CURRENT, **self._auth}
+        if traceparent:
+            headers[TRACEPARENT_HEADER] = traceparent
+        return headers
+
+    async def _call(self, op: Callable[[], Awaitable[T]]) -> T:
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await op()
+            except WireError as exc:
+                if not exc.retry_safe:
+                    raise exc.error from None
+                await self._pause_or_raise(exc.error, attempt, started)
+
+    async def _pause_or_raise(self, error: AccordError, attempt: int, started: float) -> None:
+        elapsed_ms = int((time.monotonic() - started) * 1000)
+        decision = decide(error.code, attempt, elapsed_ms, self._retry)
+        if decision.action is not Action.RETRY:
+            raise error
+        await asyncio.sleep(decision.delay_ms / 1000)
+
+
+def _as_stream(answer: SendMessageResponse) -> StreamResponse:
+    out = StreamResponse()
+    if answer.HasField("task"):
+        out.task.CopyFrom(answer.task)
+    else:
+        out.message.CopyFrom(answer.message)
+    return out
+
+
+async def _notify(
+    callback: Callable[[TaskView], Awaitable[None] | None] | None, view: TaskView
+) -> None:
+    if callback is None:
+        return
+    result = callback(view)
+    if result is not None:
+        await result
+
+
+async def _within(deadline_s: float | None, work: Awaitable[TaskView]) -> TaskView:
+    if deadline_s is None:
+        return await work
+    try:
+        async with asyncio.timeout(deadline_s):
+            return await work
+    except TimeoutError:
+        raise AccordError(
+            ErrorCode.RETRYABLE_TIMEOUT,
+            f"no answer within the caller's deadline of {deadline_s:g} s",
+            {"deadline_s": deadline_s},
+        ) from None

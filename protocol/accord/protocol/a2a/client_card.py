@@ -1,0 +1,132 @@
+"""Resolving an Agent Card and choosing how to talk to the agent it describes.
+
+The card is read with a2a-sdk's parser (it also upgrades 0.3-era cards), so any A2A agent's card
+works. The client speaks A2A 1.0 over JSON-RPC and HTTP+JSON; an interface is usable when its
+binding is one of those and its protocol version is 1.x (or unstated).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Final
+
+import httpx
+from a2a.client.card_resolver import parse_agent_card
+from a2a.types.a2a_pb2 import AgentCard, AgentInterface
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
+from google.protobuf import json_format
+
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
+from accord.protocol.a2a.client_wire import HTTP_JSON, JSONRPC, error_from_response
+
+BINDINGS: Final = {"jsonrpc": JSONRPC, "rest": HTTP_JSON}
+"""CLI/transport names to A2A protocol bindings."""
+
+DEFAULT_API_KEY_HEADER: Final = "X-API-Key"
+
+
+@dataclass(frozen=True)
+class ResolvedCard:
+    """A card as fetched (``raw``: the JSON the agent served) and as parsed."""
+
+    url: str
+    raw: dict[str, Any]
+    card: AgentCard
+
+    @property
+    def name(self) -> str:
+        return self.card.name
+
+    @property
+    def extensions(self) -> list[str]:
+        return [e.uri for e in self.card.capabilities.extensions]
+
+    @property
+    def accord_contract(self) -> bool:
+        return CONTRACT_EXTENSION_URI in self.extensions
+
+    @property
+    def accord_delegation(self) -> bool:
+        return DELEGATION_EXTENSION_URI in self.extensions
+
+    @property
+    def streaming(self) -> bool:
+        return bool(self.card.capabilities.streaming)
+
+    def api_key_header(self) -> str:
+        """The header an API key goes in, as the card's apiKey security scheme says."""
+        for scheme in self.card.security_schemes.values():
+            if scheme.HasField("api_key_security_scheme"):
+                api = scheme.api_key_security_scheme
+                if api.location.lower() == "header" and api.name:
+                    return str(api.name)
+        return DEFAULT_API_KEY_HEADER
+
+    def interfaces(self) -> list[AgentInterface]:
+        return [i for i in self.card.supported_interfaces if _usable(i)]
+
+    def pick(self, transport: str | None = None) -> AgentInterface:
+        """The interface to use: the caller's binding if given, else the agent's first usable."""
+        wanted = BINDINGS.get(transport.lower(), transport) if transport else None
+        for interface in self.interfaces():
+            if wanted is None or interface.protocol_binding == wanted:
+                return interface
+        offered = ", ".join(
+            f"{i.protocol_binding} {i.protocol_version or '?'}"
+            for i in self.card.supported_interfaces
+        )
+        raise AccordError(
+            ErrorCode.VERSION_UNSUPPORTED,
+            f"agent {self.name!r} offers no A2A 1.0 {wanted or 'JSONRPC or HTTP+JSON'} "
+            f"interface (it offers: {offered or 'none'})",
+        )
+
+
+def _usable(interface: AgentInterface) -> bool:
+    if interface.protocol_binding not in (JSONRPC, HTTP_JSON):
+        return False
+    version = interface.protocol_version.strip()
+    return not version or version.split(".")[0] == "1"
+
+
+def card_url(url: str) -> str:
+    """The card's URL: ``url`` itself when it names a JSON file, else the well-known path."""
+    if url.endswith(".json"):
+        return url
+    return url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
+
+
+async def resolve_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
+    """Fetch and parse the card; failures are contract errors (UNAVAILABLE, NOT_FOUND...)."""
+    target = card_url(url)
+    try:
+        response = await http.get(target, headers={"Accept": "application/json"})
+    except (httpx.ConnectError, httpx.ConnectTimeout):
+        raise AccordError(
+            ErrorCode.UNAVAILABLE, f"no agent answers at {target}", {"url": target}
+        ) from None
+    except httpx.TimeoutException:
+        raise AccordError(
+            ErrorCode.RETRYABLE_TIMEOUT, f"{target} did not answer in time", {"url": target}
+        ) from None
+    except httpx.HTTPError:
+        raise AccordError(
+            ErrorCode.UNAVAILABLE, f"fetching {target} failed", {"url": target}
+        ) from None
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if response.status_code >= 400:
+        raise error_from_response(response.status_code, body)
+    if not isinstance(body, dict):
+        raise AccordError(ErrorCode.CONTRACT_VIOLATION, f"{target} is not an Agent Card (JSON)")
+    try:
+        card = parse_agent_card(copy.deepcopy(body))  # the parser edits what it reads
+    except (json_format.ParseError, TypeError, ValueError):
+        raise AccordError(
+            ErrorCode.CONTRACT_VIOLATION, f"{target} is not a valid A2A Agent Card"
+        ) from None
+    return ResolvedCard(url=url, raw=body, card=card)

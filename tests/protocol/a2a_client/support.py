@@ -1,0 +1,78 @@
+"""Shared by the A2A client, policy-check, risk-check and interop tests: secrets, tokens, inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
+from accord.protocol.auth import mint_token
+from tests.support.processes import Service, run_service
+
+SECRET: Final = "test-secret-for-a2a-client-tests-0123456789abcdef"
+TRANSPORTS: Final = ("jsonrpc", "rest")
+
+
+def service_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    """Environment of a service under test: its own data dir, the shared JWT secret."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return {
+        "ACCORD_DATA_DIR": str(data_dir),
+        "ACCORD_JWT_SECRET": SECRET,
+        "ACCORD_DATABASE_URL": "",
+        **extra,
+    }
+
+
+def token(subject: str = "C-01", *roles: str) -> str:
+    return mint_token(subject, roles or ("customer",), secret=SECRET)
+
+
+def service_token(name: str = "orchestrator") -> str:
+    return mint_token(f"svc:{name}", ["service"], secret=SECRET)
+
+
+def envelope(
+    user: str = "C-01", *, units: int = 20, tool_calls: int = 10, goal: str = "refund check"
+) -> DelegationEnvelope:
+    return DelegationEnvelope(
+        goal=goal,
+        budget=Budget(
+            units=units, tool_calls=tool_calls, deadline=datetime.now(UTC) + timedelta(minutes=5)
+        ),
+        tenant=Tenant(app="accord", user=user, session="s-test"),
+    )
+
+
+def order(**overrides: Any) -> dict[str, Any]:
+    """Order facts as orders.lookup reports O-1001 (delivered 5 days ago, 59.99)."""
+    facts: dict[str, Any] = {
+        "order_id": "O-1001",
+        "total_cents": 5999,
+        "refunded_cents": 0,
+        "refundable_cents": 5999,
+        "final_sale": False,
+        "days_since_delivery": 5,
+        "status": "delivered",
+    }
+    facts.update(overrides)
+    return facts
+
+
+def policy_input(reason: str = "wrong_size", **kw: Any) -> dict[str, Any]:
+    return {"order": kw.pop("order", order()), "reason": reason, **kw}
+
+
+@contextmanager
+def policy_service(data_dir: Path, log_dir: Path, **env: str) -> Iterator[Service]:
+    with run_service(
+        "policy",
+        ["serve", "policy"],
+        env=service_env(data_dir, **env),
+        log_dir=log_dir,
+        deadline_s=90,
+    ) as svc:
+        yield svc
