@@ -1,0 +1,1 @@
+"""Tests of the MCP tool servers (accord.tools) and the MCP server helpers."""

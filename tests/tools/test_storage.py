@@ -1,0 +1,57 @@
+"""Storage of the tool servers, in process: schema and seed on each start, both backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from accord.tools.commerce_store import CommerceStore
+from accord.tools.db import driver_url
+from accord.tools.ledger import Ledger
+from tests.tools.conftest import Backend
+
+
+async def test_seeding_is_idempotent_across_restarts(backend: Backend, tmp_path: Path) -> None:
+    # A start is what a process restart runs: create missing tables, then seed.
+    target = Backend(backend.name, tmp_path, backend.database_url)
+    commerce_url = target.database_url or f"sqlite:///{tmp_path / 'commerce.db'}"
+    payments_url = target.database_url or f"sqlite:///{tmp_path / 'payments.db'}"
+    counts = []
+    for _ in range(2):
+        for store in (CommerceStore(commerce_url), Ledger(payments_url)):
+            await store.start()
+            assert await store.ready()
+            await store.stop()
+        counts.append(
+            (
+                await target.scalar("commerce", "SELECT count(*) FROM commerce_orders"),
+                await target.scalar("commerce", "SELECT count(*) FROM commerce_order_items"),
+                await target.scalar("commerce", "SELECT count(*) FROM commerce_refunds"),
+                await target.scalar("payments", "SELECT count(*) FROM payments_orders"),
+                await target.scalar(
+                    "payments",
+                    "SELECT count(*) FROM payments_refunds WHERE receipt_id LIKE 'R-SEED-%'",
+                ),
+            )
+        )
+    assert counts[0] == counts[1] == (11, 11, 5, 11, 5)
+
+
+async def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
+    ledger = Ledger(f"sqlite:///{tmp_path / 'p.db'}")
+    await ledger.start()
+    try:
+        mode = await ledger.db.run_read(
+            lambda conn: conn.exec_driver_sql("PRAGMA journal_mode").scalar_one()
+        )
+        sync = await ledger.db.run_read(
+            lambda conn: conn.exec_driver_sql("PRAGMA synchronous").scalar_one()
+        )
+    finally:
+        await ledger.stop()
+    assert (mode, sync) == ("wal", 1)  # 1 = NORMAL
+
+
+def test_database_urls_map_to_their_drivers() -> None:
+    assert driver_url("sqlite:////tmp/x.db") == "sqlite+pysqlite:////tmp/x.db"
+    assert driver_url("postgresql://a@h:5/db") == "postgresql+asyncpg://a@h:5/db"
+    assert driver_url("postgres://a@h/db").startswith("postgresql+asyncpg://")

@@ -1,0 +1,39 @@
+"""The shape every Accord tool server shares: a ToolServer behind `accord serve NAME`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+
+from accord.protocol.mcp.server import ToolServer, build_http_app
+from accord.protocol.mcp.server import run_stdio as serve_stdio
+from accord.protocol.service import AsgiApp, ServiceSpec
+from accord.protocol.settings import ServeOptions, database_url
+
+
+def package_version() -> str:
+    try:
+        return version("accord-tools")
+    except PackageNotFoundError:  # running from a source tree without metadata
+        return "0.0.0"
+
+
+def database_for(service: str, options: ServeOptions) -> str:
+    """``--database-url`` / ``ACCORD_DATABASE_URL`` (PostgreSQL), else the service's SQLite file."""
+    return options.database_url or database_url(service)
+
+
+def make_service(
+    name: str, description: str, make_server: Callable[[ServeOptions], ToolServer]
+) -> ServiceSpec:
+    def build_app(options: ServeOptions) -> AsgiApp:
+        extra = options.extra.get("allowed_hosts")
+        hosts = [h.strip() for h in extra.split(",") if h.strip()] if extra else None
+        return build_http_app(make_server(options), host=options.host, allowed_hosts=hosts)
+
+    def run_stdio(options: ServeOptions) -> None:
+        serve_stdio(make_server(options))
+
+    return ServiceSpec(
+        name=name, protocol="mcp", description=description, build_app=build_app, run_stdio=run_stdio
+    )

@@ -1,0 +1,280 @@
+"""Commerce storage: customers, orders with items, and the refunds commerce has on record.
+
+Commerce learns of refunds only through its own records (the seeded history): it does not read
+the payments ledger, because separate services do not share a database. So ``refunded_cents``
+in ``orders.lookup`` is commerce's view; the payments ledger is the authority on money paid
+back (``refunds.issue`` refuses to over-refund and ``refunds.get`` answers whether a refund
+happened). Tables are prefixed ``commerce_`` so one PostgreSQL database can hold every service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Row,
+    String,
+    Table,
+    bindparam,
+    func,
+    select,
+)
+
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.tools import seed
+from accord.tools.db import Database, UtcDateTime, iso
+
+metadata = MetaData()
+
+customers = Table(
+    "commerce_customers",
+    metadata,
+    Column("customer_id", String(16), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("chargebacks", Integer, nullable=False, default=0),
+)
+
+orders = Table(
+    "commerce_orders",
+    metadata,
+    Column("order_id", String(16), primary_key=True),
+    Column(
+        "customer_id",
+        String(16),
+        ForeignKey("commerce_customers.customer_id"),
+        nullable=False,
+        index=True,
+    ),
+    Column("status", String(16), nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("ordered_at", UtcDateTime(), nullable=False),
+    Column("delivered_at", UtcDateTime(), nullable=True),
+)
+
+order_items = Table(
+    "commerce_order_items",
+    metadata,
+    Column("order_id", String(16), ForeignKey("commerce_orders.order_id"), primary_key=True),
+    Column("line", Integer, primary_key=True),
+    Column("sku", String(64), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("quantity", Integer, nullable=False),
+    Column("unit_price_cents", Integer, nullable=False),
+    Column("category", String(64), nullable=False),
+    Column("final_sale", Boolean, nullable=False),
+)
+
+refunds = Table(
+    "commerce_refunds",
+    metadata,
+    Column("refund_id", String(64), primary_key=True),
+    Column("order_id", String(16), ForeignKey("commerce_orders.order_id"), nullable=False),
+    Column("customer_id", String(16), nullable=False),
+    Column("amount_cents", Integer, nullable=False),
+    Column("refunded_at", UtcDateTime(), nullable=False),
+    Index("commerce_refunds_by_order", "order_id"),
+    Index("commerce_refunds_by_customer", "customer_id", "refunded_at"),
+)
+
+_refunded = (
+    select(func.coalesce(func.sum(refunds.c.amount_cents), 0))
+    .where(refunds.c.order_id == orders.c.order_id)
+    .scalar_subquery()
+)
+
+# One round trip per lookup: the order, its refunded sum and its items, owner-scoped.
+LOOKUP = (
+    select(
+        orders,
+        _refunded.label("refunded_cents"),
+        order_items.c.sku,
+        order_items.c.name,
+        order_items.c.quantity,
+        order_items.c.unit_price_cents,
+        order_items.c.category,
+        order_items.c.final_sale,
+    )
+    .join(order_items, order_items.c.order_id == orders.c.order_id)
+    .where(
+        orders.c.order_id == bindparam("order_id"), orders.c.customer_id == bindparam("customer_id")
+    )
+    .order_by(order_items.c.line)
+)
+
+
+class CommerceStore:
+    """Owns the commerce database: schema, seed data, and the queries behind the tools."""
+
+    def __init__(self, url: str) -> None:
+        self.db = Database(url)
+
+    # -- Resources (started by the tool server) ----------------------------------------------
+    async def start(self) -> None:
+        self.db.open()
+        await self.db.create_schema(metadata, "accord.commerce.schema")
+        await self.seed(datetime.now(UTC))
+
+    async def stop(self) -> None:
+        await self.db.close()
+
+    async def ready(self) -> bool:
+        return await self.db.ping()
+
+    async def seed(self, now: datetime) -> None:
+        db = self.db
+
+        def insert(conn: Connection) -> None:
+            conn.execute(
+                db.insert_ignore(
+                    customers,
+                    [
+                        {
+                            "customer_id": c.customer_id,
+                            "name": c.name,
+                            "created_at": seed.days_ago(now, c.account_age_days),
+                            "chargebacks": c.chargebacks,
+                        }
+                        for c in seed.CUSTOMERS
+                    ],
+                )
+            )
+            conn.execute(
+                db.insert_ignore(
+                    orders,
+                    [
+                        {
+                            "order_id": o.order_id,
+                            "customer_id": o.customer_id,
+                            "status": o.status,
+                            "currency": seed.CURRENCY,
+                            "ordered_at": seed.days_ago(now, o.ordered_days_ago),
+                            "delivered_at": None
+                            if o.delivered_days_ago is None
+                            else seed.days_ago(now, o.delivered_days_ago),
+                        }
+                        for o in seed.ORDERS
+                    ],
+                )
+            )
+            conn.execute(
+                db.insert_ignore(
+                    order_items,
+                    [
+                        {
+                            "order_id": o.order_id,
+                            "line": n,
+                            "sku": i.sku,
+                            "name": i.name,
+                            "quantity": i.quantity,
+                            "unit_price_cents": i.unit_price_cents,
+                            "category": i.category,
+                            "final_sale": i.final_sale,
+                        }
+                        for o in seed.ORDERS
+                        for n, i in enumerate(o.items, start=1)
+                    ],
+                )
+            )
+            conn.execute(
+                db.insert_ignore(
+                    refunds,
+                    [
+                        {
+                            "refund_id": r.refund_id,
+                            "order_id": r.order_id,
+                            "customer_id": r.customer_id,
+                            "amount_cents": r.amount_cents,
+                            "refunded_at": seed.days_ago(now, r.days_ago),
+                        }
+                        for r in seed.PAST_REFUNDS
+                    ],
+                )
+            )
+
+        await db.run_write(insert)
+
+    # -- queries ---------------------------------------------------------------------------------
+    async def lookup_order(self, order_id: str, customer_id: str) -> dict[str, Any]:
+        """``orders.lookup``: another customer's order is NOT_FOUND, exactly like no order."""
+        params = {"order_id": order_id, "customer_id": customer_id}
+        rows = await self.db.run_read(lambda conn: conn.execute(LOOKUP, params).all())
+        if not rows:
+            raise AccordError(ErrorCode.NOT_FOUND, f"no order {order_id} for this customer")
+        return _order(rows, datetime.now(UTC))
+
+    async def customer_history(self, customer_id: str, window_days: int = 90) -> dict[str, Any]:
+        now = datetime.now(UTC)
+        since = seed.days_ago(now, window_days)
+
+        def query(conn: Connection) -> dict[str, Any] | None:
+            params = {"customer_id": customer_id, "since": since}
+            customer = conn.execute(CUSTOMER, params).first()
+            if customer is None:
+                return None
+            order_counts = conn.execute(ORDER_COUNTS, params).one()
+            refund_counts = conn.execute(REFUND_COUNTS, params).one()
+            return {
+                "customer_id": customer_id,
+                "account_age_days": max(0, (now - customer.created_at).days),
+                "orders_total": int(order_counts[0]),
+                "orders_90d": int(order_counts[1]),
+                "refunds_90d": int(refund_counts[0]),
+                "refunded_cents_90d": int(refund_counts[1]),
+                "chargebacks": int(customer.chargebacks),
+            }
+
+        found = await self.db.run_read(query, snapshot=True)
+        if found is None:
+            raise AccordError(ErrorCode.NOT_FOUND, f"no customer {customer_id}")
+        return found
+
+
+CUSTOMER = select(customers).where(customers.c.customer_id == bindparam("customer_id"))
+ORDER_COUNTS = select(
+    func.count(), func.count().filter(orders.c.ordered_at >= bindparam("since"))
+).where(orders.c.customer_id == bindparam("customer_id"))
+REFUND_COUNTS = select(func.count(), func.coalesce(func.sum(refunds.c.amount_cents), 0)).where(
+    refunds.c.customer_id == bindparam("customer_id"), refunds.c.refunded_at >= bindparam("since")
+)
+
+
+def _order(rows: Sequence[Row[Any]], now: datetime) -> dict[str, Any]:
+    first = rows[0]
+    items = [
+        {
+            "sku": r.sku,
+            "name": r.name,
+            "quantity": r.quantity,
+            "unit_price_cents": r.unit_price_cents,
+            "category": r.category,
+            "final_sale": bool(r.final_sale),
+        }
+        for r in rows
+    ]
+    total = sum(i["quantity"] * i["unit_price_cents"] for i in items)
+    refunded = int(first.refunded_cents)
+    delivered: datetime | None = first.delivered_at
+    return {
+        "order_id": first.order_id,
+        "customer_id": first.customer_id,
+        "status": first.status,
+        "currency": first.currency,
+        "total_cents": total,
+        "refunded_cents": refunded,
+        "refundable_cents": max(0, total - refunded),
+        "ordered_at": iso(first.ordered_at),
+        "delivered_at": iso(delivered) if delivered is not None else None,
+        "days_since_delivery": None if delivered is None else max(0, (now - delivered).days),
+        "final_sale": any(i["final_sale"] for i in items),
+        "items": items,
+    }

@@ -1,0 +1,37 @@
+"""The payments MCP server: ``refunds.issue`` and ``refunds.get`` (default port 8711)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accord.contracts.tools import tool_contract
+from accord.protocol.mcp.server import CallContext, ToolServer, tool
+from accord.protocol.settings import ServeOptions
+from accord.tools._serving import database_for, make_service, package_version
+from accord.tools.ledger import Ledger
+
+NAME = "payments"
+
+
+def build_server(options: ServeOptions) -> ToolServer:
+    ledger = Ledger(database_for(NAME, options))
+
+    async def refunds_issue(args: dict[str, Any], _ctx: CallContext) -> dict[str, Any]:
+        return await ledger.issue(args)
+
+    async def refunds_get(args: dict[str, Any], _ctx: CallContext) -> dict[str, Any]:
+        return await ledger.get(args["customer_id"], args["idempotency_key"])
+
+    return ToolServer(
+        "accord-payments",
+        package_version(),
+        [
+            tool(tool_contract("refunds.issue"), refunds_issue),
+            tool(tool_contract("refunds.get"), refunds_get),
+        ],
+        resources=ledger,
+        instructions="Refunds ledger of the Accord demo shop: exactly once per idempotency key.",
+    )
+
+
+service = make_service(NAME, "MCP tools: refunds.issue, refunds.get", build_server)
