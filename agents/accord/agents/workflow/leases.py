@@ -1,0 +1,47 @@
+"""Leases: who may run a workflow.
+
+Each runtime has an owner id and keeps one heartbeat row alive (renewed every third of the
+TTL). A workflow row names the owner that runs it; a running workflow whose owner's heartbeat
+expired is an orphan, and `EventLog.claim_orphans` hands each orphan to exactly one caller
+(SQLite: the database write lock; PostgreSQL: `FOR UPDATE SKIP LOCKED`). The optimistic
+version check on every append is the fence: if a presumed-dead owner wakes up, its next
+append conflicts and it stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from accord.agents.workflow.eventlog import EventLog
+from accord.contracts.errors import AccordError
+
+logger = logging.getLogger(__name__)
+
+
+class LeaseKeeper:
+    def __init__(
+        self,
+        log: EventLog,
+        owner: str,
+        ttl_s: float,
+        recover: Callable[[], Awaitable[object]] | None,
+    ) -> None:
+        self._log = log
+        self._owner = owner
+        self._ttl_s = ttl_s
+        self._recover = recover
+
+    async def beat(self) -> None:
+        await self._log.heartbeat(self._owner, self._ttl_s)
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(self._ttl_s / 3)
+            try:
+                await self.beat()
+                if self._recover is not None:
+                    await self._recover()
+            except AccordError:
+                logger.warning("lease keeper: event log unavailable")

@@ -1,0 +1,525 @@
+"""One workflow in memory: an actor that owns the workflow's log while it runs.
+
+Everything that changes the workflow goes through the runner's inbox: node results, retry
+timers, resume answers, fired timers, cancel. The runner takes every message queued since
+its last step, turns them into events, applies them to the state, starts the nodes that
+became ready (their node_started events go in the same batch), and appends the batch in ONE
+call with its expected version. So a fan-out of three trivial nodes costs one append for the
+three outputs and the join's start, and the log has exactly one writer per workflow.
+
+When nothing is running (the workflow waits for an answer, or ended), the runner closes and
+the runtime forgets it: a waiting workflow holds no memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from accord.agents.workflow.context import InterruptSignal, NodeContext
+from accord.agents.workflow.eventlog import VersionConflictError, WorkflowClosedError
+from accord.agents.workflow.events import EventType, NewEvent, encode_json
+from accord.agents.workflow.graph import Graph, Route
+from accord.agents.workflow.state import WorkflowState
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.retry import Action, decide
+from accord.contracts.status import Status
+
+if TYPE_CHECKING:
+    from accord.agents.workflow.runtime import Runtime
+
+logger = logging.getLogger(__name__)
+
+
+class GoneError(Exception):
+    """The runner closed before it handled a message: load the workflow again."""
+
+
+@dataclass(slots=True)
+class _Result:
+    node: str
+    token: int
+    outcome: tuple[Any, str | None, str] | AccordError | InterruptSignal
+
+
+@dataclass(slots=True)
+class _RetryDue:
+    node: str
+    token: int
+
+
+@dataclass(slots=True)
+class Resume:
+    interrupt_id: str
+    value: Any
+    principal: str | None
+    reply: asyncio.Future[None]
+
+
+@dataclass(slots=True)
+class Fire:
+    timer_id: str
+    reply: asyncio.Future[bool]
+
+
+@dataclass(slots=True)
+class Cancel:
+    principal: str | None
+    reason: str | None
+    reply: asyncio.Future[None]
+
+
+_Message = _Result | _RetryDue | Resume | Fire | Cancel
+_NO_ANSWERS: MappingProxyType[int, Any] = MappingProxyType({})
+
+
+class WorkflowRunner:
+    def __init__(self, runtime: Runtime, graph: Graph, state: WorkflowState, leased: bool) -> None:
+        self.runtime = runtime
+        self.graph = graph
+        self.state = state
+        self.workflow_id = state.workflow_id
+        self.closed = False
+        self.lost = False  # another writer took the workflow: our state is stale
+        self.done = asyncio.Event()
+        self._db_status = state.status()
+        self._holds_idle_lease = leased  # leased by acquire/claim and not yet given back
+        self._inbox: list[_Message] = []
+        self._wake: asyncio.Future[None] | None = None
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._contexts: dict[str, NodeContext] = {}
+        self._tokens: dict[str, int] = {}
+        self._first_start: dict[str, float] = {}
+        self._retry_handles: dict[str, asyncio.TimerHandle] = {}
+        self._next_token = 0
+        self._loop_task: asyncio.Task[None] | None = None
+        self._in_step = False
+        self._outputs_view = MappingProxyType(state.outputs)  # read-only, always current
+        self._stepped: asyncio.Future[None] | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def begin(self, launched: list[str], *, step_first: bool) -> None:
+        """Run ``launched`` (already recorded as started) and start the inbox loop."""
+        for node in launched:
+            self._launch(node)
+        self._loop_task = asyncio.create_task(
+            self._loop(step_first), name=f"workflow:{self.workflow_id}"
+        )
+
+    def post(self, message: _Message) -> bool:
+        if self.closed:
+            return False
+        self._inbox.append(message)
+        if self._wake is not None and not self._wake.done():
+            self._wake.set_result(None)
+        return True
+
+    async def stop(self) -> None:
+        """Stop without recording anything (process shutdown): recovery picks it up."""
+        if self._loop_task is not None and not self._loop_task.done():
+            self._loop_task.cancel()
+            await asyncio.gather(self._loop_task, return_exceptions=True)
+
+    async def _loop(self, step_first: bool) -> None:
+        try:
+            if step_first:
+                await self._step(self._take())
+            while not self.closed:
+                if not self._inbox:
+                    self._wake = asyncio.get_running_loop().create_future()
+                    await self._wake
+                    self._wake = None
+                await self._step(self._take())
+        except WorkflowClosedError:
+            # Canceled from elsewhere (another replica or a cold cancel): stop our nodes.
+            self.lost = True
+            await self._stop_nodes(call_hooks=True)
+        except VersionConflictError:
+            # Someone else resumed this workflow (our lease had expired): they own it now.
+            self.lost = True
+            await self._stop_nodes(call_hooks=False)
+        except asyncio.CancelledError:  # process shutdown: a step may be half done
+            self.lost = True
+            await self._stop_nodes(call_hooks=False)
+            raise
+        except Exception:
+            logger.exception("workflow %s: runner failed", self.workflow_id)
+            self.lost = True
+            await self._stop_nodes(call_hooks=False)
+        finally:
+            # Refuse new messages first; callers holding one retry through a fresh load,
+            # which waits for `done` so that our lease release cannot undo their acquire.
+            self.closed = True
+            for message in self._take():
+                reply = getattr(message, "reply", None)
+                if reply is not None and not reply.done():
+                    reply.set_exception(GoneError())
+            for handle in self._retry_handles.values():
+                handle.cancel()
+            for task in self._tasks.values():
+                task.cancel()
+            # Give the lease back unless an append already did: after a failure (say the
+            # database went away) the workflow becomes an orphan that recovery retries,
+            # here or on another replica. (A lease taken over by someone else is theirs:
+            # release only clears our own.)
+            if self._holds_idle_lease or self.lost:
+                try:
+                    await self.runtime.log.release(self.workflow_id, self.runtime.owner)
+                except AccordError:
+                    logger.warning("workflow %s: could not release its lease", self.workflow_id)
+            self.runtime._forget(self)
+            self.done.set()
+            if self._stepped is not None and not self._stepped.done():
+                self._stepped.set_result(None)
+
+    def _take(self) -> list[_Message]:
+        messages, self._inbox = self._inbox, []
+        return messages
+
+    # -- one step: messages -> events -> one append -> effects ------------------------------
+    async def durable(self) -> None:
+        """Wait until the state in memory is all in the log (no step half done).
+
+        A step applies its events to the state before it appends them, so between the two the
+        state is ahead of the log; snapshots wait here so that they never show what a crash
+        could still undo.
+        """
+        while self._in_step and not self.closed:
+            if self._stepped is None:
+                self._stepped = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._stepped)
+
+    async def _step(self, messages: list[_Message]) -> None:
+        self._in_step = True
+        try:
+            await self._step_once(messages)
+        finally:
+            self._in_step = False
+            stepped, self._stepped = self._stepped, None
+            if stepped is not None and not stepped.done():
+                stepped.set_result(None)
+
+    async def _step_once(self, messages: list[_Message]) -> None:
+        state = self.state
+        base = state.version
+        events: list[NewEvent] = []
+        after: list[tuple[asyncio.Future[Any], Any]] = []
+        retries: list[tuple[str, float]] = []
+        timers: list[float] = []
+        hooks: list[NodeContext] = []
+        for message in messages:
+            if state.finished is not None:
+                _reply_error(
+                    message, AccordError(ErrorCode.UNSUPPORTED_OPERATION, "the workflow has ended")
+                )
+                continue
+            if isinstance(message, _Result):
+                self._on_result(message, events, retries, timers)
+            elif isinstance(message, _RetryDue):
+                act = state.pending.get(message.node)
+                if (
+                    act is not None
+                    and act.backoff
+                    and self._tokens.get(message.node) == message.token
+                ):
+                    act.backoff = False
+                self._retry_handles.pop(message.node, None)
+            elif isinstance(message, Resume):
+                self._on_resume(message, events, after)
+            elif isinstance(message, Fire):
+                self._on_fire(message, events, after)
+            else:
+                hooks = await self._on_cancel(message, events, after)
+
+        launched: list[str] = []
+        if state.finished is None and state.failure is None:
+            for node in state.startable():
+                attempt = state.pending[node].attempt + 1
+                data = {"attempt": attempt}
+                encoded = f'{{"attempt":{attempt}}}'
+                self._emit(events, NewEvent(EventType.NODE_STARTED, node, data, encoded))
+                launched.append(node)
+        if state.finished is None and state.failure is not None:
+            hooks = [self._contexts[n] for n in self._tasks if n in self._contexts]
+            await self._stop_nodes(call_hooks=False)
+            self._emit(
+                events,
+                NewEvent(
+                    EventType.WORKFLOW_FINISHED,
+                    None,
+                    {"status": Status.FAILED.value, "error": state.failure.to_dict()},
+                ),
+            )
+        elif state.finished is None and not state.pending:
+            self._emit(
+                events,
+                NewEvent(
+                    EventType.WORKFLOW_FINISHED,
+                    None,
+                    {"status": Status.COMPLETED.value, "outputs": state.sink_outputs()},
+                ),
+            )
+
+        if events:
+            status = state.status()
+            changed = status if status is not self._db_status else None
+            appended = await self.runtime.log.append(self.workflow_id, base, events, status=changed)
+            self._db_status = status
+            if status is not Status.RUNNING:
+                self._holds_idle_lease = False  # the append released it
+            if self.runtime._observers:
+                await self.runtime._notify(appended)
+        for node in launched:
+            self._launch(node)
+        for node, delay_s in retries:
+            token = self._tokens[node]
+            self._retry_handles[node] = asyncio.get_running_loop().call_later(
+                delay_s, self.post, _RetryDue(node, token)
+            )
+        for due_at in timers:
+            self.runtime._timer_set(due_at)
+        for future, value in after:
+            if not future.done():
+                future.set_result(value)
+        for ctx in hooks:
+            await self._hook(ctx)
+        if state.finished is not None:  # ended: pending retries will never run
+            for handle in self._retry_handles.values():
+                handle.cancel()
+            self._retry_handles.clear()
+        idle = not self._tasks and not self._retry_handles and not self._inbox
+        if idle and (state.finished is not None or state.status() is not Status.RUNNING):
+            self.closed = True
+
+    def _emit(self, events: list[NewEvent], event: NewEvent) -> None:
+        self.state.apply(event)
+        events.append(event)
+
+    def _on_result(
+        self,
+        message: _Result,
+        events: list[NewEvent],
+        retries: list[tuple[str, float]],
+        timers: list[float],
+    ) -> None:
+        node = message.node
+        if self._tokens.get(node) != message.token or node not in self._tasks:
+            return  # a canceled attempt reporting late
+        del self._tasks[node]
+        self._contexts.pop(node, None)
+        outcome = message.outcome
+        act = self.state.pending[node]
+        if isinstance(outcome, tuple):
+            value, label, encoded = outcome
+            self._first_start.pop(node, None)
+            label_json = encode_json(label) if label is not None else "null"
+            self._emit(
+                events,
+                NewEvent(
+                    EventType.NODE_OUTPUT,
+                    node,
+                    {"output": value, "label": label},
+                    f'{{"output":{encoded},"label":{label_json}}}',
+                ),
+            )
+        elif isinstance(outcome, AccordError):
+            elapsed_ms = int(
+                (time.monotonic() - self._first_start.get(node, time.monotonic())) * 1000
+            )
+            decision = decide(
+                outcome.code, max(1, act.attempt), elapsed_ms, self.graph.nodes[node].retry
+            )
+            data: dict[str, Any] = {"error": outcome.to_dict(), "attempt": act.attempt}
+            if decision.action is Action.RETRY:
+                data["retry_in_ms"] = decision.delay_ms
+                retries.append((node, decision.delay_ms / 1000))
+            else:
+                data["final"] = True
+                data["action"] = decision.action.value
+                self._first_start.pop(node, None)
+            self._emit(events, NewEvent(EventType.NODE_FAILED, node, data))
+        else:
+            interrupt_id = uuid.uuid4().hex
+            data = {
+                "interrupt_id": interrupt_id,
+                "index": outcome.index,
+                "reason": outcome.reason.value,
+                "payload": outcome.payload,
+            }
+            timer: NewEvent | None = None
+            if outcome.timeout_s is not None:
+                timer_id = uuid.uuid4().hex
+                due_at = time.time() + outcome.timeout_s
+                data.update(timer_id=timer_id, due_at=due_at)
+                timer = NewEvent(
+                    EventType.TIMER_SET,
+                    node,
+                    {"timer_id": timer_id, "interrupt_id": interrupt_id, "due_at": due_at},
+                )
+                timers.append(due_at)
+            self._emit(events, NewEvent(EventType.INTERRUPTED, node, data))
+            if timer is not None:
+                self._emit(events, timer)
+
+    def _on_resume(
+        self, message: Resume, events: list[NewEvent], after: list[tuple[asyncio.Future[Any], Any]]
+    ) -> None:
+        pending = self.state.interrupts.get(message.interrupt_id)
+        if pending is None:
+            _reply_error(
+                message,
+                AccordError(
+                    ErrorCode.NOT_FOUND,
+                    "no such pending interrupt",
+                    {"interrupt_id": message.interrupt_id},
+                ),
+            )
+            return
+        data: dict[str, Any] = {
+            "interrupt_id": message.interrupt_id,
+            "value": message.value,
+            "principal": message.principal,
+        }
+        if pending.timer_id is not None:
+            data["timer_id"] = pending.timer_id
+        self._emit(events, NewEvent(EventType.RESUMED, pending.node, data))
+        after.append((message.reply, None))
+
+    def _on_fire(
+        self, message: Fire, events: list[NewEvent], after: list[tuple[asyncio.Future[Any], Any]]
+    ) -> None:
+        found = next(
+            (p for p in self.state.interrupts.values() if p.timer_id == message.timer_id), None
+        )
+        if found is None:
+            after.append((message.reply, False))
+            return
+        self._emit(
+            events,
+            NewEvent(
+                EventType.TIMER_FIRED,
+                found.node,
+                {"timer_id": message.timer_id, "interrupt_id": found.interrupt_id},
+            ),
+        )
+        after.append((message.reply, True))
+
+    async def _on_cancel(
+        self, message: Cancel, events: list[NewEvent], after: list[tuple[asyncio.Future[Any], Any]]
+    ) -> list[NodeContext]:
+        # Order: stop the node tasks, let each node cancel what it started (child A2A tasks),
+        # then record `canceled`; after it the log refuses every append.
+        await self._stop_nodes(call_hooks=True)
+        for ctx in self.runtime._waiting_contexts(self.graph, self.state):
+            await self._hook(ctx)
+        self._emit(
+            events,
+            NewEvent(
+                EventType.CANCELED, None, {"principal": message.principal, "reason": message.reason}
+            ),
+        )
+        after.append((message.reply, None))
+        return []
+
+    # -- nodes ------------------------------------------------------------------------------
+    def _launch(self, node: str) -> None:
+        act = self.state.pending[node]
+        ctx = NodeContext(
+            workflow_id=self.workflow_id,
+            node=node,
+            input=self.state.input,
+            inputs=act.inputs,
+            outputs=self._outputs_view,
+            attempt=act.attempt,
+            answers=dict(act.answers) if act.answers else _NO_ANSWERS,
+            timed_out=frozenset(act.timed_out) if act.timed_out else frozenset(),
+            error=act.error,
+        )
+        self._next_token += 1
+        token = self._next_token
+        self._tokens[node] = token
+        self._contexts[node] = ctx
+        self._first_start.setdefault(node, time.monotonic())
+        self._tasks[node] = asyncio.create_task(self._run_node(node, token, ctx))
+
+    async def _run_node(self, node: str, token: int, ctx: NodeContext) -> None:
+        spec = self.graph.nodes[node]
+        outcome: tuple[Any, str | None, str] | AccordError | InterruptSignal
+        try:
+            if spec.timeout_s is None:
+                value = await spec.fn(ctx)
+            else:
+                value = await _with_timeout(spec.fn(ctx), spec.timeout_s, node)
+            outcome = self._as_output(node, value)
+        except InterruptSignal as signal:
+            outcome = signal
+        except AccordError as error:
+            outcome = error
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("workflow %s: node %s raised", self.workflow_id, node)
+            outcome = AccordError(
+                ErrorCode.INTERNAL, "the node failed unexpectedly", {"node": node}
+            )
+        self.post(_Result(node, token, outcome))
+
+    def _as_output(self, node: str, value: Any) -> tuple[Any, str | None, str] | AccordError:
+        if isinstance(value, Route):
+            output, label = value.output, value.label
+        elif node in self.graph.routes and isinstance(value, str):
+            output, label = value, value
+        else:
+            output, label = value, None
+        try:
+            encoded = encode_json(output)
+        except (TypeError, ValueError):
+            return AccordError(
+                ErrorCode.CONTRACT_VIOLATION, "a node output must be JSON", {"node": node}
+            )
+        return output, label, encoded
+
+    async def _stop_nodes(self, *, call_hooks: bool) -> None:
+        tasks = dict(self._tasks)
+        contexts = [self._contexts[n] for n in tasks if n in self._contexts]
+        self._tasks.clear()
+        self._contexts.clear()
+        for task in tasks.values():
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks.values(), timeout=self.runtime.hook_timeout_s)
+        if call_hooks:
+            for ctx in contexts:
+                await self._hook(ctx)
+
+    async def _hook(self, ctx: NodeContext) -> None:
+        hook = self.graph.nodes[ctx.node].on_cancel
+        if hook is None:
+            return
+        try:
+            await asyncio.wait_for(hook(ctx), self.runtime.hook_timeout_s)
+        except Exception:
+            logger.exception("workflow %s: cancel hook of %s failed", self.workflow_id, ctx.node)
+
+
+async def _with_timeout(coro: Any, timeout_s: float, node: str) -> Any:
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await coro
+    except TimeoutError:
+        raise AccordError(
+            ErrorCode.RETRYABLE_TIMEOUT,
+            "the node did not finish in time",
+            {"node": node, "timeout_s": timeout_s},
+        ) from None
+
+
+def _reply_error(message: _Message, error: AccordError) -> None:
+    reply = getattr(message, "reply", None)
+    if reply is not None and not reply.done():
+        reply.set_exception(error)
