@@ -11,7 +11,9 @@ What it does for the caller:
 - resolves the Agent Card and picks JSON-RPC or HTTP+JSON (the agent's order, or ``transport``);
 - authenticates with a bearer token or an API key (header from the card's apiKey scheme);
 - puts the delegation envelope and a W3C ``traceparent`` in message metadata (the traceparent
-  also as an HTTP header), and sends ``A2A-Version: 1.0``;
+  also as an HTTP header), and sends ``A2A-Version: 1.0``; each send is an
+  ``invoke_agent {agent}`` CLIENT span, and the traceparent sent is that span's (see
+  accord.protocol.telemetry);
 - reads every answer as a :class:`TaskView` (contract state, data, question, error, node);
   a failed TASK is a view with ``error`` set, a failed CALL raises :class:`AccordError`;
 - retries a call by its error's retry class (:func:`accord.contracts.retry.decide`) only when
@@ -27,8 +29,8 @@ import asyncio
 import secrets
 import time
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
+from contextlib import aclosing, contextmanager
 from types import TracebackType
 from typing import Any, Final, TypeVar
 
@@ -43,15 +45,18 @@ from a2a.types.a2a_pb2 import (
     StreamResponse,
 )
 from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, VERSION_HEADER
+from opentelemetry.trace import Span, SpanKind
 
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import DELEGATION_EXTENSION_URI, TRACEPARENT_META_KEY
 from accord.contracts.retry import Action, RetryPolicy, decide
+from accord.protocol import telemetry
 from accord.protocol.a2a.client_card import ResolvedCard, resolve_card
 from accord.protocol.a2a.client_view import TaskTracker, TaskView, view_of_task
 from accord.protocol.a2a.client_wire import Wire, WireError, make_wire
 from accord.protocol.a2a.wire import SKILL_META_KEY, data_part
+from accord.protocol.telemetry import instruments, spans
 
 __all__ = ["A2AClient", "ResolvedCard", "TaskView", "new_traceparent"]
 
@@ -157,7 +162,28 @@ class A2AClient:
         skill: str | None = None,
     ) -> AsyncGenerator[TaskView, None]:
         """Send a message and yield the task's view after every event, until it stops for the
-        caller (terminal or waiting). ``task`` continues an existing task."""
+        caller (terminal or waiting). ``task`` continues an existing task.
+
+        The ``invoke_agent`` span is current while the generator runs: iterate it to the end
+        (or close it) in the task that started it, as ``async with aclosing(...)`` does."""
+        with self._invoke_span(task, envelope, traceparent, skill) as invocation:
+            async with aclosing(
+                self._stream(text, data, task, context_id, envelope, traceparent, skill)
+            ) as views:
+                async for view in views:
+                    invocation.saw(view)
+                    yield view
+
+    async def _stream(
+        self,
+        text: str | None,
+        data: Mapping[str, Any] | None,
+        task: TaskView | str | None,
+        context_id: str | None,
+        envelope: DelegationEnvelope | None,
+        traceparent: str | None,
+        skill: str | None,
+    ) -> AsyncGenerator[TaskView, None]:
         request, headers = await self._prepare(
             text, data, task, context_id, envelope, traceparent, skill
         )
@@ -209,15 +235,7 @@ class A2AClient:
         async def run() -> TaskView:
             if use_stream:
                 last: TaskView | None = None
-                updates = self.stream(
-                    text=text,
-                    data=data,
-                    task=task,
-                    context_id=context_id,
-                    envelope=envelope,
-                    traceparent=traceparent,
-                    skill=skill,
-                )
+                updates = self._stream(text, data, task, context_id, envelope, traceparent, skill)
                 async with aclosing(updates) as views:
                     async for view in views:
                         last = view
@@ -239,7 +257,10 @@ class A2AClient:
             await _notify(on_update, view)
             return await self._until_interrupted(view, on_update)
 
-        return await _within(deadline_s, run())
+        with self._invoke_span(task, envelope, traceparent, skill) as invocation:
+            view = await _within(deadline_s, run())
+            invocation.saw(view)
+            return view
 
     async def get(self, task_id: str) -> TaskView:
         """The task as the agent has it now (NOT_FOUND for another caller's or unknown task)."""
@@ -252,6 +273,41 @@ class A2AClient:
         return view_of_task(await self._call(lambda: self._wire.cancel(task_id, headers)))
 
     # -- internals ---------------------------------------------------------------------------
+
+    @contextmanager
+    def _invoke_span(
+        self,
+        task: TaskView | str | None,
+        envelope: DelegationEnvelope | None,
+        traceparent: str | None,
+        skill: str | None,
+    ) -> Iterator[_Invocation]:
+        """The CLIENT span of one send, under the active span or the caller's traceparent."""
+        agent = self.card.name
+        task_id = task.task_id if isinstance(task, TaskView) else task
+        attributes = spans.agent_attributes(
+            agent,
+            {spans.SKILL: skill, spans.TASK_ID: task_id or None, "url.full": self.interface.url},
+        )
+        explicit = traceparent or (envelope.traceparent if envelope else None)
+        measured = {spans.GEN_AI_OPERATION: spans.INVOKE_AGENT, spans.GEN_AI_AGENT_NAME: agent}
+        started = time.monotonic()
+        with telemetry.span(
+            f"{spans.INVOKE_AGENT} {agent}",
+            kind=SpanKind.CLIENT,
+            context=spans.parent_context(explicit),
+            attributes=attributes,
+        ) as span:
+            invocation = _Invocation(span)
+            try:
+                yield invocation
+            except BaseException as exc:
+                measured[spans.ERROR_TYPE] = spans.error_type(exc)
+                raise
+            finally:
+                if invocation.error is not None and spans.ERROR_TYPE not in measured:
+                    measured[spans.ERROR_TYPE] = invocation.error
+                instruments.client_duration.record(time.monotonic() - started, measured)
 
     async def _until_interrupted(
         self, view: TaskView, on_update: Callable[[TaskView], Awaitable[None] | None] | None
@@ -286,7 +342,14 @@ class A2AClient:
         if task_id and not context_id:
             # The agent keeps a continuation in the task's own context; ask it which one.
             context_id = (await self.get(task_id)).context_id
-        trace = traceparent or (envelope.traceparent if envelope else None) or new_traceparent()
+        # The active span (our invoke_agent span when tracing is on) is the parent to send; an
+        # explicit or envelope traceparent when nothing is active; a new trace at the root.
+        trace = (
+            spans.current_traceparent()
+            or traceparent
+            or (envelope.traceparent if envelope else None)
+            or new_traceparent()
+        )
         parts: list[Part] = []
         if text:
             parts.append(Part(text=text))
@@ -338,6 +401,24 @@ class A2AClient:
         if decision.action is not Action.RETRY:
             raise error
         await asyncio.sleep(decision.delay_ms / 1000)
+
+
+class _Invocation:
+    """Writes what became of the remote task onto the invoke_agent span."""
+
+    def __init__(self, span: Span) -> None:
+        self.span = span
+        self.error: str | None = None
+
+    def saw(self, view: TaskView) -> None:
+        if view.task_id:
+            self.span.set_attribute(spans.TASK_ID, view.task_id)
+        if view.context_id:
+            self.span.set_attribute(spans.GEN_AI_CONVERSATION_ID, view.context_id)
+        self.span.set_attribute(spans.STATUS, view.status.value)
+        if view.error is not None:
+            self.error = view.error.code.value
+            telemetry.mark_error(self.span, view.error.code)
 
 
 def _as_stream(answer: SendMessageResponse) -> StreamResponse:

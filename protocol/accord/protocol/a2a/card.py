@@ -1,0 +1,124 @@
+"""The Agent Card, generated from an AgentContract: one source of truth for what an agent does.
+
+The card declares two A2A extensions: the contract extension (statuses, error registry and
+status metadata are Accord's) and the delegation extension (the envelope in message metadata;
+required for service callers). Security: bearer JWT or an API key, either one suffices.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentExtension,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+    APIKeySecurityScheme,
+    HTTPAuthSecurityScheme,
+    SecurityRequirement,
+    SecurityScheme,
+    StringList,
+)
+from a2a.utils.constants import PROTOCOL_VERSION_1_0, TransportProtocol
+
+from accord.contracts.agents import AgentContract
+from accord.contracts.keys import (
+    CONTRACT_EXTENSION_URI,
+    CONTRACT_VERSION,
+    DELEGATION_EXTENSION_URI,
+    STATUS_META_KEY,
+)
+
+BEARER_SCHEME: Final = "bearer"
+API_KEY_SCHEME: Final = "apiKey"
+API_KEY_HEADER: Final = "X-API-Key"
+
+
+def build_agent_card(contract: AgentContract, url: str) -> AgentCard:
+    """The public card of ``contract`` served at base ``url`` (JSON-RPC and HTTP+JSON)."""
+    base = url.rstrip("/")
+    card = AgentCard(
+        name=contract.name,
+        description=contract.description,
+        version=contract.version,
+        provider=AgentProvider(organization="Accord", url="https://accord.dev"),
+        supported_interfaces=[
+            AgentInterface(
+                url=base,
+                protocol_binding=TransportProtocol.JSONRPC.value,
+                protocol_version=PROTOCOL_VERSION_1_0,
+            ),
+            AgentInterface(
+                url=base,
+                protocol_binding=TransportProtocol.HTTP_JSON.value,
+                protocol_version=PROTOCOL_VERSION_1_0,
+            ),
+        ],
+        capabilities=AgentCapabilities(
+            streaming=contract.streaming,
+            push_notifications=False,
+            extensions=[
+                AgentExtension(
+                    uri=CONTRACT_EXTENSION_URI,
+                    description="Accord contract: statuses, error registry and the status "
+                    f"metadata under {STATUS_META_KEY!r}.",
+                    required=False,
+                    params={
+                        "contract_version": CONTRACT_VERSION,
+                        "agent_contract_version": contract.version,
+                        "waiting_reasons": [r.value for r in contract.waiting_reasons],
+                        "errors": [e.value for e in contract.errors],
+                    },
+                ),
+                AgentExtension(
+                    uri=DELEGATION_EXTENSION_URI,
+                    description="Delegation envelope (goal, budget, deadline, tenant) in "
+                    "message metadata under this URI; required for service callers.",
+                    required=False,
+                    params={
+                        "contract_version": CONTRACT_VERSION,
+                        "metadata_key": DELEGATION_EXTENSION_URI,
+                    },
+                ),
+            ],
+        ),
+        security_schemes={
+            BEARER_SCHEME: SecurityScheme(
+                http_auth_security_scheme=HTTPAuthSecurityScheme(
+                    scheme="Bearer",
+                    bearer_format="JWT",
+                    description="JWT with sub, roles, app, jti and exp claims",
+                )
+            ),
+            API_KEY_SCHEME: SecurityScheme(
+                api_key_security_scheme=APIKeySecurityScheme(
+                    location="header",
+                    name=API_KEY_HEADER,
+                    description="Static API key issued by the operator",
+                )
+            ),
+        },
+        # Either scheme alone satisfies the card: two requirements, one scheme each.
+        security_requirements=[
+            SecurityRequirement(schemes={BEARER_SCHEME: StringList(list=[])}),
+            SecurityRequirement(schemes={API_KEY_SCHEME: StringList(list=[])}),
+        ],
+        default_input_modes=list(contract.input_modes),
+        default_output_modes=list(contract.output_modes),
+        skills=[
+            AgentSkill(
+                id=skill.id,
+                name=skill.name,
+                description=skill.description,
+                tags=list(skill.tags),
+                examples=list(skill.examples),
+                input_modes=list(contract.input_modes),
+                output_modes=list(contract.output_modes),
+            )
+            for skill in contract.skills
+        ],
+    )
+    return card

@@ -1,0 +1,238 @@
+"""build_agent_app: the Starlette app every Accord agent is served as.
+
+    card (public)          GET  /.well-known/agent-card.json
+    JSON-RPC               POST /            (A2A 1.0 methods)
+    HTTP+JSON (REST)       POST /message:send, /message:stream; GET /tasks, /tasks/{id}; ...
+    health                 GET  /healthz (alive), /readyz (store and dependencies reachable)
+
+In front of the A2A routes sits the :class:`~accord.protocol.a2a.server_gate.Gate` (credential, body
+limit, A2A-Version, acting on behalf). Tasks live in :class:`AccordTaskStore` owned by the
+principal's ``app/subject``; unfinished tasks of a previous process are recovered at startup.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
+from a2a.server.cluster.event_stream import VersionedEvent
+from a2a.server.cluster.version import TaskVersion
+from a2a.server.context import ServerCallContext
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import (
+    DefaultServerCallContextBuilder,
+    create_agent_card_routes,
+    create_jsonrpc_routes,
+    create_rest_routes,
+)
+from a2a.server.tasks.task_store import TaskStore
+from a2a.types import SendMessageRequest, Task, TaskStatusUpdateEvent
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+from accord.contracts.agents import AgentContract
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.a2a.card import build_agent_card
+from accord.protocol.a2a.executor import PRINCIPAL_STATE_KEY, ContractExecutor
+from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
+from accord.protocol.a2a.store import AccordTaskStore, table_name
+from accord.protocol.a2a.wire import failed_status
+from accord.protocol.auth_verify import Authenticator
+from accord.protocol.settings import DEFAULT_PORTS, ServeOptions, database_url, service_url
+
+logger = logging.getLogger(__name__)
+
+RPC_PATH: Final = "/"
+HEALTH_PATH: Final = "/healthz"
+READY_PATH: Final = "/readyz"
+IDLE_RELEASE_S: Final = 30.0
+"""A task waiting for input is dropped from memory after this long; its state is in the store
+and the next message (or a cancel) picks it up from there."""
+RECOVERY_OPTION: Final = "task_recovery"  # ServeOptions.extra / ACCORD_TASK_RECOVERY: on|off
+PUBLIC_URL_OPTION: Final = "public_url"  # ServeOptions.extra: URL written into the card
+
+
+class PrincipalContextBuilder(DefaultServerCallContextBuilder):
+    """Puts the verified principal where the executor finds it; the user is the owner scope."""
+
+    def build(self, request: Request) -> ServerCallContext:
+        context = super().build(request)
+        user = request.scope.get("user")
+        if isinstance(user, PrincipalUser):
+            context.state[PRINCIPAL_STATE_KEY] = user.principal
+        return context
+
+
+class AccordRequestHandler(DefaultRequestHandler):
+    """The SDK's handler, with a cancel that keeps the contract for tasks not live here.
+
+    A task that is not running in this process (waiting, released from memory or left by a
+    previous process) is canceled by a direct store write in the SDK, which keeps the old
+    status message. Ours writes the contract's CANCELED status (metadata and error DataPart)
+    and gives the executor's ``on_cancel`` hook its chance, as a live cancel does.
+    """
+
+    def __init__(self, executor: ContractExecutor, **kwargs: Any) -> None:
+        super().__init__(agent_executor=executor, **kwargs)
+        self._contract_executor = executor
+
+    async def _write_cancel(
+        self,
+        task_id: str,
+        current: Task,
+        version: TaskVersion,
+        context: ServerCallContext,
+    ) -> Task:
+        try:
+            await self._contract_executor.on_cancel(task_id)
+        except Exception:  # canceled either way; the hook's fault is only logged
+            logger.exception("on_cancel hook failed for task %s", task_id)
+        canceled = Task()
+        canceled.CopyFrom(current)
+        if canceled.status.HasField("message"):
+            canceled.history.append(canceled.status.message)
+        error = AccordError(ErrorCode.CANCELED, "the task was canceled by its caller")
+        status = failed_status(error, task_id=task_id, context_id=current.context_id)
+        status.timestamp.FromDatetime(datetime.now(UTC))
+        canceled.status.CopyFrom(status)
+        event = TaskStatusUpdateEvent(
+            task_id=task_id, context_id=current.context_id, status=canceled.status
+        )
+        new_version = await self._versioned_store.save(
+            canceled, event=event, prev=current, prev_version=version, context=context
+        )
+        if self._event_stream is not None:
+            await self._event_stream.publish(
+                task_id, VersionedEvent(event=event, version=new_version)
+            )
+        return canceled
+
+
+class TaskContextBuilder(SimpleRequestContextBuilder):
+    """A follow-up that names its task but not its context continues in the task's context.
+
+    The SDK would otherwise make up a fresh context id, and a task that is no longer live in
+    this process (after a restart) then fails with "Context in event doesn't match".
+    """
+
+    def __init__(self, store: TaskStore) -> None:
+        super().__init__(should_populate_referred_tasks=False, task_store=None)
+        self._store = store
+
+    async def build(
+        self,
+        context: ServerCallContext,
+        params: SendMessageRequest | None = None,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        task: Task | None = None,
+    ) -> RequestContext:
+        if task_id and not context_id:
+            stored = await self._store.get(task_id, context)
+            if stored is not None:
+                context_id = stored.context_id
+        return await super().build(context, params, task_id, context_id, task)
+
+
+def public_url(options: ServeOptions, service_name: str) -> str:
+    explicit = options.extra.get(PUBLIC_URL_OPTION)
+    if explicit:
+        return explicit.rstrip("/")
+    if options.port:
+        return f"http://{options.host}:{options.port}"
+    if service_name in DEFAULT_PORTS:
+        return service_url(service_name)
+    return f"http://{options.host}"
+
+
+def build_agent_app(
+    contract: AgentContract,
+    executor: ContractExecutor,
+    options: ServeOptions,
+    *,
+    service_name: str,
+    readiness: Callable[[], Awaitable[bool]] | None = None,
+    lifespan_hooks: Sequence[Callable[[], AbstractAsyncContextManager[None]]] = (),
+    task_store: TaskStore | None = None,
+    authenticator: Authenticator | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
+) -> Starlette:
+    """The agent's ASGI app; see the module docstring.
+
+    ``task_store`` replaces the durable store (benchmarks, tests); ``authenticator`` replaces
+    the one built from the environment.
+    """
+    card = build_agent_card(contract, public_url(options, service_name))
+    store = task_store or AccordTaskStore(
+        options.database_url or database_url(service_name), table=table_name(service_name)
+    )
+    handler = AccordRequestHandler(
+        executor,
+        task_store=store,
+        agent_card=card,
+        request_context_builder=TaskContextBuilder(store),
+        interrupted_task_timeout=IDLE_RELEASE_S,
+    )
+    context_builder = PrincipalContextBuilder()
+    recovery = (
+        options.extra.get(RECOVERY_OPTION) or os.environ.get("ACCORD_TASK_RECOVERY", "on")
+    ).lower() not in ("off", "0")
+
+    async def healthz(_: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok", "service": service_name})
+
+    async def readyz(_: Request) -> JSONResponse:
+        ok = True
+        try:
+            if isinstance(store, AccordTaskStore):
+                await store.open()
+            if readiness is not None:
+                ok = await readiness()
+        except Exception:
+            logger.exception("readiness check failed")
+            ok = False
+        if ok:
+            return JSONResponse({"status": "ready", "service": service_name})
+        status, body = AccordError(ErrorCode.UNAVAILABLE, "not ready").to_http()
+        return JSONResponse(body, status_code=status)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            if isinstance(store, AccordTaskStore):
+                await store.open()
+                stack.push_async_callback(store.close)
+                if recovery:
+                    await store.recover()
+            for hook in lifespan_hooks:
+                await stack.enter_async_context(hook())
+            stack.push_async_callback(handler.aclose)
+            yield
+
+    routes: list[BaseRoute] = [
+        Route(HEALTH_PATH, healthz, methods=["GET"]),
+        Route(READY_PATH, readyz, methods=["GET"]),
+        *create_agent_card_routes(card, cache_control="public, max-age=60"),
+        *create_jsonrpc_routes(handler, rpc_url=RPC_PATH, context_builder=context_builder),
+        *create_rest_routes(handler, context_builder=context_builder),
+    ]
+    gate_options: dict[str, Any] = {
+        "authenticator": authenticator or Authenticator(),
+        "rpc_paths": [RPC_PATH],
+        "public_paths": [AGENT_CARD_WELL_KNOWN_PATH, HEALTH_PATH, READY_PATH],
+        "max_body_bytes": max_body_bytes,
+    }
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Gate, **gate_options)])
+    app.state.agent_card = card
+    app.state.task_store = store
+    app.state.request_handler = handler
+    return app

@@ -1,0 +1,138 @@
+"""Contract codes on the errors a2a-sdk writes itself (unknown task, not cancelable, parse
+errors...), so a client reads every error of an Accord agent the same way.
+
+The SDK answers with A2A's own ``ErrorInfo`` (domain ``a2a-protocol.org``); this filter adds
+ours (domain ``accord.dev``, reason = contract code) in front and replaces the message of an
+internal error, which the SDK fills with Python exception text, by a generic one. It holds back
+only JSON answers (one body message each); event streams pass through untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from a2a.utils.errors import A2A_ERROR_MAPPING
+
+from accord.contracts.errors import (
+    ERROR_DOMAIN,
+    FOREIGN_JSONRPC_TO_CODE,
+    JSONRPC_TO_CODE,
+    AccordError,
+    ErrorCode,
+)
+from accord.protocol.a2a.server_gate_types import Message, Send
+
+E = ErrorCode
+# A2A's REST reasons (a2a.utils.errors.A2A_ERROR_MAPPING) -> contract codes. One table.
+A2A_REASON_TO_CODE: Final[Mapping[str, ErrorCode]] = {
+    "TASK_NOT_FOUND": E.NOT_FOUND,
+    "TASK_NOT_CANCELABLE": E.TASK_NOT_CANCELABLE,
+    "PUSH_NOTIFICATION_NOT_SUPPORTED": E.UNSUPPORTED_OPERATION,
+    "UNSUPPORTED_OPERATION": E.UNSUPPORTED_OPERATION,
+    "CONTENT_TYPE_NOT_SUPPORTED": E.INVALID_INPUT,
+    "INVALID_AGENT_RESPONSE": E.CONTRACT_VIOLATION,
+    "EXTENDED_AGENT_CARD_NOT_CONFIGURED": E.UNSUPPORTED_OPERATION,
+    "EXTENSION_SUPPORT_REQUIRED": E.INVALID_INPUT,
+    "VERSION_NOT_SUPPORTED": E.VERSION_UNSUPPORTED,
+    "INVALID_PARAMS": E.INVALID_INPUT,
+    "INVALID_REQUEST": E.INVALID_INPUT,
+    "METHOD_NOT_FOUND": E.UNSUPPORTED_OPERATION,
+    "INTERNAL_ERROR": E.INTERNAL,
+}
+assert {m.reason for m in A2A_ERROR_MAPPING.values()} <= set(A2A_REASON_TO_CODE)
+
+GENERIC_INTERNAL: Final = "internal error"
+_RPC_ERROR_PREFIX: Final = b'{"error":'
+
+
+def _ours(infos: object) -> bool:
+    return isinstance(infos, list) and any(
+        isinstance(i, Mapping) and i.get("domain") == ERROR_DOMAIN for i in infos
+    )
+
+
+def _a2a_reason(infos: object) -> str | None:
+    if isinstance(infos, list):
+        for info in infos:
+            if isinstance(info, Mapping) and isinstance(info.get("reason"), str):
+                return str(info["reason"])
+    return None
+
+
+def rewrite_rpc(body: bytes) -> bytes:
+    if not body.startswith(_RPC_ERROR_PREFIX):
+        return body
+    payload: dict[str, Any] = json.loads(body)
+    error = payload.get("error")
+    if not isinstance(error, dict) or _ours(error.get("data")):
+        return body
+    raw = error.get("code")
+    code = (
+        JSONRPC_TO_CODE.get(raw) or FOREIGN_JSONRPC_TO_CODE.get(raw)
+        if isinstance(raw, int)
+        else None
+    ) or E.INTERNAL
+    if code is E.INTERNAL:
+        error["message"] = GENERIC_INTERNAL
+        error.pop("data", None)
+    info = AccordError(code, str(error.get("message") or "")).to_jsonrpc_error()["data"][0]
+    data = error.get("data")
+    error["data"] = [info, *(data if isinstance(data, list) else [])]
+    return json.dumps(payload, ensure_ascii=False).encode()
+
+
+def rewrite_rest(body: bytes) -> bytes:
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return body
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if not isinstance(error, dict) or _ours(error.get("details")):
+        return body
+    reason = _a2a_reason(error.get("details"))
+    code = A2A_REASON_TO_CODE.get(reason or "", E.INTERNAL)
+    if code is E.INTERNAL:
+        error["message"] = GENERIC_INTERNAL
+        error.pop("details", None)
+    _, ours = AccordError(code, str(error.get("message") or "")).to_rest()
+    details = error.get("details")
+    error["details"] = [*ours["error"]["details"], *(details if isinstance(details, list) else [])]
+    return json.dumps(payload, ensure_ascii=False).encode()
+
+
+def contract_error_filter(send: Send, is_rpc: bool) -> Send:
+    """Wrap ``send`` so that JSON error answers carry contract codes (see module docstring)."""
+    held: Message | None = None
+    chunks: list[bytes] = []
+
+    async def wrapped(message: Message) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start":
+            headers = dict(message.get("headers", []))
+            json_body = headers.get(b"content-type", b"").startswith(
+                (b"application/json", b"application/a2a+json")
+            )
+            if json_body and (is_rpc or message["status"] >= 400):
+                held = message
+                return
+            await send(message)
+            return
+        if held is None or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        body = b"".join(chunks)
+        with contextlib.suppress(ValueError):  # not JSON after all: send what the SDK wrote
+            body = rewrite_rpc(body) if is_rpc else rewrite_rest(body)
+        out = [(k, v) for k, v in held.get("headers", []) if k != b"content-length"]
+        out.append((b"content-length", str(len(body)).encode()))
+        start, held = {**held, "headers": out}, None
+        await send(start)
+        await send({"type": "http.response.body", "body": body})
+
+    return wrapped

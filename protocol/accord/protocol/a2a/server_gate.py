@@ -1,0 +1,250 @@
+"""The gate in front of every A2A route: authentication, body limit, protocol version, and the
+acting-on-behalf check, answered in the shape of the transport the caller used.
+
+A pure ASGI middleware (no per-request task or copy): the public card and the health endpoints
+pass through; everything else needs a verified credential. The request body is read once, up to
+the limit, and replayed to the app, so an oversized body is refused before any work, whether it
+declared its length or streamed it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from typing import Any, Final
+
+from packaging.version import InvalidVersion, Version
+from starlette.authentication import AuthCredentials, BaseUser
+
+from accord.contracts.envelope import parse_envelope
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.a2a.executor import check_on_behalf
+from accord.protocol.a2a.server_errors import contract_error_filter
+from accord.protocol.a2a.server_gate_types import ASGIApp, Message, Receive, Scope, Send
+from accord.protocol.auth import Principal
+from accord.protocol.auth_verify import Authenticator
+
+logger = logging.getLogger(__name__)
+
+
+MAX_BODY_BYTES: Final = 1024 * 1024
+SUPPORTED_MAJOR: Final = 1
+SEND_METHODS: Final = frozenset({"SendMessage", "SendStreamingMessage"})
+REST_SEND_SUFFIXES: Final = ("/message:send", "/message:stream")
+REALM: Final = 'Bearer realm="accord"'
+
+
+class PrincipalUser(BaseUser):
+    """Starlette's ``request.user``; its display name is the owner scope of the task store."""
+
+    def __init__(self, principal: Principal) -> None:
+        self.principal = principal
+
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def display_name(self) -> str:
+        return self.principal.owner
+
+    @property
+    def identity(self) -> str:
+        return self.principal.subject
+
+
+class _RefusedError(Exception):
+    def __init__(
+        self,
+        error: AccordError,
+        http_status: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.http_status = http_status
+        self.headers = headers or {}
+
+
+class Gate:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        authenticator: Authenticator,
+        rpc_paths: Iterable[str],
+        public_paths: Iterable[str],
+        max_body_bytes: int = MAX_BODY_BYTES,
+    ) -> None:
+        self.app = app
+        self.authenticator = authenticator
+        self.rpc_paths = frozenset(rpc_paths)
+        self.public_paths = frozenset(public_paths)
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in self.public_paths:
+            await self.app(scope, receive, send)
+            return
+        is_rpc = scope["method"] == "POST" and scope["path"] in self.rpc_paths
+        headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
+        }
+        rpc_id: Any = None
+        try:
+            principal = self._authenticate(headers)
+            body = await self._read_body(scope, headers, receive)
+            parsed = _json_or_none(body)
+            if is_rpc and isinstance(parsed, dict):
+                raw_id = parsed.get("id")
+                rpc_id = (
+                    raw_id
+                    if isinstance(raw_id, str | int) and not isinstance(raw_id, bool)
+                    else None
+                )
+            _check_version(headers.get("a2a-version", ""))
+            self._check_send(scope["path"], is_rpc, parsed, principal)
+        except _RefusedError as refused:
+            await _respond(send, refused, is_rpc, rpc_id)
+            return
+        scope["user"] = PrincipalUser(principal)
+        scope["auth"] = AuthCredentials(sorted(principal.roles))
+        await self.app(scope, _replay(body, receive), contract_error_filter(send, is_rpc))
+
+    def _authenticate(self, headers: dict[str, str]) -> Principal:
+        try:
+            return self.authenticator.authenticate(headers)
+        except AccordError as error:
+            challenge = REALM
+            if headers.get("authorization"):
+                description = error.message.replace('"', "'")
+                challenge += f', error="invalid_token", error_description="{description}"'
+            raise _RefusedError(error, 401, {"WWW-Authenticate": challenge}) from None
+
+    async def _read_body(self, scope: Scope, headers: dict[str, str], receive: Receive) -> bytes:
+        declared = headers.get("content-length")
+        if declared is not None:
+            try:
+                if int(declared) > self.max_body_bytes:
+                    raise _RefusedError(_too_large(self.max_body_bytes), 413)
+            except ValueError:
+                raise _RefusedError(
+                    AccordError(ErrorCode.INVALID_INPUT, "invalid Content-Length header"), 400
+                ) from None
+        if scope["method"] in ("GET", "HEAD", "DELETE"):
+            return b""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise _RefusedError(_too_large(self.max_body_bytes), 413)
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+    def _check_send(self, path: str, is_rpc: bool, parsed: Any, principal: Principal) -> None:
+        """Envelope and acting on behalf, before the SDK creates (and stores) a task."""
+        if not isinstance(parsed, dict):
+            return  # not JSON: the SDK answers with its parse error
+        if is_rpc:
+            if parsed.get("method") not in SEND_METHODS:
+                return
+            params = parsed.get("params")
+        elif path.endswith(REST_SEND_SUFFIXES):
+            params = parsed
+        else:
+            return
+        message = params.get("message") if isinstance(params, dict) else None
+        if not isinstance(message, dict):
+            return  # the SDK reports the malformed request
+        metadata = message.get("metadata")
+        continuing = bool(message.get("taskId") or message.get("task_id"))
+        try:
+            envelope = parse_envelope(
+                metadata if isinstance(metadata, dict) else None,
+                required=principal.is_service and not continuing,
+            )
+            if envelope is not None:
+                check_on_behalf(principal, envelope)
+        except AccordError as error:
+            raise _RefusedError(error) from None
+
+
+def _too_large(limit: int) -> AccordError:
+    return AccordError(
+        ErrorCode.PAYLOAD_TOO_LARGE, f"request body exceeds {limit} bytes", {"limit": limit}
+    )
+
+
+def _check_version(value: str) -> None:
+    if not value.strip():
+        raise _RefusedError(
+            AccordError(
+                ErrorCode.VERSION_UNSUPPORTED,
+                "missing A2A-Version header: this agent speaks A2A 1.0, send 'A2A-Version: 1.0'",
+                {"header": "A2A-Version", "supported": ["1.0"]},
+            )
+        )
+    try:
+        major = Version(value.strip()).major
+    except InvalidVersion:
+        major = -1
+    if major != SUPPORTED_MAJOR:
+        raise _RefusedError(
+            AccordError(
+                ErrorCode.VERSION_UNSUPPORTED,
+                f"A2A-Version {value.strip()!r} is not supported: this agent speaks A2A 1.0",
+                {"header": "A2A-Version", "supported": ["1.0"]},
+            )
+        )
+
+
+def _json_or_none(body: bytes) -> Any:
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _respond(send: Send, refused: _RefusedError, is_rpc: bool, rpc_id: Any) -> None:
+    error = refused.error
+    if is_rpc:
+        # JSON-RPC answers protocol errors with 200; auth and size keep their HTTP status.
+        status = refused.http_status or 200
+        payload: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "id": rpc_id,
+            "error": error.to_jsonrpc_error(),
+        }
+    else:
+        rest_status, payload = error.to_rest()
+        status = refused.http_status or rest_status
+    body = json.dumps(payload, ensure_ascii=False).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [
+        (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in refused.headers.items()
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,191 @@
+"""What an Accord agent writes on the A2A wire beside the A2A state, and how to read it back.
+
+Every status message an Accord agent emits carries, in its metadata under
+:data:`STATUS_META_KEY`, the contract status and what qualifies it::
+
+    {"status": "failed", "waiting_reason": null, "error": {AccordError.to_dict()}, "node": "..."}
+
+A failed task repeats its error as a DataPart ``{"kind": ERROR_DATA_KIND, ...error dict}`` so a
+client that ignores metadata still reads the same code. Readers here accept both the protobuf
+types of a2a-sdk and the wire JSON (camelCase dicts), so the server, the Python client and tests
+share one implementation.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from typing import Any, Final
+
+from a2a.types import Message, Part, Role, TaskState, TaskStatus
+from google.protobuf import struct_pb2
+from google.protobuf.json_format import MessageToDict, ParseDict
+
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import ERROR_DATA_KIND, STATUS_META_KEY
+from accord.contracts.status import A2AState, ContractState, Status, WaitingReason, from_a2a, to_a2a
+
+STATE_META_KEY: Final = "dev.accord/state"
+"""Task metadata: the agent's per-task scratch that survives between turns."""
+
+ENVELOPE_META_KEY: Final = "dev.accord/envelope"
+"""Task metadata: the delegation envelope of the first turn (a continuation may omit it)."""
+
+SPENT_META_KEY: Final = "dev.accord/spent"
+"""Task metadata: budget units spent by earlier turns of this task."""
+
+SKILL_META_KEY: Final = "skill"
+"""Message metadata: the id of the skill the caller asks for (default: the first skill)."""
+
+
+# -- writing --------------------------------------------------------------------------------
+
+
+def status_meta(
+    state: ContractState, *, error: AccordError | None = None, node: str | None = None
+) -> dict[str, Any]:
+    """The value stored under :data:`STATUS_META_KEY`."""
+    return {
+        "status": state.status.value,
+        "waiting_reason": state.waiting_reason.value if state.waiting_reason else None,
+        "error": error.to_dict() if error is not None else None,
+        "node": node,
+    }
+
+
+def error_data(error: AccordError) -> dict[str, Any]:
+    """The DataPart body that repeats a failed task's error."""
+    return {"kind": ERROR_DATA_KIND, **error.to_dict()}
+
+
+def a2a_task_state(state: ContractState) -> str:
+    """The TaskState (by enum name, which protobuf constructors accept) of a contract state."""
+    return to_a2a(state).value
+
+
+def status_message(
+    state: ContractState,
+    *,
+    task_id: str,
+    context_id: str,
+    text: str = "",
+    data: Mapping[str, Any] | None = None,
+    error: AccordError | None = None,
+    node: str | None = None,
+) -> Message:
+    """An agent message for a status update: text, optional data, the error DataPart."""
+    parts: list[Part] = []
+    if text:
+        parts.append(Part(text=text))
+    if data is not None:
+        parts.append(data_part(data))
+    if error is not None:
+        parts.append(data_part(error_data(error)))
+    message = Message(
+        message_id=uuid.uuid4().hex,
+        role=Role.ROLE_AGENT,
+        task_id=task_id,
+        context_id=context_id,
+        parts=parts,
+    )
+    message.metadata.update({STATUS_META_KEY: status_meta(state, error=error, node=node)})
+    return message
+
+
+def data_part(data: Mapping[str, Any]) -> Part:
+    return Part(data=ParseDict(dict(data), struct_pb2.Value()), media_type="application/json")
+
+
+def failed_status(
+    error: AccordError, *, task_id: str, context_id: str, node: str | None = None
+) -> TaskStatus:
+    """A complete FAILED (or CANCELED, for code CANCELED) TaskStatus carrying the error."""
+    state = ContractState(status=Status.FAILED, error_code=error.code)
+    message = status_message(
+        state, task_id=task_id, context_id=context_id, text=error.message, error=error, node=node
+    )
+    return TaskStatus(state=a2a_task_state(state), message=message)
+
+
+# -- reading --------------------------------------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """JSON from a protobuf Value: integral floats back to int (Value stores doubles)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def _as_dict(message: Message | Mapping[str, Any] | None) -> dict[str, Any]:
+    if message is None:
+        return {}
+    if isinstance(message, Message):
+        converted: dict[str, Any] = MessageToDict(message)
+        return converted
+    return dict(message)
+
+
+def read_status_meta(message: Message | Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The :data:`STATUS_META_KEY` entry of a status message, if the agent wrote one."""
+    meta = _as_dict(message).get("metadata")
+    if isinstance(meta, Mapping):
+        found = meta.get(STATUS_META_KEY)
+        if isinstance(found, Mapping):
+            return dict(found)
+    return None
+
+
+def read_error(message: Message | Mapping[str, Any] | None) -> AccordError | None:
+    """The contract error of a status message: metadata first, then the error DataPart."""
+    meta = read_status_meta(message)
+    if meta is not None and isinstance(meta.get("error"), Mapping):
+        return AccordError.from_dict(plain(meta["error"]))
+    for part in _as_dict(message).get("parts", []) or []:
+        data = part.get("data") if isinstance(part, Mapping) else None
+        if isinstance(data, Mapping) and data.get("kind") == ERROR_DATA_KIND:
+            return AccordError.from_dict(plain(data))
+    return None
+
+
+def read_contract_state(
+    status: TaskStatus | Mapping[str, Any],
+) -> tuple[ContractState, AccordError | None]:
+    """The contract state of an A2A TaskStatus (protobuf or wire JSON), and its error if failed.
+
+    A peer that is not Accord gets the contract defaults (``from_a2a``); a failed task without
+    a readable error gets one built from the default code.
+    """
+    if isinstance(status, TaskStatus):
+        a2a = TaskState.Name(status.state)
+        message: Message | Mapping[str, Any] | None = (
+            status.message if status.HasField("message") else None
+        )
+    else:
+        a2a = str(status.get("state", A2AState.SUBMITTED.value))
+        raw = status.get("message")
+        message = raw if isinstance(raw, Mapping) else None
+    meta = read_status_meta(message) or {}
+    error = read_error(message)
+    try:
+        state = from_a2a(
+            a2a,
+            waiting_reason=meta.get("waiting_reason"),
+            error_code=error.code if error is not None else None,
+        )
+    except ValueError:
+        # TASK_STATE_UNSPECIFIED or an unknown name from a foreign peer.
+        state = ContractState(status=Status.FAILED, error_code=ErrorCode.CONTRACT_VIOLATION)
+    if state.status is Status.FAILED and (error is None or error.code != state.error_code):
+        assert state.error_code is not None
+        error = AccordError(state.error_code)
+    return state, error if state.status is Status.FAILED else None
+
+
+def waiting_reason_of(status: TaskStatus | Mapping[str, Any]) -> WaitingReason | None:
+    state, _ = read_contract_state(status)
+    return state.waiting_reason
