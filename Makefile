@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 export UV_PYTHON := $(PYTHON)
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: help setup demo test lint types unit up contract export docs bench pg-test clean
+.PHONY: help setup demo test lint types unit up contract export docs bench pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -43,6 +43,12 @@ contract: setup ## Print the contract: statuses, transitions, error registry
 
 docs: setup ## Regenerate docs/contract.md from the requirements manifest
 	$(BIN)/python -m accord.contracts.manifest > docs/contract.md
+
+matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.md from them
+	ACCORD_MATRIX_WRITE=1 $(BIN)/pytest -q tests/interop/test_refund_python.py \
+	  tests/interop/test_refund_js.py tests/interop/test_refund_curl.py \
+	  tests/interop/test_a2a_proof.py tests/interop/test_mcp_conformance.py \
+	  tests/mesh/test_kit_mesh.py tests/mesh/test_matrix.py
 
 bench: setup ## Run the benchmarks (figures are printed, not asserted)
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
