@@ -1,0 +1,140 @@
+"""Start the five services as child processes, wait for their health, stop them cleanly.
+
+Shared by `accord up` and `accord demo`. Each service is ``python -m accord.agents.cli.main
+serve NAME --port N`` in its own process group, with ``ACCORD_DATA_DIR`` (SQLite files and the
+development JWT secret) and ``ACCORD_<NAME>_URL`` set so the services find each other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+import httpx
+
+from accord.protocol.settings import DEFAULT_HOST, DEFAULT_PORTS
+
+# Tool servers first, the orchestrator last (it connects to the others lazily anyway).
+ORDER: Final = ("commerce", "payments", "policy", "risk", "orchestrator")
+HEALTH_PATH: Final = "/healthz"
+STOP_GRACE_S: Final = 10.0
+
+
+class MeshError(Exception):
+    """A service did not come up (its log's tail is in the message)."""
+
+
+@dataclass
+class Mesh:
+    data_dir: Path
+    ports: dict[str, int]
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    def url(self, name: str) -> str:
+        return f"http://{DEFAULT_HOST}:{self.ports[name]}"
+
+    def log_path(self, name: str) -> Path:
+        return self.data_dir / "logs" / f"{name}.log"
+
+    def env(self) -> dict[str, str]:
+        """What a client (or a service) needs to talk to this mesh."""
+        out = {"ACCORD_DATA_DIR": str(self.data_dir)}
+        out.update({f"ACCORD_{name.upper()}_URL": self.url(name) for name in ORDER})
+        return out
+
+    def stop(self) -> None:
+        """SIGTERM every service (reverse order), then SIGKILL what is still alive."""
+        for name in reversed(list(self.processes)):
+            _signal(self.processes[name], signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        for proc in self.processes.values():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal(proc, signal.SIGKILL)
+                proc.wait(timeout=5)
+        self.processes.clear()
+
+
+def free_ports(names: tuple[str, ...] = ORDER) -> dict[str, int]:
+    ports: dict[str, int] = {}
+    for name in names:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind((DEFAULT_HOST, 0))
+            ports[name] = int(s.getsockname()[1])
+    return ports
+
+
+def start_mesh(
+    data_dir: Path,
+    *,
+    ports: Mapping[str, int] | None = None,
+    env: Mapping[str, str] | None = None,
+    deadline_s: float = 90.0,
+) -> Mesh:
+    """Start all five and wait for every /healthz; on failure stop what started and raise."""
+    data_dir = data_dir.expanduser().resolve()
+    (data_dir / "logs").mkdir(parents=True, exist_ok=True)
+    mesh = Mesh(data_dir, dict(ports or DEFAULT_PORTS))
+    full_env = {**os.environ, **mesh.env(), **(env or {})}
+    try:
+        for name in ORDER:
+            cmd = [
+                sys.executable,
+                "-m",
+                "accord.agents.cli.main",
+                "serve",
+                name,
+                "--port",
+                str(mesh.ports[name]),
+            ]
+            with mesh.log_path(name).open("ab") as log:
+                mesh.processes[name] = subprocess.Popen(
+                    cmd,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env=full_env,
+                    start_new_session=True,
+                )
+        end = time.monotonic() + deadline_s
+        for name in ORDER:
+            _wait_healthy(mesh, name, end)
+    except BaseException:
+        mesh.stop()
+        raise
+    return mesh
+
+
+def _wait_healthy(mesh: Mesh, name: str, end: float) -> None:
+    proc = mesh.processes[name]
+    url = mesh.url(name) + HEALTH_PATH
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise MeshError(f"{name} exited with {proc.returncode}:\n{_tail(mesh, name)}")
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)  # poll interval; the deadline bounds the wait
+    raise MeshError(f"{name} not healthy at {url} in time:\n{_tail(mesh, name)}")
+
+
+def _tail(mesh: Mesh, name: str, chars: int = 2000) -> str:
+    path = mesh.log_path(name)
+    return path.read_text(errors="replace")[-chars:] if path.exists() else "(no log)"
+
+
+def _signal(proc: subprocess.Popen[bytes], sig: int) -> None:
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)

@@ -1,0 +1,216 @@
+"""`accord refund TEXT` and `accord chat`: talk to the refund assistant (the orchestrator).
+
+Progress streams as lines naming the workflow node; a question is asked interactively (with a
+terminal) and the answer goes into the same task. Exit status: 0 completed (refunded or
+explained), 1 the task failed, 2 the call failed (unreachable, refused), 3 a question is
+waiting and stdin is not a terminal, 4 the refund waits for an approver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Final
+
+import typer
+from rich.console import Console
+
+from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
+from accord.contracts.errors import AccordError
+from accord.contracts.status import Status, WaitingReason
+from accord.protocol.a2a.client import A2AClient, TaskView
+from accord.protocol.auth import DEFAULT_APP, ROLE_APPROVER, ROLE_CUSTOMER, mint_token
+from accord.protocol.settings import service_url
+
+EXIT_FAILED: Final = 1
+EXIT_CALL_FAILED: Final = 2
+EXIT_NEEDS_INPUT: Final = 3
+EXIT_WAITING_APPROVAL: Final = 4
+SESSION_S: Final = 3600  # a conversation's delegation deadline: answers may take a while
+REFUND_SKILL: Final = "refund.request"
+
+Answerer = Callable[[TaskView], str | None]
+
+
+# -- shared with approve, tasks and demo ---------------------------------------------------------
+def token_for(user: str, role: str | None = None, token: str | None = None) -> str:
+    """``token``, or a development token for ``user`` signed with this machine's secret
+    (the data directory's, or ACCORD_JWT_SECRET): right for `accord up`, useless elsewhere."""
+    if token:
+        return token
+    if role is None:
+        role = ROLE_APPROVER if user.startswith("approver") else ROLE_CUSTOMER
+    return mint_token(user, [role])
+
+
+def orchestrator_url(url: str | None) -> str:
+    return (url or service_url("orchestrator")).rstrip("/")
+
+
+def customer_envelope(user: str, goal: str) -> DelegationEnvelope:
+    deadline = datetime.now(UTC) + timedelta(seconds=SESSION_S)
+    return DelegationEnvelope(
+        goal=goal[:2000] or "refund",
+        budget=Budget(units=100, tool_calls=50, deadline=deadline),
+        tenant=Tenant(app=DEFAULT_APP, user=user, session=f"cli-{uuid.uuid4().hex[:12]}"),
+    )
+
+
+class Printer:
+    """Progress lines (one per new status naming a node) and the final answer."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._last = ""
+
+    def progress(self, view: TaskView) -> None:
+        if view.status is not Status.RUNNING or not view.node or not view.status_text:
+            return
+        if view.status_text == self._last:
+            return
+        self._last = view.status_text
+        text = view.status_text.removeprefix(f"{view.node}: ")
+        self.console.print(f"  [dim]{view.node:<9}[/] [dim]{text}[/]", highlight=False)
+
+    def final(self, view: TaskView) -> None:
+        console = self.console
+        if view.status is Status.COMPLETED:
+            data = view.data or {}
+            decision = str(data.get("decision", "done"))
+            color = "green" if decision == "refunded" else "yellow"
+            console.print(f"[bold {color}]{decision}[/]  {view.text}", highlight=False)
+            receipt = data.get("receipt")
+            if isinstance(receipt, dict):
+                console.print(
+                    f"  receipt {receipt.get('receipt_id')}  {receipt.get('amount_cents')} cents"
+                    f"  key {receipt.get('idempotency_key')}",
+                    highlight=False,
+                )
+            if data.get("rule") and decision != "refunded":
+                console.print(f"  rule: {data['rule']}", highlight=False)
+        elif view.status is Status.WAITING and view.waiting_reason is WaitingReason.APPROVAL:
+            console.print(f"[bold cyan]waiting for an approver[/]  task {view.task_id}")
+            console.print(f"  an approver decides with: accord approve {view.task_id}")
+        elif view.status is Status.WAITING:
+            console.print(f"[bold cyan]question:[/] {view.question}", highlight=False)
+        elif view.error is not None:
+            console.print(f"[red]{view.error.code.value}[/]: {view.error.message}")
+
+
+async def converse(
+    client: A2AClient,
+    text: str,
+    *,
+    user: str,
+    printer: Printer,
+    answer: Answerer,
+    task: str | None = None,
+) -> TaskView:
+    """Send ``text`` (a new request, or an answer when ``task`` is given) and keep answering
+    questions with ``answer`` until the task completes, fails, waits for an approver, or
+    ``answer`` returns None."""
+    envelope = None if task else customer_envelope(user, text)
+    skill = None if task else REFUND_SKILL
+    view = await client.send(
+        text=text, task=task, envelope=envelope, skill=skill, on_update=printer.progress
+    )
+    while view.status is Status.WAITING and view.waiting_reason is WaitingReason.INPUT:
+        printer.final(view)
+        reply = answer(view)
+        if reply is None:
+            return view
+        view = await client.send(text=reply, task=view, on_update=printer.progress)
+    printer.final(view)
+    return view
+
+
+def exit_code(view: TaskView) -> int:
+    if view.status is Status.FAILED:
+        return EXIT_FAILED
+    if view.status is Status.WAITING:
+        return (
+            EXIT_WAITING_APPROVAL
+            if view.waiting_reason is WaitingReason.APPROVAL
+            else (EXIT_NEEDS_INPUT)
+        )
+    return 0
+
+
+def _prompt(console: Console) -> Answerer:
+    def ask(view: TaskView) -> str | None:
+        if not sys.stdin.isatty():
+            console.print(f"answer with: accord refund --task {view.task_id} 'YOUR ANSWER'")
+            return None
+        try:
+            reply = console.input("[bold]you>[/] ").strip()
+        except EOFError:
+            return None
+        return reply or None
+
+    return ask
+
+
+async def _refund(url: str, token: str, user: str, text: str, task: str | None) -> TaskView:
+    console = Console()
+    async with await A2AClient.connect(url, token=token) as client:
+        return await converse(
+            client, text, user=user, printer=Printer(console), answer=_prompt(console), task=task
+        )
+
+
+async def _chat(url: str, token: str, user: str) -> None:
+    console = Console()
+    console.print("Refund assistant. Describe your problem (empty line or Ctrl-D to quit).")
+    printer = Printer(console)
+    async with await A2AClient.connect(url, token=token) as client:
+        while True:
+            try:
+                text = console.input("[bold]you>[/] ").strip()
+            except EOFError:
+                return
+            if not text or text in ("quit", "exit"):
+                return
+            try:
+                await converse(client, text, user=user, printer=printer, answer=_prompt(console))
+            except AccordError as error:
+                console.print(f"[red]{error.code.value}[/]: {error.message}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def refund(
+        text: str = typer.Argument(help="What happened, e.g. '鞋码不合适，想退款，订单 O-1001'"),
+        user: str = typer.Option("C-01", "--user", help="Customer id (a dev token is minted)"),
+        task: str = typer.Option(None, "--task", help="Answer the question of this task"),
+        url: str = typer.Option(None, "--url", help="Orchestrator URL (default: port 8700)"),
+        token: str = typer.Option(None, "--token", envvar="ACCORD_TOKEN", help="Bearer token"),
+        as_json: bool = typer.Option(False, "--json", help="Also print the final task as JSON"),
+    ) -> None:
+        """Ask the refund assistant for a refund; answer its questions."""
+        try:
+            view = asyncio.run(
+                _refund(orchestrator_url(url), token_for(user, None, token), user, text, task)
+            )
+        except AccordError as error:
+            Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
+            raise typer.Exit(EXIT_CALL_FAILED) from None
+        if as_json:
+            typer.echo(json.dumps(view.to_dict(), ensure_ascii=False))
+        raise typer.Exit(exit_code(view))
+
+    @app.command()
+    def chat(
+        user: str = typer.Option("C-01", "--user", help="Customer id (a dev token is minted)"),
+        url: str = typer.Option(None, "--url", help="Orchestrator URL (default: port 8700)"),
+        token: str = typer.Option(None, "--token", envvar="ACCORD_TOKEN", help="Bearer token"),
+    ) -> None:
+        """An interactive conversation with the refund assistant."""
+        try:
+            asyncio.run(_chat(orchestrator_url(url), token_for(user, None, token), user))
+        except AccordError as error:
+            Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
+            raise typer.Exit(EXIT_CALL_FAILED) from None

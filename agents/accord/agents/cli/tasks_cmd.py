@@ -1,0 +1,139 @@
+"""`accord tasks [--status waiting]`: a customer's refund tasks, or an approver's queue.
+
+A customer lists their own tasks (A2A ListTasks over HTTP+JSON). An approver (``--user
+approver-...``) sees the pending approvals of every customer (``GET /approvals``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import typer
+from a2a.types import Task
+from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, VERSION_HEADER
+from google.protobuf import json_format
+from rich.console import Console
+from rich.table import Table
+
+from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url, token_for
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.status import Status
+from accord.protocol.a2a.client import TaskView
+from accord.protocol.a2a.client_view import view_of_task
+from accord.protocol.a2a.client_wire import error_from_response
+from accord.protocol.auth import ROLE_APPROVER
+
+PAGE_SIZE = 100
+
+
+def _headers(token: str) -> dict[str, str]:
+    return {VERSION_HEADER: PROTOCOL_VERSION_CURRENT, "Authorization": f"Bearer {token}"}
+
+
+async def _get(url: str, token: str, params: dict[str, Any] | None = None) -> Any:
+    async with httpx.AsyncClient(timeout=15.0) as http:
+        try:
+            response = await http.get(url, headers=_headers(token), params=params)
+        except httpx.HTTPError:
+            raise AccordError(ErrorCode.UNAVAILABLE, f"no answer from {url}") from None
+    body = response.json() if response.content else None
+    if response.status_code >= 400:
+        raise error_from_response(response.status_code, body)
+    return body
+
+
+async def list_tasks(url: str, token: str) -> list[TaskView]:
+    body = await _get(f"{url}/tasks", token, {"pageSize": PAGE_SIZE, "includeArtifacts": "true"})
+    views = []
+    for raw in (body or {}).get("tasks", []):
+        task = json_format.ParseDict(raw, Task(), ignore_unknown_fields=True)
+        views.append(view_of_task(task))
+    return views
+
+
+async def list_approvals(url: str, token: str) -> list[dict[str, Any]]:
+    body = await _get(f"{url}/approvals", token)
+    return list((body or {}).get("approvals", []))
+
+
+def _task_table(views: list[TaskView]) -> Table:
+    table = Table("task", "status", "order", "decision / question")
+    for view in views:
+        state = view.state
+        label = (
+            state.status.value
+            + (f"({state.waiting_reason.value})" if state.waiting_reason else "")
+            + (f"({state.error_code.value})" if state.error_code else "")
+        )
+        data = view.data or {}
+        what = str(data.get("decision") or view.question or view.status_text or "")
+        table.add_row(view.task_id, label, str(data.get("order_id") or ""), what[:80])
+    return table
+
+
+def _approval_table(items: list[dict[str, Any]]) -> Table:
+    table = Table("task", "order", "customer", "amount", "risk", "signals", "due")
+    for item in items:
+        facts = item.get("facts") or {}
+        due = item.get("due_at")
+        when = datetime.fromtimestamp(due, UTC).strftime("%Y-%m-%d %H:%M") if due else ""
+        table.add_row(
+            str(item.get("task_id")),
+            str(facts.get("order_id")),
+            str(facts.get("customer_id")),
+            f"{facts.get('amount_cents')} {facts.get('currency') or ''}".strip(),
+            str(facts.get("risk")),
+            ", ".join(facts.get("signals") or []),
+            when,
+        )
+    return table
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def tasks(
+        status: str = typer.Option(None, "--status", help="Only tasks in this status"),
+        user: str = typer.Option("C-01", "--user", help="Customer or approver id (dev token)"),
+        role: str = typer.Option(None, "--role", help="Role of the minted token"),
+        url: str = typer.Option(None, "--url", help="Orchestrator URL (default: port 8700)"),
+        token: str = typer.Option(None, "--token", envvar="ACCORD_TOKEN", help="Bearer token"),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON"),
+    ) -> None:
+        """List your refund tasks; an approver sees the approvals waiting for a decision."""
+        wanted = None
+        if status is not None:
+            try:
+                wanted = Status(status)
+            except ValueError:
+                raise typer.BadParameter(
+                    f"--status must be one of {', '.join(s.value for s in Status)}"
+                ) from None
+        console = Console()
+        base = orchestrator_url(url)
+        bearer = token_for(user, role, token)
+        is_approver = (role or ("approver" if user.startswith("approver") else "")) == (
+            ROLE_APPROVER
+        )
+        try:
+            if is_approver:
+                items = asyncio.run(list_approvals(base, bearer))
+                if wanted not in (None, Status.WAITING):
+                    items = []
+                if as_json:
+                    typer.echo(json.dumps(items, ensure_ascii=False))
+                else:
+                    console.print(_approval_table(items))
+                return
+            views = asyncio.run(list_tasks(base, bearer))
+        except AccordError as error:
+            Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
+            raise typer.Exit(EXIT_CALL_FAILED) from None
+        views = [v for v in views if wanted is None or v.status is wanted]
+        if as_json:
+            typer.echo(json.dumps([v.to_dict() for v in views], ensure_ascii=False))
+        else:
+            console.print(_task_table(views))

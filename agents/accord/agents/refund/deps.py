@@ -1,0 +1,35 @@
+"""What the nodes need at run time, built once per process by the service."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from accord.agents.models import CacheScope, RoutedModel, Router, UnitBudget
+from accord.agents.refund.config import RefundSettings
+from accord.agents.refund.facts import WorkflowInput
+from accord.agents.refund.peers import Peers
+from accord.agents.refund.tools_holder import Tools
+
+if TYPE_CHECKING:
+    from accord.agents.workflow import Runtime
+
+
+@dataclass
+class Deps:
+    tools: Tools
+    peers: Peers
+    router: Router
+    settings: RefundSettings
+    runtime: Runtime | None = None
+    # Concurrent orders.lookup calls of one workflow share one call (the three checks start
+    # together); an entry lives only while its call is in flight.
+    lookups: dict[tuple[str, str], asyncio.Task[dict[str, Any]]] = field(default_factory=dict)
+
+    def model(self, inp: WorkflowInput) -> RoutedModel:
+        """The model bound to this workflow's budget and the customer's cache scope. The
+        deadline is not bound: a node may run long after the first message (an approval)."""
+        return self.router.bind(
+            budget=UnitBudget(inp.units), scope=CacheScope.tenant(inp.app, inp.customer_id)
+        )

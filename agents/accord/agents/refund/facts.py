@@ -1,0 +1,66 @@
+"""What the workflow carries: its input, the answers people give it, the final result."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+REFUND_KEY_PREFIX: Final = "refund:"
+MAX_QUESTIONS: Final = 4  # intake asks at most this many times before giving up
+
+
+class WorkflowInput(BaseModel):
+    """The workflow's input, fixed when the customer's first message starts it.
+
+    ``customer_id`` and ``owner`` come from the verified principal (or the tenant a service
+    acts for), never from the text. ``deadline`` is the customer's envelope deadline, which
+    bounds the child tasks it delegates.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = ""
+    order_id: str | None = None
+    customer_id: str
+    owner: str  # task-store owner scope of the customer's A2A task ("app/subject")
+    app: str
+    session: str
+    units: int = Field(ge=0)
+    deadline: str  # ISO 8601
+    traceparent: str | None = None
+
+
+def refund_key(order_id: str) -> str:
+    """The business idempotency key of the one refund an order may get."""
+    return f"{REFUND_KEY_PREFIX}{order_id}"
+
+
+def answer_value(text: str, data: dict[str, Any] | None, asked: Any) -> dict[str, Any]:
+    """What a customer's answer to an INPUT interrupt is recorded as. ``asked`` echoes the
+    interrupt's payload back to the node (child task ids live there: node state is not
+    durable, the log is)."""
+    return {"text": text, "data": data, "asked": asked}
+
+
+def answer_text(value: Any) -> str:
+    """The text of a recorded answer (a DataPart's ``text``/``evidence``/``order_id`` too)."""
+    if not isinstance(value, dict):
+        return str(value or "")
+    text = value.get("text")
+    if isinstance(text, str) and text.strip():
+        return text
+    data = value.get("data")
+    if isinstance(data, dict):
+        for key in ("text", "evidence", "order_id"):
+            item = data.get(key)
+            if isinstance(item, str) and item.strip():
+                return item
+    return ""
+
+
+def asked_payload(value: Any) -> dict[str, Any]:
+    """The interrupt payload an answer echoes (see :func:`answer_value`)."""
+    if isinstance(value, dict) and isinstance(value.get("asked"), dict):
+        return dict(value["asked"])
+    return {}

@@ -1,0 +1,189 @@
+"""The three checks that run in parallel after intake: order (MCP), policy and risk (A2A).
+
+A check that finds no such order (another customer's, or a typo) answers ``{"found": false}``
+instead of failing, so that ``decide`` can explain it to the customer. policy-check may answer
+``waiting(input)`` (a damage claim needs evidence): the question goes up to the customer as this
+workflow's own INPUT interrupt, and the answer goes back into the SAME child task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, Final
+
+from accord.agents.refund.deps import Deps
+from accord.agents.refund.facts import WorkflowInput, answer_text, asked_payload
+from accord.agents.refund.peers import child_envelope
+from accord.agents.refund.testhooks import pause
+from accord.agents.workflow import NodeContext
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.status import Status, WaitingReason
+from accord.protocol.a2a.client import A2AClient, TaskView
+
+ORDER_TOOL: Final = "orders.lookup"
+POLICY_SKILL: Final = "refund.policy"
+RISK_SKILL: Final = "refund.risk"
+CHILD_KEY: Final = "child_task_id"  # NodeContext.state: the child task the attempt waits on
+POLL_S: Final = (0.05, 1.0)
+# Both input forms are in the agents' contracts: order facts, or order_id + customer_id for
+# the agent to look up itself. policy-check and risk-check 1.0 implement only the facts form,
+# so the checks send the facts they looked up (one shared orders.lookup per workflow).
+SEND_ORDER_FACTS: Final = True
+
+
+def _facts(ctx: NodeContext) -> tuple[WorkflowInput, dict[str, Any]]:
+    return WorkflowInput.model_validate(ctx.input), dict(ctx.outputs["intake"])
+
+
+async def lookup(deps: Deps, ctx: NodeContext) -> dict[str, Any] | None:
+    """orders.lookup for the customer (None: no such order of theirs). Concurrent callers of
+    one workflow share one call."""
+    inp, asked = _facts(ctx)
+    key = (ctx.workflow_id, str(asked["order_id"]))
+    call = deps.lookups.get(key)
+    if call is None:
+        call = asyncio.ensure_future(
+            deps.tools.call(
+                ORDER_TOOL,
+                {"order_id": asked["order_id"], "customer_id": inp.customer_id},
+                traceparent=inp.traceparent,
+            )
+        )
+        deps.lookups[key] = call
+        call.add_done_callback(lambda _: deps.lookups.pop(key, None))
+    try:
+        return await asyncio.shield(call)
+    except AccordError as error:
+        if error.code is ErrorCode.NOT_FOUND:
+            return None
+        raise
+
+
+async def order(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
+    found = await lookup(deps, ctx)
+    if found is None:
+        return {"found": False, "order_id": ctx.outputs["intake"]["order_id"]}
+    await pause("order.after_lookup", ctx.outputs["intake"]["order_id"])
+    return {"found": True, **found}
+
+
+async def policy(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
+    inp, asked = _facts(ctx)
+    agent = await deps.peers.client("policy")
+    # Answers already recorded: replay them in order (they return at once), then deliver the
+    # newest one to the child task, unless a previous attempt delivered it before a crash.
+    replayed = [ctx.interrupt(WaitingReason.INPUT) for _ in range(len(ctx.answers))]
+    remember = _remembering(ctx)
+    if not replayed:
+        facts = await lookup(deps, ctx) if SEND_ORDER_FACTS else {}
+        if facts is None:
+            return {"found": False}
+        data: dict[str, Any] = {"reason": asked["reason"] or "other"}
+        if SEND_ORDER_FACTS:
+            data["order"] = facts
+        else:
+            data.update(order_id=asked["order_id"], customer_id=inp.customer_id)
+        if asked.get("evidence"):
+            data["evidence"] = asked["evidence"]
+        envelope = child_envelope(inp, ctx.workflow_id, f"refund policy for {asked['order_id']}")
+        view = await agent.send(
+            data=data, envelope=envelope, skill=POLICY_SKILL, on_update=remember
+        )
+    else:
+        latest = replayed[-1].value
+        child = str(asked_payload(latest).get(CHILD_KEY) or "")
+        view = await agent.get(child)
+        await remember(view)
+        if view.status is Status.WAITING:
+            view = await agent.send(text=answer_text(latest) or "-", task=view, on_update=remember)
+        view = await _settled(agent, view)
+    while view.status is Status.WAITING:
+        if view.waiting_reason is not WaitingReason.INPUT:
+            raise _unexpected_wait("policy-check", view)
+        # A new question: raises, so the workflow waits; the answer re-runs this node.
+        ctx.interrupt(
+            WaitingReason.INPUT,
+            {
+                "question": view.question or "policy-check needs more information",
+                CHILD_KEY: view.task_id,
+                "child_context_id": view.context_id,
+                "expecting": "evidence",
+            },
+        )
+    return _result(view)
+
+
+async def risk(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
+    inp, asked = _facts(ctx)
+    data: dict[str, Any] = {"order_id": asked["order_id"], "customer_id": inp.customer_id}
+    if SEND_ORDER_FACTS:
+        facts = await lookup(deps, ctx)
+        if facts is None:
+            return {"found": False}
+        data["amount_cents"] = int(facts["refundable_cents"])
+    agent = await deps.peers.client("risk")
+    envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked['order_id']}")
+    view = await agent.send(
+        data=data,
+        envelope=envelope,
+        skill=RISK_SKILL,
+        on_update=_remembering(ctx),
+    )
+    if view.status is Status.WAITING:
+        raise _unexpected_wait("risk-check", view)
+    return _result(view)
+
+
+async def cancel_child(deps: Deps, ctx: NodeContext) -> None:
+    """on_cancel hook of policy and risk: cancel the child task this node waits on."""
+    child = ctx.state.get(CHILD_KEY)
+    if child is None and deps.runtime is not None:
+        snapshot = await deps.runtime.snapshot(ctx.workflow_id)
+        for pending in snapshot.interrupts:
+            if pending.node == ctx.node and isinstance(pending.payload, dict):
+                child = pending.payload.get(CHILD_KEY)
+    if not child:
+        return
+    agent = await deps.peers.client("policy" if ctx.node == "policy" else "risk")
+    # Already finished (not cancelable) or gone: nothing is left to stop.
+    with contextlib.suppress(AccordError):
+        await agent.cancel(str(child))
+
+
+def _remembering(ctx: NodeContext) -> Any:
+    async def remember(view: TaskView) -> None:
+        if view.task_id and ctx.state.get(CHILD_KEY) != view.task_id:
+            ctx.state[CHILD_KEY] = view.task_id
+            if ctx.node == "policy":
+                await pause("policy.child_running", ctx.outputs["intake"]["order_id"])
+
+    return remember
+
+
+async def _settled(agent: A2AClient, view: TaskView) -> TaskView:
+    """A child another attempt left running: wait until it stops for us."""
+    pause_s = POLL_S[0]
+    while not view.is_interrupted:
+        await asyncio.sleep(pause_s)
+        pause_s = min(pause_s * 2, POLL_S[1])
+        view = await agent.get(view.task_id)
+    return view
+
+
+def _result(view: TaskView) -> dict[str, Any]:
+    if view.status is Status.FAILED:
+        error = view.error or AccordError(ErrorCode.INTERNAL, "the child task failed")
+        if error.code is ErrorCode.NOT_FOUND:
+            return {"found": False}
+        raise error
+    return {"found": True, **(view.data or {}), CHILD_KEY: view.task_id}
+
+
+def _unexpected_wait(agent: str, view: TaskView) -> AccordError:
+    reason = view.waiting_reason.value if view.waiting_reason else None
+    return AccordError(
+        ErrorCode.CONTRACT_VIOLATION,
+        f"{agent} waits for something the orchestrator cannot relay",
+        {"agent": agent, "waiting_reason": reason},
+    )

@@ -1,0 +1,74 @@
+"""The agents the orchestrator delegates to (policy-check, risk-check), as A2A clients.
+
+One shared HTTP connection pool; each agent's card is resolved once and kept; calls carry a
+service token (role ``service``, subject ``svc:orchestrator``) renewed well before it expires,
+and a delegation envelope naming the customer as tenant.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Final
+
+import httpx
+
+from accord.agents.refund.config import SERVICE_NAME
+from accord.agents.refund.facts import WorkflowInput
+from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
+from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard
+from accord.protocol.a2a.client_card import resolve_card
+from accord.protocol.auth import service_token
+
+TOKEN_TTL_S: Final = 3600
+TOKEN_RENEW_S: Final = 1800  # renew at half life
+CHILD_UNITS: Final = 10
+CHILD_TOOL_CALLS: Final = 5
+MIN_CHILD_DEADLINE_S: Final = 30.0
+
+
+class Peers:
+    def __init__(self, urls: dict[str, str]) -> None:
+        self._urls = urls
+        self._http = httpx.AsyncClient(
+            timeout=DEFAULT_TIMEOUT,
+            limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
+        )
+        self._cards: dict[str, ResolvedCard] = {}
+        self._token = ""
+        self._token_at = 0.0
+
+    async def client(self, name: str) -> A2AClient:
+        card = self._cards.get(name)
+        if card is None:
+            card = await resolve_card(self._http, self._urls[name])
+            self._cards[name] = card
+        return A2AClient(card, self._http, token=self._service_token())
+
+    def _service_token(self) -> str:
+        now = time.monotonic()
+        if not self._token or now - self._token_at > TOKEN_RENEW_S:
+            self._token = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)
+            self._token_at = now
+        return self._token
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+def child_envelope(inp: WorkflowInput, workflow_id: str, goal: str) -> DelegationEnvelope:
+    """The envelope of a child task: the customer as tenant, this workflow as parent, the
+    customer's deadline (at least a short grace, so a resumed workflow can still ask)."""
+    deadline = datetime.fromisoformat(inp.deadline)
+    floor = datetime.now(UTC) + timedelta(seconds=MIN_CHILD_DEADLINE_S)
+    return DelegationEnvelope(
+        goal=goal,
+        budget=Budget(
+            units=min(CHILD_UNITS, max(1, inp.units)),
+            tool_calls=CHILD_TOOL_CALLS,
+            deadline=max(deadline, floor),
+        ),
+        tenant=Tenant(app=inp.app, user=inp.customer_id, session=inp.session),
+        parent_task=workflow_id,
+        traceparent=inp.traceparent,
+    )

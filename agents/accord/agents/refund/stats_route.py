@@ -1,0 +1,51 @@
+"""GET /stats: the orchestrator's model metrics (``accord stats`` prints them).
+
+Behind the gate like every non-public route (a verified credential, ``A2A-Version: 1.0``), and
+then for a principal with the ``approver`` or the ``service`` role only: the figures describe
+every customer's runs, which no single customer may read. The body is the router's
+``metrics.snapshot()`` (definitions in docs/models.md): success rate with budget-exhausted runs
+in the denominator, nearest-rank P95 latency, units and calls, by route and status, each with
+its sample count and window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from accord.agents.models import Metrics
+from accord.agents.refund.config import SERVICE_NAME
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.a2a.server_gate import PrincipalUser
+from accord.protocol.auth import ROLE_APPROVER, ROLE_SERVICE
+
+STATS_PATH: Final = "/stats"
+STATS_ROLES: Final = frozenset({ROLE_APPROVER, ROLE_SERVICE})
+
+
+def stats_endpoint(metrics: Metrics) -> Callable[[Request], Awaitable[JSONResponse]]:
+    async def stats(request: Request) -> JSONResponse:
+        user = request.scope.get("user")
+        try:
+            if not isinstance(user, PrincipalUser):
+                raise AccordError(ErrorCode.UNAUTHENTICATED)
+            if not STATS_ROLES & set(user.principal.roles):
+                raise AccordError(
+                    ErrorCode.PERMISSION_DENIED,
+                    "the metrics are for approvers and services",
+                    {"requires_role": sorted(STATS_ROLES)},
+                )
+        except AccordError as error:
+            status, body = error.to_http()
+            return JSONResponse(body, status_code=status)
+        return JSONResponse({"service": SERVICE_NAME, "models": metrics.snapshot()})
+
+    return stats
+
+
+def stats_route(metrics: Metrics) -> Route:
+    return Route(STATS_PATH, stats_endpoint(metrics), methods=["GET"])

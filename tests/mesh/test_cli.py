@@ -1,0 +1,139 @@
+"""The user-facing commands as subprocesses against the running mesh, and `accord demo` and
+`accord up` end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.mesh.support import SECRET, SERVICES, Mesh
+from tests.support.processes import free_port, wait_healthy
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def accord(mesh: Mesh, *args: str, timeout: float = 90.0) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **mesh.env, "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "accord.agents.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def last_json(out: str) -> Any:
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_refund_streams_progress_naming_nodes(mesh: Mesh) -> None:
+    done = accord(mesh, "refund", "The shoes from order O-1002 are too small, refund please")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for node in ("intake", "order", "policy", "risk", "decide", "explain"):
+        assert node in done.stdout
+    assert "not_eligible" in done.stdout
+    assert "outside_window" in done.stdout
+
+
+def test_refund_without_a_terminal_prints_the_question_then_continues(mesh: Mesh) -> None:
+    asked = accord(mesh, "refund", "my mug arrived broken, order O-1005", "--json")
+    assert asked.returncode == 3, asked.stdout + asked.stderr
+    view = last_json(asked.stdout)
+    assert isinstance(view, dict)
+    assert view["waiting_reason"] == "input"
+    assert "photo" in asked.stdout
+    assert "accord refund --task" in asked.stdout
+    done = accord(mesh, "refund", "--task", view["task_id"], "cracked, photo IMG_3.jpg")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "refunded" in done.stdout
+
+
+def test_approve_and_tasks(mesh: Mesh) -> None:
+    waiting = accord(
+        mesh, "refund", "refund order O-1006, I changed my mind", "--user", "C-04", "--json"
+    )
+    assert waiting.returncode == 4, waiting.stdout + waiting.stderr
+    task_id = last_json(waiting.stdout)["task_id"]
+
+    own = accord(mesh, "approve", task_id, "--user", "C-04")
+    assert own.returncode == 1
+    assert "PERMISSION_DENIED" in own.stdout
+
+    queue = accord(mesh, "tasks", "--user", "approver-1", "--status", "waiting", "--json")
+    assert queue.returncode == 0, queue.stderr
+    assert task_id in {item["task_id"] for item in last_json(queue.stdout)}
+
+    mine = accord(mesh, "tasks", "--user", "C-04", "--status", "waiting", "--json")
+    assert task_id in {v["task_id"] for v in last_json(mine.stdout)}
+
+    rejected = accord(
+        mesh, "approve", task_id, "--reject", "--note", "too many refunds", "--user", "approver-1"
+    )
+    assert rejected.returncode == 0, rejected.stdout + rejected.stderr
+    assert "rejected" in rejected.stdout
+    done = accord(mesh, "tasks", "--user", "C-04", "--status", "completed", "--json")
+    found = {v["task_id"]: v for v in last_json(done.stdout)}
+    assert found[task_id]["data"]["decision"] == "rejected"
+
+
+def test_demo_runs_the_scripted_tour(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "accord.agents.cli.main", "demo", "--data-dir", str(tmp_path)],
+        env={**env, "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=220,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "4/4 scenes ended as expected" in done.stdout
+    for expected in ("O-1001", "waiting for an approver", "outside_window", "photo"):
+        assert expected in done.stdout
+
+
+def test_up_starts_all_five_and_stops_them_on_ctrl_c(tmp_path: Path) -> None:
+    ports = {name: free_port() for name in SERVICES}
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")},
+        "ACCORD_JWT_SECRET": SECRET,
+        **{f"ACCORD_{n.upper()}_URL": f"http://127.0.0.1:{p}" for n, p in ports.items()},
+    }
+    log = (tmp_path / "up.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "accord.agents.cli.main", "up", "--data-dir", str(tmp_path)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        for port in ports.values():
+            wait_healthy(f"http://127.0.0.1:{port}", proc, deadline_s=120.0)
+        end = time.monotonic() + 60
+        while "Ctrl-C stops" not in (tmp_path / "up.log").read_text() and proc.poll() is None:
+            assert time.monotonic() < end, "accord up did not print its endpoints"
+            time.sleep(0.05)  # polling its output, bounded by the deadline
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        log.close()
+    out = (tmp_path / "up.log").read_text()
+    assert "stopped" in out
+    assert str(ports["orchestrator"]) in out
+    for port in ports.values():
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1.0)

@@ -1,0 +1,192 @@
+"""Crash safety with real processes: kill -9 the orchestrator at several points, restart it on
+the same data directory; every workflow finishes and the ledger holds one refund per order.
+Also: an approval timeout that passes while the orchestrator is down, and cancel."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.status import Status, WaitingReason
+from accord.protocol.a2a.client import A2AClient, TaskView
+from tests.mesh.support import (
+    PAUSE_MARKER,
+    Mesh,
+    answer,
+    approve,
+    ask,
+    customer,
+    running_mesh,
+    token,
+    until,
+)
+
+pytestmark = pytest.mark.timeout(300)
+
+PAUSES = {
+    "O-1001": "order.after_lookup",  # after the lookup
+    "O-1005": "policy.child_running",  # while policy-check runs
+    "O-1006": "refund.before_issue",  # just before refunds.issue writes
+    "O-1003": "refund.after_issue",  # just after refunds.issue wrote
+}
+TIMEOUT_ENV = {
+    "ACCORD_APPROVAL_TIMEOUT_S": "2",
+    "ACCORD_TEST_PAUSE": "policy.child_running@O-1002:120",
+}
+
+
+@pytest.fixture(scope="module")
+def crash_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
+    pauses = ",".join(f"{point}@{order}:120" for order, point in PAUSES.items())
+    with running_mesh(
+        tmp_path_factory.mktemp("crash"), orchestrator_env={"ACCORD_TEST_PAUSE": pauses}
+    ) as mesh:
+        yield mesh
+
+
+class Started:
+    """A customer's first message sent in the background; its task id as soon as it streams."""
+
+    def __init__(self, mesh: Mesh, subject: str, text: str) -> None:
+        self.subject = subject
+        self.updates: list[TaskView] = []
+        self.call = asyncio.create_task(ask(mesh, subject, text, self.updates))
+
+    async def task_id(self) -> str:
+        while not self.updates:
+            if self.call.done():
+                return (await self.call).task_id
+            await asyncio.sleep(0.02)
+        return self.updates[0].task_id
+
+
+async def _marker(mesh: Mesh, point: str, order: str) -> None:
+    await asyncio.to_thread(mesh.wait_for_log, f"{PAUSE_MARKER} {point}@{order}", 90.0)
+
+
+async def test_kill_9_at_several_points_then_every_workflow_finishes_once(
+    crash_mesh: Mesh,
+) -> None:
+    mesh = crash_mesh
+    w1001 = Started(mesh, "C-01", "鞋码不合适，想退款，订单 O-1001")
+    w1005 = Started(mesh, "C-01", "my mug arrived broken, order O-1005")
+    w1003 = Started(mesh, "C-02", "my jacket from order O-1003 arrived torn, photo IMG_7.jpg")
+    w1004 = await ask(mesh, "C-03", "I changed my mind, please refund the laptop, order O-1004")
+    w1006 = await ask(mesh, "C-04", "please refund order O-1006, I changed my mind")
+    assert w1004.waiting_reason is WaitingReason.APPROVAL
+    assert w1006.waiting_reason is WaitingReason.APPROVAL
+    # The approval of O-1006 resumes its workflow, which stops just before refunds.issue.
+    approving = asyncio.create_task(
+        approve(mesh, "approver-1", ("approver",), w1006.task_id, note="ok")
+    )
+    await asyncio.gather(*(_marker(mesh, point, order) for order, point in PAUSES.items()))
+    ids = {
+        "O-1001": await w1001.task_id(),
+        "O-1005": await w1005.task_id(),
+        "O-1003": await w1003.task_id(),
+    }
+
+    mesh.restart_orchestrator({"ACCORD_TEST_PAUSE": ""})  # SIGKILL, then start again
+    # The calls in flight broke with the process; the tasks themselves carry on.
+    await asyncio.gather(w1001.call, w1005.call, w1003.call, approving, return_exceptions=True)
+
+    for order, subject in (("O-1001", "C-01"), ("O-1003", "C-02")):
+        done = await until(mesh, subject, ids[order], Status.COMPLETED, Status.FAILED)
+        assert (done.data or {}).get("decision") == "refunded", (order, done.error)
+    done = await until(mesh, "C-04", w1006.task_id, Status.COMPLETED, Status.FAILED)
+    assert (done.data or {})["approved_by"] == "approver-1", done.error
+    # policy-check ran again after the restart and asks its question in the same task.
+    asked = await until(mesh, "C-01", ids["O-1005"], Status.WAITING, Status.FAILED)
+    assert asked.waiting_reason is WaitingReason.INPUT
+    assert "photo" in (asked.question or "")
+    done = await answer(mesh, "C-01", ids["O-1005"], "the handle is off, photo IMG_9.jpg")
+    assert (done.data or {}).get("decision") == "refunded", done.error
+    # The approval survived the crash: the restarted orchestrator still waits for it.
+    waiting = await until(mesh, "C-03", w1004.task_id, Status.WAITING)
+    assert waiting.waiting_reason is WaitingReason.APPROVAL
+    decided = await approve(mesh, "approver-1", ("approver",), w1004.task_id)
+    assert decided.status is Status.COMPLETED, decided.error
+
+    assert mesh.refund_rows() == {o: 1 for o in ("O-1001", "O-1003", "O-1004", "O-1005", "O-1006")}
+
+
+async def test_approval_timeout_passes_while_the_orchestrator_is_down(crash_mesh: Mesh) -> None:
+    mesh = crash_mesh
+    mesh.restart_orchestrator(TIMEOUT_ENV, kill=False)
+    view = await ask(mesh, "C-03", "refund order O-1004 please, I changed my mind")
+    assert view.waiting_reason is WaitingReason.APPROVAL
+    mesh.services["orchestrator"].kill()
+    await asyncio.sleep(2.5)  # the approval deadline passes while nobody runs
+    mesh.restart_orchestrator(TIMEOUT_ENV)
+    failed = await until(mesh, "C-03", view.task_id, Status.FAILED)
+    assert failed.error is not None
+    assert failed.error.code is ErrorCode.RETRYABLE_TIMEOUT
+
+
+async def _policy_tasks(mesh: Mesh) -> list[dict[str, Any]]:
+    headers = {
+        "A2A-Version": "1.0",
+        "Authorization": f"Bearer {token('svc:orchestrator', 'service')}",
+    }
+    async with httpx.AsyncClient() as http:
+        body = (await http.get(mesh.url("policy") + "/tasks", headers=headers)).json()
+    return list(body.get("tasks", []))
+
+
+def _last_event(mesh: Mesh, workflow_id: str) -> str:
+    with sqlite3.connect(mesh.data_dir / "orchestrator-workflows.db") as conn:
+        row = conn.execute(
+            "SELECT type FROM workflow_events WHERE workflow_id = ? ORDER BY seq DESC LIMIT 1",
+            (workflow_id,),
+        ).fetchone()
+    return str(row[0])
+
+
+async def test_cancel_while_policy_check_waits_cancels_the_child(crash_mesh: Mesh) -> None:
+    mesh = crash_mesh
+    before = {t["id"] for t in await _policy_tasks(mesh)}
+    view = await ask(mesh, "C-01", "my mug arrived broken, order O-1005")
+    assert view.waiting_reason is WaitingReason.INPUT
+    children = [
+        t
+        for t in await _policy_tasks(mesh)
+        if t["id"] not in before and t["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    ]
+    assert len(children) == 1  # the one child task waiting for the customer's evidence
+    async with await customer(mesh, "C-01") as client:
+        canceled = await client.cancel(view.task_id)
+    assert canceled.error is not None
+    assert canceled.error.code is ErrorCode.CANCELED
+    child = next(t for t in await _policy_tasks(mesh) if t["id"] == children[0]["id"])
+    assert child["status"]["state"] == "TASK_STATE_CANCELED"
+    assert _last_event(mesh, view.task_id) == "canceled"
+    with pytest.raises(AccordError):  # a canceled task takes no more messages
+        await answer(mesh, "C-01", view.task_id, "photo IMG_1.jpg")
+    assert mesh.refund_rows()["O-1005"] == 1
+
+
+async def test_cancel_mid_workflow_while_a_node_runs(crash_mesh: Mesh) -> None:
+    mesh = crash_mesh
+    started = Started(mesh, "C-01", "The shoes from order O-1002 do not fit, refund please")
+    await _marker(mesh, "policy.child_running", "O-1002")
+    task_id = await started.task_id()
+    async with await customer(mesh, "C-01") as client:
+        canceled = await client.cancel(task_id)
+    assert canceled.error is not None
+    assert canceled.error.code is ErrorCode.CANCELED
+    await asyncio.gather(started.call, return_exceptions=True)
+    assert _last_event(mesh, task_id) == "canceled"
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:  # nothing is written after it, not even later
+        assert _last_event(mesh, task_id) == "canceled"
+        await asyncio.sleep(0.2)
+    async with await A2AClient.connect(mesh.orchestrator, token=token("C-01")) as client:
+        assert (await client.get(task_id)).status is Status.FAILED
+    assert "O-1002" not in mesh.refund_rows()
