@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -35,6 +36,8 @@ from a2a.types import (
 from google.protobuf.json_format import MessageToDict
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
+from opentelemetry import trace
+from opentelemetry.trace import Span
 
 from accord.contracts.agents import AgentContract, Skill
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant, parse_envelope
@@ -58,6 +61,8 @@ from accord.protocol.a2a.wire import (
     status_message,
 )
 from accord.protocol.auth import Principal
+from accord.protocol.telemetry import bind_task, instruments, mark_error, spans
+from accord.protocol.telemetry import span as telemetry_span
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +117,8 @@ class _Emitter:
     context_id: str
     current: Status
     extra_meta: dict[str, Any] = field(default_factory=dict)
+    agent: str = ""
+    span: Span | None = None  # the turn's invoke_agent span: a failure's code goes on it
 
     async def status(
         self,
@@ -143,6 +150,8 @@ class _Emitter:
         if task_meta:
             event.metadata.update(task_meta)
         await self.queue.enqueue_event(event)
+        if state.status is not self.current:
+            self._measure(state.status, error)
         self.current = state.status
 
     async def fail(self, error: AccordError, *, node: str | None = None) -> None:
@@ -152,7 +161,19 @@ class _Emitter:
         await self.queue.enqueue_event(
             TaskStatusUpdateEvent(task_id=self.task_id, context_id=self.context_id, status=status)
         )
+        self._measure(Status.FAILED, error)
         self.current = Status.FAILED
+
+    def _measure(self, status: Status, error: AccordError | None) -> None:
+        """Tasks by status in the metrics; the status (and a failure's code) on the span."""
+        measured = {spans.GEN_AI_AGENT_NAME: self.agent, spans.STATUS: status.value}
+        if error is not None and status is Status.FAILED:
+            measured[spans.ERROR_TYPE] = error.code.value
+        instruments.tasks.add(1, measured)
+        if self.span is not None:
+            self.span.set_attribute(spans.STATUS, status.value)
+            if error is not None and status is Status.FAILED:
+                mark_error(self.span, error)
 
 
 class Progress:
@@ -203,11 +224,24 @@ class ContractExecutor(AgentExecutor):
 
     # -- AgentExecutor ----------------------------------------------------------------------
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task_id = str(context.task_id)
+        # One INTERNAL span per turn, under the request's SERVER span (accord.protocol.telemetry).
+        attributes = spans.agent_attributes(self.contract.name, {spans.TASK_ID: task_id})
+        with (
+            bind_task(task_id),
+            telemetry_span(f"{spans.INVOKE_AGENT} {self.contract.name}", attributes=attributes),
+        ):
+            await self._execute(context, event_queue, task_id)
+
+    async def _execute(
+        self, context: RequestContext, event_queue: EventQueue, task_id: str
+    ) -> None:
         message = context.message
         current = context.current_task
-        task_id = str(context.task_id)
         # A follow-up without contextId gets a fresh random one: the task's own context wins.
         context_id = current.context_id if current is not None else str(context.context_id)
+        active = trace.get_current_span()
+        active.set_attribute(spans.GEN_AI_CONVERSATION_ID, context_id)
         if current is None:
             task = Task(
                 id=task_id,
@@ -219,7 +253,9 @@ class ContractExecutor(AgentExecutor):
             status = Status.QUEUED
         else:
             status = from_a2a(TaskState.Name(current.status.state)).status
-        emitter = _Emitter(event_queue, task_id, context_id, status)
+        emitter = _Emitter(
+            event_queue, task_id, context_id, status, agent=self.contract.name, span=active
+        )
         try:
             turn = self._prepare(context, current, task_id, context_id)
         except AccordError as error:
@@ -238,7 +274,7 @@ class ContractExecutor(AgentExecutor):
             return
         error = AccordError(ErrorCode.CANCELED, "the task was canceled by its caller")
         current = from_a2a(TaskState.Name(task.status.state)).status
-        emitter = _Emitter(event_queue, task_id, task.context_id, current)
+        emitter = _Emitter(event_queue, task_id, task.context_id, current, agent=self.contract.name)
         await emitter.fail(error)
 
     # -- internals --------------------------------------------------------------------------
@@ -351,11 +387,12 @@ class ContractExecutor(AgentExecutor):
             return
 
         spent += self.units_per_turn
-        task_meta: dict[str, Any] = {
-            SPENT_META_KEY: spent,
-            SKILL_TASK_META_KEY: turn.skill.id,
-            ENVELOPE_META_KEY: envelope.model_dump(mode="json", exclude_none=True),
-        }
+        task_meta: dict[str, Any] = {SPENT_META_KEY: spent, SKILL_TASK_META_KEY: turn.skill.id}
+        if turn.envelope is not None:
+            # A caller's envelope binds every later turn (its deadline is the caller's). A
+            # synthesised one is not kept: an end user who answers a question tomorrow gets a
+            # fresh per-turn deadline, while the units spent keep counting against the budget.
+            task_meta[ENVELOPE_META_KEY] = envelope.model_dump(mode="json", exclude_none=True)
         await emitter.status(ContractState(status=Status.RUNNING), task_meta=task_meta)
         try:
             async with asyncio.timeout(remaining_s):
@@ -444,10 +481,21 @@ def check_on_behalf(principal: Principal, envelope: DelegationEnvelope) -> None:
         )
 
 
+def turn_deadline_s() -> float:
+    """Deadline of one turn of an end user's request that brought no envelope
+    (``ACCORD_TURN_DEADLINE_S``, default five minutes)."""
+    raw = os.environ.get("ACCORD_TURN_DEADLINE_S", "")
+    try:
+        value = float(raw) if raw else DEFAULT_DEADLINE_S
+    except ValueError:
+        return DEFAULT_DEADLINE_S
+    return value if value > 0 else DEFAULT_DEADLINE_S
+
+
 def default_envelope(principal: Principal, session: str, goal: str) -> DelegationEnvelope:
     """The envelope an end user's request gets when it brings none: its own tenant, a sane
     budget (100 units, 50 tool calls, five minutes)."""
-    deadline = datetime.now(UTC) + timedelta(seconds=DEFAULT_DEADLINE_S)
+    deadline = datetime.now(UTC) + timedelta(seconds=turn_deadline_s())
     values: dict[str, Any] = {
         "goal": goal[:2000] or "request",
         "budget": Budget(
