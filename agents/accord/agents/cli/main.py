@@ -4,7 +4,20 @@ from __future__ import annotations
 
 import typer
 
-from accord.agents.cli import contracts_cmd, serve_cmd
+from accord.agents.cli import (
+    approve_cmd,
+    call_cmd,
+    card_cmd,
+    contract_test_cmd,
+    contracts_cmd,
+    demo_cmd,
+    refund_cmd,
+    serve_cmd,
+    tasks_cmd,
+    token_cmd,
+    tools_cmd,
+    up_cmd,
+)
 
 app = typer.Typer(
     name="accord",
@@ -14,7 +27,20 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (contracts_cmd, serve_cmd):
+for module in (
+    contracts_cmd,
+    serve_cmd,
+    card_cmd,
+    call_cmd,
+    tools_cmd,
+    contract_test_cmd,
+    up_cmd,
+    refund_cmd,
+    approve_cmd,
+    tasks_cmd,
+    demo_cmd,
+    token_cmd,
+):
     module.register(app)
 
 
