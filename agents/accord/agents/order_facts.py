@@ -8,7 +8,9 @@ outage elsewhere (payments) cannot stop a check.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.auth import ROLE_CUSTOMER, Principal
@@ -16,6 +18,7 @@ from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
 
 LOOKUP_TOOL: Final = "orders.lookup"
+M = TypeVar("M", bound=BaseModel)
 
 
 def tools_for(*tool_names: str) -> ToolClient:
@@ -53,3 +56,18 @@ def check_subject(principal: Principal, customer_id: str) -> None:
             "a customer may only check their own orders",
             {"field": "customer_id"},
         )
+
+
+def parse_input(model: type[M], data: dict[str, Any]) -> M:
+    """Validate a skill input with its pydantic model: INVALID_INPUT naming the field and rule
+    (never pydantic's full text, which may echo the caller's values back)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(root)"
+        raise AccordError(
+            ErrorCode.INVALID_INPUT,
+            f"input field {field!r}: {first['msg']}",
+            {"field": field, "rule": first["type"]},
+        ) from None

@@ -15,9 +15,13 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from pydantic import ValidationError
-
-from accord.agents.order_facts import LOOKUP_TOOL, check_subject, lookup_order, tools_for
+from accord.agents.order_facts import (
+    LOOKUP_TOOL,
+    check_subject,
+    lookup_order,
+    parse_input,
+    tools_for,
+)
 from accord.agents.policy_rules import (
     EvidenceNeeded,
     OrderFacts,
@@ -85,16 +89,7 @@ def _evidence(turn: Turn) -> str | None:
 
 
 def _parse(data: dict[str, Any]) -> PolicyRequest:
-    try:
-        return PolicyRequest.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "(root)"
-        raise AccordError(
-            ErrorCode.INVALID_INPUT,
-            f"input field {field!r}: {first['msg']}",
-            {"field": field, "rule": first["type"]},
-        ) from None
+    return parse_input(PolicyRequest, data)
 
 
 def build_app(options: ServeOptions) -> Any:

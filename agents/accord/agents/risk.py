@@ -17,7 +17,13 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from accord.agents.order_facts import LOOKUP_TOOL, check_subject, lookup_order, tools_for
+from accord.agents.order_facts import (
+    LOOKUP_TOOL,
+    check_subject,
+    lookup_order,
+    parse_input,
+    tools_for,
+)
 from accord.agents.risk_rules import CustomerHistory, RiskRequest, assess
 from accord.contracts.agents import agent_contract
 from accord.contracts.errors import AccordError, ErrorCode
@@ -71,16 +77,7 @@ class RiskExecutor(ContractExecutor):
 
 
 def _parse(data: dict[str, Any]) -> RiskRequest:
-    try:
-        return RiskRequest.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "(root)"
-        raise AccordError(
-            ErrorCode.INVALID_INPUT,
-            f"input field {field!r}: {first['msg']}",
-            {"field": field, "rule": first["type"]},
-        ) from None
+    return parse_input(RiskRequest, data)
 
 
 async def commerce_ready() -> bool:
