@@ -37,6 +37,7 @@ from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput
 logger = logging.getLogger(__name__)
 
 CUSTOMER_ID: Final = re.compile(r"^C-[0-9]{2,10}$")
+FOLLOW_POLL_S: Final = (0.05, 1.0)  # first and longest pause reading another replica's run
 STARTED: Final = {
     "intake": "reading your request",
     "order": "looking up the order (orders.lookup)",
@@ -155,6 +156,14 @@ class OrchestratorExecutor(ContractExecutor):
             else:
                 handle = self.runtime.handle(task_id)
             snapshot = await handle.settled()
+            pause_s = FOLLOW_POLL_S[0]
+            while snapshot.status is Status.RUNNING:
+                # It runs on another replica (or on none until a dead one's lease expires):
+                # follow it in the shared log, and on this replica's runner once it takes over.
+                # Failing the customer's task here would hide the outcome (docs/replicas.md).
+                await asyncio.sleep(pause_s)
+                pause_s = min(pause_s * 2, FOLLOW_POLL_S[1])
+                snapshot = await self.runtime.handle(task_id).settled()
         finally:
             unsubscribe()
             events.put_nowait(None)

@@ -154,6 +154,14 @@ def public_url(options: ServeOptions, service_name: str) -> str:
     return f"http://{options.host}"
 
 
+def task_recovery(options: ServeOptions) -> bool:
+    """Whether start-up fails the tasks a dead process left unfinished (``task_recovery`` /
+    ``ACCORD_TASK_RECOVERY``, default on). Off with several replicas on one database: a
+    starting replica cannot tell a dead process's task from a live replica's."""
+    raw = options.extra.get(RECOVERY_OPTION) or os.environ.get("ACCORD_TASK_RECOVERY", "on")
+    return raw.lower() not in ("off", "0")
+
+
 def build_agent_app(
     contract: AgentContract,
     executor: ContractExecutor,
@@ -183,9 +191,7 @@ def build_agent_app(
         interrupted_task_timeout=IDLE_RELEASE_S,
     )
     context_builder = PrincipalContextBuilder()
-    recovery = (
-        options.extra.get(RECOVERY_OPTION) or os.environ.get("ACCORD_TASK_RECOVERY", "on")
-    ).lower() not in ("off", "0")
+    recovery = task_recovery(options)
 
     async def healthz(_: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "service": service_name})
