@@ -13,6 +13,7 @@ from accord.agents.cli import (
     demo_cmd,
     refund_cmd,
     serve_cmd,
+    stats_cmd,
     tasks_cmd,
     token_cmd,
     tools_cmd,
@@ -40,6 +41,7 @@ for module in (
     tasks_cmd,
     demo_cmd,
     token_cmd,
+    stats_cmd,
 ):
     module.register(app)
 

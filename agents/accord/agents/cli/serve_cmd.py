@@ -6,6 +6,8 @@ import typer
 
 from accord.protocol.service import discover_services
 from accord.protocol.settings import DEFAULT_HOST, ServeOptions
+from accord.protocol.telemetry import configure_logging, setup_telemetry
+from accord.protocol.telemetry.asgi import ServerTelemetry
 
 
 def register(app: typer.Typer) -> None:
@@ -30,18 +32,24 @@ def register(app: typer.Typer) -> None:
         if spec is None:
             known = ", ".join(sorted(services)) or "none installed"
             raise typer.BadParameter(f"unknown service {name!r} (known: {known})")
+        # One place per process: service.name, exporters from the OTEL_* environment, log format.
+        configure_logging(name)
+        telemetry = setup_telemetry(name)
         options = ServeOptions(
             host=host, port=port or spec.default_port, database_url=database_url or None
         )
-        if stdio:
-            if spec.run_stdio is None:
-                raise typer.BadParameter(f"{name} does not serve over stdio")
-            spec.run_stdio(options)
-            return
-        uvicorn.run(
-            spec.build_app(options),
-            host=options.host,
-            port=options.port,
-            log_level="warning",
-            lifespan="on",
-        )
+        try:
+            if stdio:
+                if spec.run_stdio is None:
+                    raise typer.BadParameter(f"{name} does not serve over stdio")
+                spec.run_stdio(options)
+                return
+            uvicorn.run(
+                ServerTelemetry(spec.build_app(options), protocol=spec.protocol),
+                host=options.host,
+                port=options.port,
+                log_level="warning",
+                lifespan="on",
+            )
+        finally:
+            telemetry.shutdown()

@@ -24,6 +24,8 @@ from pydantic import BaseModel, ConfigDict
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
+from accord.protocol.telemetry import instruments
+from accord.protocol.telemetry.spans import ERROR_TYPE, STATUS
 
 DEFAULT_WINDOW: Final = 10_000
 DEFINITION: Final = (
@@ -97,6 +99,7 @@ class Metrics:
 
     def add(self, record: RunRecord) -> None:
         self._records.append(record)
+        export(record)
 
     @property
     def records(self) -> list[RunRecord]:
@@ -119,6 +122,25 @@ class Metrics:
             ],
             "definition": DEFINITION,
         }
+
+
+def export(record: RunRecord) -> None:
+    """The run in the process's OpenTelemetry metrics (no-op unless an exporter is configured):
+    runs by route and status, budget units spent, calls made, cache hits, latency."""
+    measured: dict[str, str] = {
+        "accord.model.route": record.route.value,
+        STATUS: record.status.value,
+    }
+    if record.error is not None:
+        measured[ERROR_TYPE] = record.error.value
+    instruments.model_runs.add(1, measured)
+    instruments.model_duration.record(record.latency_ms / 1000, measured)
+    if record.units:
+        instruments.model_units.add(record.units, measured)
+    if record.calls:
+        instruments.model_calls.add(record.calls, measured)
+    if record.route is Route.CACHE:
+        instruments.model_cache_hits.add(1, {"accord.model.route": record.route.value})
 
 
 def _window(records: Sequence[RunRecord]) -> dict[str, str | None]:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from opentelemetry.trace import Span
+
 from accord.agents.workflow.context import InterruptSignal, NodeContext
 from accord.agents.workflow.eventlog import VersionConflictError, WorkflowClosedError
 from accord.agents.workflow.events import EventType, NewEvent, encode_json
@@ -29,6 +31,8 @@ from accord.agents.workflow.state import WorkflowState
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import Action, decide
 from accord.contracts.status import Status
+from accord.protocol import telemetry
+from accord.protocol.telemetry import bind_task, instruments, spans
 
 if TYPE_CHECKING:
     from accord.agents.workflow.runtime import Runtime
@@ -450,23 +454,37 @@ class WorkflowRunner:
     async def _run_node(self, node: str, token: int, ctx: NodeContext) -> None:
         spec = self.graph.nodes[node]
         outcome: tuple[Any, str | None, str] | AccordError | InterruptSignal
-        try:
-            if spec.timeout_s is None:
-                value = await spec.fn(ctx)
-            else:
-                value = await _with_timeout(spec.fn(ctx), spec.timeout_s, node)
-            outcome = self._as_output(node, value)
-        except InterruptSignal as signal:
-            outcome = signal
-        except AccordError as error:
-            outcome = error
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.exception("workflow %s: node %s raised", self.workflow_id, node)
-            outcome = AccordError(
-                ErrorCode.INTERNAL, "the node failed unexpectedly", {"node": node}
-            )
+        # One span per node attempt, under whatever was current when the workflow was started
+        # or resumed (the request that did it); its calls to agents and tools hang under it.
+        with (
+            bind_task(self.workflow_id),
+            telemetry.span(
+                f"workflow.node {node}",
+                attributes={
+                    spans.WORKFLOW_ID: self.workflow_id,
+                    spans.NODE: node,
+                    spans.ATTEMPT: ctx.attempt,
+                },
+            ) as span,
+        ):
+            try:
+                if spec.timeout_s is None:
+                    value = await spec.fn(ctx)
+                else:
+                    value = await _with_timeout(spec.fn(ctx), spec.timeout_s, node)
+                outcome = self._as_output(node, value)
+            except InterruptSignal as signal:
+                outcome = signal
+            except AccordError as error:
+                outcome = error
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("workflow %s: node %s raised", self.workflow_id, node)
+                outcome = AccordError(
+                    ErrorCode.INTERNAL, "the node failed unexpectedly", {"node": node}
+                )
+            _describe(span, node, outcome)
         self.post(_Result(node, token, outcome))
 
     def _as_output(self, node: str, value: Any) -> tuple[Any, str | None, str] | AccordError:
@@ -505,6 +523,21 @@ class WorkflowRunner:
             await asyncio.wait_for(hook(ctx), self.runtime.hook_timeout_s)
         except Exception:
             logger.exception("workflow %s: cancel hook of %s failed", self.workflow_id, ctx.node)
+
+
+def _describe(
+    span: Span, node: str, outcome: tuple[Any, str | None, str] | AccordError | InterruptSignal
+) -> None:
+    """The attempt's outcome on its span and in the node metric (error.type: the code)."""
+    measured: dict[str, str] = {spans.NODE: node}
+    if isinstance(outcome, AccordError):
+        telemetry.mark_error(span, outcome.code)
+        measured[spans.ERROR_TYPE] = outcome.code.value
+    elif isinstance(outcome, InterruptSignal):
+        span.set_attribute("accord.workflow.interrupt", outcome.reason.value)
+    elif outcome[1] is not None:
+        span.set_attribute("accord.workflow.route", outcome[1])
+    instruments.workflow_nodes.add(1, measured)
 
 
 async def _with_timeout(coro: Any, timeout_s: float, node: str) -> Any:

@@ -11,7 +11,8 @@ CONTRACT_VIOLATION before a single tool runs. `call` then:
 
 - refuses a write tool (``contract.is_write``) without an idempotency key, and arguments
   outside the input schema, with INVALID_INPUT before anything is sent;
-- carries ``traceparent`` in ``params._meta`` (SEP-414);
+- carries ``traceparent`` in ``params._meta`` (SEP-414): the context of its own
+  ``execute_tool {tool}`` CLIENT span, under the caller's active span or ``traceparent=``;
 - returns the structured output after validating it against the contract's output schema
   (CONTRACT_VIOLATION otherwise), or raises the contract error the server put in ``_meta``;
 - retries by the error's retry class (accord.contracts.retry.decide), each attempt under a
@@ -49,14 +50,18 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND, REQUEST_TIMEOUT
+from opentelemetry.trace import SpanKind
 from pydantic import ValidationError
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import TRACEPARENT_META_KEY
 from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
+from accord.protocol import telemetry
 from accord.protocol.mcp.check import check_tools, violation
 from accord.protocol.mcp.config import DEFAULT_TIMEOUT_S, ServerSpec, ToolsConfig, load_config
+from accord.protocol.mcp.in_process import in_process_transport
+from accord.protocol.telemetry import instruments, spans
 
 _LIST_PAGE_CAP: Final = 50
 _HTTP_LIMITS: Final = httpx2.Limits(max_connections=100, max_keepalive_connections=20)
@@ -324,9 +329,11 @@ class _Connection:
                 command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
             )
         assert spec.url is not None
+        # A server registered in this process (mcp/in_process.py) is reached without a socket.
+        inner = in_process_transport(spec.url) or httpx2.AsyncHTTPTransport(limits=_HTTP_LIMITS)
         http = httpx2.AsyncClient(
             timeout=httpx2.Timeout(30.0, read=300.0),
-            transport=_BoundaryTransport(httpx2.AsyncHTTPTransport(limits=_HTTP_LIMITS), spec.name),
+            transport=_BoundaryTransport(inner, spec.name),
         )
         await stack.enter_async_context(http)
         return streamable_http_client(spec.url, http_client=http)
@@ -485,24 +492,47 @@ class ToolClient:
                 {"tool": tool_name},
             )
         args = _prepare(route.contract, route.input_validator, arguments, idempotency_key)
-        # RequestParamsMeta is an open TypedDict (PEP 728) that mypy cannot extend yet.
-        meta = (
-            cast(types.RequestParamsMeta, {TRACEPARENT_META_KEY: traceparent})
-            if (traceparent)
-            else None
+        attributes = spans.tool_attributes(
+            tool_name, {spans.TOOL_SERVER: route.connection.spec.name}
         )
         started = time.monotonic()
-        attempt = 1
-        while True:
+        # One CLIENT span per call, retries included (each one an event on it); the server's
+        # execute_tool span hangs under it through the traceparent in _meta.
+        with telemetry.span(
+            f"{spans.EXECUTE_TOOL} {tool_name}",
+            kind=SpanKind.CLIENT,
+            context=spans.parent_context(traceparent),
+            attributes=attributes,
+        ) as span:
+            trace = spans.current_traceparent() or traceparent
+            # RequestParamsMeta is an open TypedDict (PEP 728) that mypy cannot extend yet.
+            meta = cast(types.RequestParamsMeta, {TRACEPARENT_META_KEY: trace}) if trace else None
+            attempt = 1
             try:
-                return await self._attempt(route, args, meta, timeout_s or route.timeout_s)
-            except AccordError as err:
-                elapsed_ms = int((time.monotonic() - started) * 1000)
-                decision = decide(err.code, attempt, elapsed_ms, self._retry)
-                if decision.action is not Action.RETRY:
-                    raise
-                await anyio.sleep(decision.delay_ms / 1000)
-                attempt += 1
+                while True:
+                    try:
+                        return await self._attempt(route, args, meta, timeout_s or route.timeout_s)
+                    except AccordError as err:
+                        elapsed_ms = int((time.monotonic() - started) * 1000)
+                        decision = decide(err.code, attempt, elapsed_ms, self._retry)
+                        if decision.action is not Action.RETRY:
+                            raise
+                        span.add_event(
+                            "retry",
+                            {
+                                spans.ERROR_TYPE: err.code.value,
+                                spans.ATTEMPT: attempt,
+                                "accord.retry.delay_ms": decision.delay_ms,
+                            },
+                        )
+                        await anyio.sleep(decision.delay_ms / 1000)
+                        attempt += 1
+            except BaseException as exc:
+                attributes[spans.ERROR_TYPE] = spans.error_type(exc)
+                raise
+            finally:
+                span.set_attribute(spans.ATTEMPT, attempt)
+                instruments.client_duration.record(time.monotonic() - started, attributes)
 
     async def _attempt(
         self,

@@ -34,6 +34,7 @@ from jsonschema import Draft202012Validator
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from opentelemetry.trace import SpanKind
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -42,6 +43,7 @@ from starlette.types import ASGIApp
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContract
+from accord.protocol import telemetry
 from accord.protocol.mcp._server_faults import ToolFaults, faults_from_env
 from accord.protocol.mcp._server_http import (
     DEFAULT_MAX_BODY_BYTES,
@@ -49,6 +51,7 @@ from accord.protocol.mcp._server_http import (
     allowed_hosts_from_env,
     transport_security,
 )
+from accord.protocol.telemetry import instruments, spans
 
 logger = logging.getLogger("accord.protocol.mcp.server")
 
@@ -146,6 +149,13 @@ def success_result(output: Mapping[str, Any]) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)], structured_content=dict(output)
     )
+
+
+def _error_code(result: types.CallToolResult) -> ErrorCode | None:
+    """The contract code of an error result (read back from the _meta we wrote), else None."""
+    if not result.is_error:
+        return None
+    return AccordError.from_mcp_result(result.model_dump(by_alias=True, mode="json")).code
 
 
 def _input_error(served: ContractTool, arguments: dict[str, Any]) -> AccordError | None:
@@ -251,9 +261,26 @@ class ToolServer:
         token = current_traceparent.set(traceparent)
         started = time.perf_counter()
         try:
-            result = await self._call(served, dict(arguments or {}), traceparent)
+            # The SERVER span of the call, under the caller's context from _meta (SEP-414).
+            with telemetry.span(
+                f"{spans.EXECUTE_TOOL} {name}",
+                kind=SpanKind.SERVER,
+                context=spans.context_of(traceparent),
+                attributes=spans.tool_attributes(
+                    name, {spans.TOOL_SERVER: self.name, "mcp.method.name": "tools/call"}
+                ),
+            ) as span:
+                result = await self._call(served, dict(arguments or {}), traceparent)
+                code = _error_code(result)
+                if code is not None:
+                    telemetry.mark_error(span, code)
         finally:
             current_traceparent.reset(token)
+        measured = {spans.GEN_AI_TOOL_NAME: name}
+        if code is not None:
+            measured[spans.ERROR_TYPE] = code.value
+        instruments.tool_calls.add(1, measured)
+        instruments.tool_duration.record(time.perf_counter() - started, measured)
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(
                 "tool=%s error=%s ms=%.2f traceparent=%s",

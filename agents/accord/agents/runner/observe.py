@@ -1,0 +1,226 @@
+"""The refund workflow's collaborators, observed: every call becomes a pair of events.
+
+The Runner hands the workflow's nodes these instead of the orchestrator's own ``Tools``,
+``Peers`` and router metrics; the nodes are unchanged. An MCP tool call is a ``function_call``
+(author: the orchestrator) and a ``function_response`` (author: the tool, e.g.
+``orders.lookup``); an A2A agent call likewise, with the agent's name (``policy-check``) and
+its progress lines as ``partial`` events; a model run is an event with ``usage``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
+
+import httpx
+
+from accord.agents.models import Metrics, RunRecord
+from accord.agents.refund.config import SERVICE_NAME
+from accord.agents.refund.peers import TOKEN_RENEW_S, TOKEN_TTL_S, Peers
+from accord.agents.refund.tools_holder import Tools
+from accord.agents.runner.events import Part, Usage, new_id
+from accord.agents.runner.hub import ORCHESTRATOR, Hub
+from accord.contracts.envelope import DelegationEnvelope
+from accord.contracts.errors import AccordError
+from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard, TaskView
+from accord.protocol.a2a.client_card import resolve_card
+from accord.protocol.auth import service_token
+from accord.protocol.mcp.client import ToolClient
+
+Update = Callable[[TaskView], Awaitable[None] | None]
+MAX_PROGRESS: Final = 500
+
+
+def _error_response(error: AccordError) -> dict[str, Any]:
+    return {"error": error.to_dict()}
+
+
+# -- MCP tools ----------------------------------------------------------------------------
+class ObservedTools(Tools):
+    """The orchestrator's tool client (kept open by one keeper task), with call events."""
+
+    def __init__(self, hub: Hub, connect: Callable[[], ToolClient]) -> None:
+        super().__init__()
+        self._hub = hub
+        self._connect = connect
+        self._live: ToolClient | None = None
+        self._opening: asyncio.Future[ToolClient] | None = None
+        self._holder: asyncio.Task[None] | None = None
+        self._closing = asyncio.Event()
+
+    async def call(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        traceparent: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]:
+        call_id = new_id()
+        args = dict(arguments)
+        if idempotency_key is not None:
+            args.setdefault("idempotency_key", idempotency_key)
+        self._hub.emit(ORCHESTRATOR, [Part.call(tool, args, call_id)])
+        try:
+            client = await self._open_client()
+            result = await client.call(
+                tool, arguments, traceparent=traceparent, idempotency_key=idempotency_key
+            )
+        except AccordError as error:
+            self._hub.emit(tool, [Part.response(tool, _error_response(error), call_id)])
+            raise
+        self._hub.emit(tool, [Part.response(tool, result, call_id)])
+        return result
+
+    async def _open_client(self) -> ToolClient:
+        # ToolClient's task group must be entered and left by one task: a keeper owns it.
+        if self._live is not None:
+            return self._live
+        if self._opening is None or self._opening.done():
+            self._opening = asyncio.get_running_loop().create_future()
+            self._holder = asyncio.create_task(self._hold(self._opening), name="runner-tools")
+        return await asyncio.shield(self._opening)
+
+    async def _hold(self, ready: asyncio.Future[ToolClient]) -> None:
+        try:
+            async with self._connect() as client:
+                self._live = client
+                ready.set_result(client)
+                await self._closing.wait()
+        except Exception as error:
+            if not ready.done():
+                ready.set_exception(error)
+                ready.exception()  # a failed connect is reported to the caller only
+        finally:
+            self._live = None
+
+    async def aclose(self) -> None:
+        self._closing.set()
+        if self._holder is not None:
+            await asyncio.gather(self._holder, return_exceptions=True)
+        await super().aclose()
+
+
+# -- A2A agents ---------------------------------------------------------------------------
+class ObservedAgent(A2AClient):
+    """An A2A client whose ``send`` is a function call named after the agent."""
+
+    def __init__(
+        self, hub: Hub, name: str, card: ResolvedCard, http: httpx.AsyncClient, token: str
+    ):
+        super().__init__(card, http, token=token)
+        self._hub = hub
+        self._name = name
+
+    async def send(
+        self,
+        *,
+        text: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        task: TaskView | str | None = None,
+        context_id: str | None = None,
+        envelope: DelegationEnvelope | None = None,
+        traceparent: str | None = None,
+        skill: str | None = None,
+        streaming: bool | None = None,
+        deadline_s: float | None = None,
+        on_update: Update | None = None,
+    ) -> TaskView:
+        call_id = new_id()
+        args: dict[str, Any] = {"skill": skill, "data": dict(data) if data else None}
+        if text is not None:
+            args["text"] = text
+        if task is not None:
+            args["task_id"] = task.task_id if isinstance(task, TaskView) else task
+        self._hub.emit(ORCHESTRATOR, [Part.call(self._name, args, call_id)])
+        said = ""
+
+        async def relay(view: TaskView) -> None:
+            nonlocal said
+            if view.status_text and view.status_text != said and not view.is_interrupted:
+                said = view.status_text
+                self._hub.emit(self._name, [Part.thought_of(said[:MAX_PROGRESS])], partial=True)
+            if on_update is not None:
+                result = on_update(view)
+                if result is not None:
+                    await result
+
+        try:
+            view = await super().send(
+                text=text,
+                data=data,
+                task=task,
+                context_id=context_id,
+                envelope=envelope,
+                traceparent=traceparent,
+                skill=skill,
+                streaming=streaming,
+                deadline_s=deadline_s,
+                on_update=relay,
+            )
+        except AccordError as error:
+            self._hub.emit(self._name, [Part.response(self._name, _error_response(error), call_id)])
+            raise
+        self._hub.emit(self._name, [Part.response(self._name, view.to_dict(), call_id)])
+        return view
+
+
+class ObservedPeers(Peers):
+    """policy-check and risk-check, reached at their URLs (or in this process: ``transport``)."""
+
+    def __init__(
+        self,
+        hub: Hub,
+        urls: dict[str, str],
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(urls)
+        self._hub = hub
+        self._agent_urls = urls
+        self._agent_http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, transport=transport)
+        self._resolved: dict[str, ResolvedCard] = {}
+        self._bearer = ""
+        self._bearer_at = 0.0
+
+    async def client(self, name: str) -> A2AClient:
+        card = self._resolved.get(name)
+        if card is None:
+            card = await resolve_card(self._agent_http, self._agent_urls[name])
+            self._resolved[name] = card
+        return ObservedAgent(self._hub, card.name, card, self._agent_http, self._bearer_token())
+
+    def _bearer_token(self) -> str:
+        now = time.monotonic()
+        if not self._bearer or now - self._bearer_at > TOKEN_RENEW_S:
+            self._bearer = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)
+            self._bearer_at = now
+        return self._bearer
+
+    async def aclose(self) -> None:
+        await self._agent_http.aclose()
+        await super().aclose()
+
+
+# -- models -------------------------------------------------------------------------------
+class ObservedMetrics(Metrics):
+    """The router's metrics; each run is also a usage event of the workflow that made it."""
+
+    def __init__(self, hub: Hub) -> None:
+        super().__init__()
+        self._hub = hub
+
+    def add(self, record: RunRecord) -> None:
+        super().add(record)
+        error = f", {record.error.value}" if record.error is not None else ""
+        note = (
+            f"model {record.task}: {record.route.value} route, {record.status.value}{error}, "
+            f"{record.units} units, {record.calls} calls"
+        )
+        self._hub.emit(
+            self._hub.running_node(),
+            [Part.thought_of(note)],
+            usage=Usage(units=record.units, calls=record.calls, runs=1),
+        )

@@ -1,0 +1,389 @@
+"""The Runner: the refund workflow in this process, as a function call or an event stream.
+
+::
+
+    runner = Runner(in_process=True)               # or: tools/agents reached as configured
+    answer = runner.run("O-1001 耳机坏了，想退款", user="C-01", session="s-1")
+
+    async with Runner() as runner:
+        async for event in runner.run_async("refund O-1001", user="C-01", session="s-1"):
+            print(event.author, event.text, event.get_function_calls())
+
+One request is one run of the durable refund workflow (the orchestrator's graph and nodes, the
+same event log): a session is one conversation, and a workflow waiting for the customer is
+continued by the next request in the same session. The user is the principal: the embedding
+program says who it is; the text never does. See docs/runner.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import uuid
+from collections.abc import AsyncIterator, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from accord.agents.models import Metrics, ModelsConfig, build_router
+from accord.agents.refund.config import GRAPH_NAME, RefundSettings
+from accord.agents.refund.deps import Deps
+from accord.agents.refund.executor import CUSTOMER_ID
+from accord.agents.refund.facts import WorkflowInput, answer_value
+from accord.agents.refund.graph import build_graph
+from accord.agents.runner.events import Content, Event, Part, new_id
+from accord.agents.runner.hub import CURRENT_WORKFLOW, Hub, Sink
+from accord.agents.runner.inprocess import InProcessMesh
+from accord.agents.runner.observe import ObservedMetrics, ObservedPeers, ObservedTools
+from accord.agents.runner.portal import Portal
+from accord.agents.runner.sessions import SessionKey, Sessions
+from accord.agents.runner.translate import final_event, progress_parts
+from accord.agents.workflow import Event as LogEvent
+from accord.agents.workflow import EventType, Runtime, WorkflowHandle, WorkflowSnapshot
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.status import Status, WaitingReason
+from accord.protocol.a2a.client import new_traceparent
+from accord.protocol.auth import owner_key
+from accord.protocol.mcp.client import ToolClient
+from accord.protocol.mcp.config import ServerSpec, ToolsConfig
+from accord.protocol.settings import data_dir, service_url
+
+DEFAULT_APP: Final = "refund"
+DEFAULT_UNITS: Final = 100
+DEFAULT_DEADLINE_S: Final = 3600.0
+USER: Final = "user"
+ENDED: Final = (EventType.NODE_OUTPUT, EventType.NODE_FAILED, EventType.INTERRUPTED)
+
+ToolsSource = str | Path | ToolsConfig | Sequence[ServerSpec] | None
+
+
+class Runner:
+    """Runs the refund workflow for an embedding program; see the module docstring.
+
+    ``event_log_url``: ``sqlite:///path`` or ``postgresql://...`` (default: a SQLite file in the
+    data directory). ``tools``: a tools config path, a loaded config or server specs (default:
+    ``ACCORD_TOOLS_CONFIG`` or the shipped file). ``agents``: URLs of ``policy`` and ``risk``
+    (default: ``service_url``). ``in_process``: serve policy-check, risk-check and both tool
+    servers inside this process instead (see inprocess.py).
+    """
+
+    def __init__(
+        self,
+        app_name: str = DEFAULT_APP,
+        *,
+        event_log_url: str | None = None,
+        tools: ToolsSource = None,
+        agents: Mapping[str, str] | None = None,
+        models: ModelsConfig | None = None,
+        in_process: bool = False,
+        units: int = DEFAULT_UNITS,
+        deadline_s: float = DEFAULT_DEADLINE_S,
+        approval_timeout_s: float | None = None,
+    ) -> None:
+        self.app_name = app_name
+        self.event_log_url = event_log_url
+        self._tools_source = tools
+        self._agents = dict(agents or {})
+        self._models = models
+        self._in_process = in_process
+        self._units = units
+        self._deadline_s = deadline_s
+        self._approval_timeout_s = approval_timeout_s
+        self._hub = Hub()
+        self.metrics: Metrics = ObservedMetrics(self._hub)
+        self._runtime: Runtime | None = None
+        self._sessions: Sessions | None = None
+        self._mesh: InProcessMesh | None = None
+        self._deps: Deps | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._opening = asyncio.Lock()
+        self._portal: Portal | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------
+    async def open(self) -> None:
+        async with self._opening:
+            if self._runtime is not None:
+                return
+            await self._open()
+
+    async def _open(self) -> None:
+        transport = None
+        if self._in_process:
+            self._mesh = InProcessMesh()
+            await self._mesh.__aenter__()
+            transport = self._mesh.transport()
+        log_url = self.event_log_url or (
+            f"sqlite:///{data_dir() / f'runner-{_file_safe(self.app_name)}-workflows.db'}"
+        )
+        urls = {
+            "policy": self._agents.get("policy") or service_url("policy"),
+            "risk": self._agents.get("risk") or service_url("risk"),
+        }
+        defaults = RefundSettings()
+        settings = RefundSettings(
+            approval_timeout_s=self._approval_timeout_s or defaults.approval_timeout_s,
+            workflow_log_url=log_url,
+            policy_url=urls["policy"],
+            risk_url=urls["risk"],
+        )
+        deps = Deps(
+            tools=ObservedTools(self._hub, self._tool_client),
+            peers=ObservedPeers(self._hub, urls, transport=transport),
+            router=build_router(self._models, metrics=self.metrics),
+            settings=settings,
+        )
+        runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}")
+        deps.runtime = runtime
+        runtime.register(build_graph(deps))
+        try:
+            await runtime.open()
+        except BaseException:
+            await self._close_parts(deps, None)
+            raise
+        self._deps, self._runtime = deps, runtime
+        self._sessions = Sessions(runtime.log)
+        self._loop = asyncio.get_running_loop()
+
+    def _tool_client(self) -> ToolClient:
+        source = self._tools_source
+        if source is None or isinstance(source, str | Path):
+            return ToolClient.from_config(source)
+        if isinstance(source, ToolsConfig):
+            return ToolClient.from_config(config=source)
+        return ToolClient.for_servers(list(source))
+
+    async def close(self) -> None:
+        runtime, self._runtime = self._runtime, None
+        deps, self._deps = self._deps, None
+        self._sessions = None
+        if deps is not None:
+            await self._close_parts(deps, runtime)
+
+    async def _close_parts(self, deps: Deps, runtime: Runtime | None) -> None:
+        try:
+            if runtime is not None:
+                await runtime.close()
+        finally:
+            await deps.tools.aclose()
+            await deps.peers.aclose()
+            mesh, self._mesh = self._mesh, None
+            if mesh is not None:
+                await mesh.__aexit__(None, None, None)
+
+    async def __aenter__(self) -> Runner:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        portal, self._portal = self._portal, None
+        if portal is not None:
+            portal.call(self.close())
+            portal.stop()
+
+    # -- the API ----------------------------------------------------------------------------
+    def run(
+        self, text: str = "", *, user: str, session: str, data: dict[str, Any] | None = None
+    ) -> str:
+        """The final answer's text (the decision, or the question the workflow asks).
+
+        Synchronous: the Runner keeps its own event loop thread (close it with ``with Runner()
+        as runner:``). A failed workflow raises its contract :class:`AccordError`.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise AccordError(
+                ErrorCode.INVALID_INPUT, "run() blocks: inside an event loop use run_async()"
+            )
+        if self._runtime is not None and self._portal is None:
+            raise AccordError(
+                ErrorCode.INVALID_INPUT, "this Runner was opened in an event loop: use run_async()"
+            )
+        if self._portal is None:
+            self._portal = Portal()
+        return self._portal.call(self._answer(text, user=user, session=session, data=data))
+
+    async def _answer(
+        self, text: str, *, user: str, session: str, data: dict[str, Any] | None
+    ) -> str:
+        final: Event | None = None
+        async for event in self.run_async(text, user=user, session=session, data=data):
+            if event.is_final_response():
+                final = event
+        assert final is not None  # run_async always ends with one
+        if final.status is Status.FAILED:
+            raise AccordError.from_dict(final.error or {})
+        return final.text
+
+    async def run_async(
+        self, text: str = "", *, user: str, session: str, data: dict[str, Any] | None = None
+    ) -> AsyncIterator[Event]:
+        """Events as they happen: the user's message, node progress, tool and agent calls and
+        their responses, model usage, and last the final response (``is_final_response()``).
+        Read it to the end (or ``aclose()`` it): the session takes one request at a time."""
+        await self.open()
+        if self._loop is not asyncio.get_running_loop():
+            raise AccordError(
+                ErrorCode.INVALID_INPUT, "a Runner serves the event loop it was opened in"
+            )
+        key = SessionKey(self.app_name, user, session)
+        if not CUSTOMER_ID.match(user):
+            raise AccordError(
+                ErrorCode.PERMISSION_DENIED,
+                "refunds are requested by a customer (user C-<digits>)",
+                {"field": "user"},
+            )
+        runtime, sessions = self._runtime, self._sessions
+        assert runtime is not None
+        assert sessions is not None
+        sink = Sink(new_id())
+        async with sessions.lock(key):
+            yield Event(
+                invocation_id=sink.invocation_id,
+                author=USER,
+                content=Content(role=USER, parts=[Part.text_of(text)] if text else []),
+            )
+            workflow_id, step = await self._plan(key, text, data)
+            if step is None:  # an approval is pending: nothing runs, the same answer again
+                snapshot = await runtime.snapshot(workflow_id)
+                yield final_event(snapshot, sink.invocation_id, sink.usage)
+                return
+            detach = self._hub.attach(workflow_id, sink)
+            unsubscribe = runtime.subscribe(self._observer(workflow_id, sink), workflow_id)
+            # The workflow's node tasks inherit this context: their calls find this sink.
+            context = contextvars.copy_context()
+            context.run(CURRENT_WORKFLOW.set, workflow_id)
+            driver = asyncio.create_task(self._drive(step, sink), context=context)
+            try:
+                while (event := await sink.queue.get()) is not None:
+                    yield event
+                snapshot = await driver
+            finally:
+                unsubscribe()
+                detach()
+                if not driver.done():
+                    driver.cancel()  # the caller stopped listening; the workflow goes on
+            yield final_event(snapshot, sink.invocation_id, sink.usage)
+
+    # -- internals ----------------------------------------------------------------------------
+    async def _plan(
+        self, key: SessionKey, text: str, data: dict[str, Any] | None
+    ) -> tuple[str, _Step | None]:
+        """Which workflow this request goes to, and what to do with it."""
+        runtime, sessions = self._runtime, self._sessions
+        assert runtime is not None
+        assert sessions is not None
+        turn = await sessions.current(key)
+        if turn:
+            workflow_id = key.workflow_id(turn)
+            await self._check_owner(workflow_id, key)
+            snapshot = await runtime.snapshot(workflow_id)
+            if snapshot.status is Status.WAITING:
+                asked = next(
+                    (p for p in snapshot.interrupts if p.reason is WaitingReason.INPUT), None
+                )
+                if asked is None:
+                    return workflow_id, None
+                value = answer_value(text, data, asked.payload)
+                return workflow_id, _Step(
+                    runtime, workflow_id, resume=(asked.interrupt_id, value, key.user)
+                )
+            if snapshot.status in (Status.RUNNING, Status.QUEUED):
+                return workflow_id, _Step(runtime, workflow_id)
+        turn += 1
+        workflow_id = key.workflow_id(turn)
+        sessions.advance(key, turn)
+        deadline = datetime.now(UTC) + timedelta(seconds=self._deadline_s)
+        start = WorkflowInput(
+            text=text or str((data or {}).get("text") or ""),
+            order_id=(data or {}).get("order_id"),
+            customer_id=key.user,
+            owner=owner_key(key.app, key.user),
+            app=key.app,
+            session=key.session,
+            units=self._units,
+            deadline=deadline.isoformat(),
+            traceparent=new_traceparent(),
+        )
+        return workflow_id, _Step(runtime, workflow_id, start=start)
+
+    async def _check_owner(self, workflow_id: str, key: SessionKey) -> None:
+        """Defence in depth: the ids already separate sessions; the log must agree."""
+        runtime = self._runtime
+        assert runtime is not None
+        events = await runtime.log.read(workflow_id)
+        given = WorkflowInput.model_validate(events[0].data.get("input"))
+        if (given.app, given.customer_id, given.session) != (key.app, key.user, key.session):
+            raise AccordError(ErrorCode.PERMISSION_DENIED, "that session belongs to someone else")
+
+    def _observer(self, workflow_id: str, sink: Sink) -> Any:
+        hub = self._hub
+
+        async def observe(event: LogEvent) -> None:
+            node = event.node
+            if node is not None:
+                if event.type is EventType.NODE_STARTED:
+                    hub.started(workflow_id, node)
+                elif event.type in ENDED:
+                    hub.ended(workflow_id, node)
+            parts = progress_parts(event)
+            if parts is not None:
+                sink.put(
+                    Event(
+                        invocation_id=sink.invocation_id,
+                        author=node or "orchestrator",
+                        content=Content(parts=parts),
+                        workflow_id=workflow_id,
+                    )
+                )
+
+        return observe
+
+    @staticmethod
+    async def _drive(step: _Step, sink: Sink) -> WorkflowSnapshot:
+        try:
+            return await step.settled()
+        finally:
+            sink.queue.put_nowait(None)
+
+
+class _Step:
+    """Start, resume or just follow a workflow, until it settles."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        workflow_id: str,
+        *,
+        start: WorkflowInput | None = None,
+        resume: tuple[str, Any, str] | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.workflow_id = workflow_id
+        self.start = start
+        self.resume = resume
+
+    async def settled(self) -> WorkflowSnapshot:
+        handle: WorkflowHandle
+        if self.start is not None:
+            handle = await self.runtime.start(
+                GRAPH_NAME, workflow_id=self.workflow_id, input=self.start.model_dump(mode="json")
+            )
+        elif self.resume is not None:
+            interrupt_id, value, principal = self.resume
+            handle = await self.runtime.resume(self.workflow_id, interrupt_id, value, principal)
+        else:
+            handle = self.runtime.handle(self.workflow_id)
+        return await handle.settled()
+
+
+def _file_safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:64] or "app"
