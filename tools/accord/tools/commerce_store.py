@@ -31,7 +31,7 @@ from sqlalchemy import (
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.tools import seed
-from accord.tools.db import Database, UtcDateTime, iso
+from accord.tools.db import SeededStore, UtcDateTime, iso
 
 metadata = MetaData()
 
@@ -112,23 +112,11 @@ LOOKUP = (
 )
 
 
-class CommerceStore:
+class CommerceStore(SeededStore):
     """Owns the commerce database: schema, seed data, and the queries behind the tools."""
 
-    def __init__(self, url: str) -> None:
-        self.db = Database(url)
-
-    # -- Resources (started by the tool server) ----------------------------------------------
-    async def start(self) -> None:
-        self.db.open()
-        await self.db.create_schema(metadata, "accord.commerce.schema")
-        await self.seed(datetime.now(UTC))
-
-    async def stop(self) -> None:
-        await self.db.close()
-
-    async def ready(self) -> bool:
-        return await self.db.ping()
+    schema = metadata
+    schema_lock = "accord.commerce.schema"
 
     async def seed(self, now: datetime) -> None:
         db = self.db

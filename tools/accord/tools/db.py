@@ -17,6 +17,7 @@ module runs them in a transaction on either backend:
 from __future__ import annotations
 
 import zlib
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -183,3 +184,32 @@ def _sqlite_transactions(engine: Engine) -> None:
         if not options.get("accord_begin", True):
             return  # autocommit: each statement is its own transaction
         conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("accord_immediate") else "BEGIN")
+
+
+class SeededStore(ABC):
+    """A tool server's database: its schema, created on first start, and its seed data.
+
+    Subclasses name their tables and write ``seed``; start, stop and readiness are the same for
+    every tool server.
+    """
+
+    schema: MetaData
+    schema_lock: str  # advisory lock name, so replicas create the schema once
+
+    def __init__(self, url: str) -> None:
+        self.db = Database(url)
+
+    async def start(self) -> None:
+        self.db.open()
+        await self.db.create_schema(self.schema, self.schema_lock)
+        await self.seed(datetime.now(UTC))
+
+    async def stop(self) -> None:
+        await self.db.close()
+
+    async def ready(self) -> bool:
+        return await self.db.ping()
+
+    @abstractmethod
+    async def seed(self, now: datetime) -> None:
+        """Insert the demo data idempotently (dates relative to ``now``)."""

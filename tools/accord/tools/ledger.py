@@ -40,7 +40,7 @@ from sqlalchemy.exc import IntegrityError
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.tools import seed
-from accord.tools.db import Database, UtcDateTime, iso
+from accord.tools.db import SeededStore, UtcDateTime, iso
 
 metadata = MetaData()
 
@@ -101,23 +101,11 @@ def receipt(row: Any) -> dict[str, Any]:
     }
 
 
-class Ledger:
+class Ledger(SeededStore):
     """Owns the payments database: schema, seed data, issuing and finding refunds."""
 
-    def __init__(self, url: str) -> None:
-        self.db = Database(url)
-
-    # -- Resources -----------------------------------------------------------------------------
-    async def start(self) -> None:
-        self.db.open()
-        await self.db.create_schema(metadata, "accord.payments.schema")
-        await self.seed(datetime.now(UTC))
-
-    async def stop(self) -> None:
-        await self.db.close()
-
-    async def ready(self) -> bool:
-        return await self.db.ping()
+    schema = metadata
+    schema_lock = "accord.payments.schema"
 
     async def seed(self, now: datetime) -> None:
         db = self.db
