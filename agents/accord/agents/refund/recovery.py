@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
@@ -27,11 +26,15 @@ from a2a.types import Task, TaskState
 
 from accord.agents.refund.projection import Projector
 from accord.agents.workflow import Runtime
-from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
-from accord.protocol.a2a.store import RESTART_MESSAGE, UNFINISHED_STATES, AccordTaskStore
+from accord.protocol.a2a.store import (
+    UNFINISHED_STATES,
+    AccordTaskStore,
+    fail_after_restart,
+    task_row,
+)
 from accord.protocol.a2a.store_backends import Row
-from accord.protocol.a2a.wire import failed_status
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +66,7 @@ async def reconcile(
     def collect(blob: bytes) -> Row:
         task = Task.FromString(blob)
         open_tasks.append(task.id)
-        return ("", task.id, task.context_id, int(task.status.state), _ts(task), blob)
+        return task_row(task, blob)
 
     await backend.rewrite_states([int(s) for s in OPEN_STATES], collect)
     orphans: set[str] = set()
@@ -82,25 +85,7 @@ async def reconcile(
     def fail(blob: bytes) -> Row:
         task = Task.FromString(blob)
         if task.id in orphans and task.status.state in UNFINISHED_STATES:
-            error = AccordError(ErrorCode.UNAVAILABLE, RESTART_MESSAGE, {"reason": "restart"})
-            status = failed_status(error, task_id=task.id, context_id=task.context_id)
-            status.timestamp.FromDatetime(datetime.now(UTC))
-            if task.status.HasField("message"):
-                task.history.append(task.status.message)
-            task.status.CopyFrom(status)
-        return (
-            "",
-            task.id,
-            task.context_id,
-            int(task.status.state),
-            _ts(task),
-            task.SerializeToString(),
-        )
+            fail_after_restart(task)
+        return task_row(task)
 
     await backend.rewrite_states([int(s) for s in UNFINISHED_STATES], fail)
-
-
-def _ts(task: Task) -> int:
-    if task.HasField("status") and task.status.HasField("timestamp"):
-        return int(task.status.timestamp.ToNanoseconds())
-    return -1

@@ -66,6 +66,28 @@ def _sort_ts(task: Task) -> int:
     return -1
 
 
+def task_row(task: Task, blob: bytes | None = None) -> Row:
+    """The store row of ``task`` for ``Backend.rewrite_states`` (``blob``: its bytes, if known)."""
+    return (
+        "",
+        task.id,
+        task.context_id,
+        int(task.status.state),
+        _sort_ts(task),
+        blob if blob is not None else task.SerializeToString(),
+    )
+
+
+def fail_after_restart(task: Task) -> None:
+    """Fail a task a dead process left unfinished: UNAVAILABLE, keeping its last message."""
+    error = AccordError(ErrorCode.UNAVAILABLE, RESTART_MESSAGE, {"reason": "restart"})
+    status = failed_status(error, task_id=task.id, context_id=task.context_id)
+    status.timestamp.FromDatetime(datetime.now(UTC))
+    if task.status.HasField("message"):
+        task.history.append(task.status.message)
+    task.status.CopyFrom(status)
+
+
 class AccordTaskStore(TaskStore):
     """SQLite or PostgreSQL by URL; see the module docstring."""
 
@@ -108,20 +130,8 @@ class AccordTaskStore(TaskStore):
 
         def fail(blob: bytes) -> Row:
             task = Task.FromString(blob)
-            error = AccordError(ErrorCode.UNAVAILABLE, RESTART_MESSAGE, {"reason": "restart"})
-            status = failed_status(error, task_id=task.id, context_id=task.context_id)
-            status.timestamp.FromDatetime(datetime.now(UTC))
-            if task.status.HasField("message"):
-                task.history.append(task.status.message)
-            task.status.CopyFrom(status)
-            return (
-                "",
-                task.id,
-                task.context_id,
-                int(task.status.state),
-                _sort_ts(task),
-                task.SerializeToString(),
-            )
+            fail_after_restart(task)
+            return task_row(task)
 
         count = await backend.rewrite_states([int(s) for s in UNFINISHED_STATES], fail)
         if count:
