@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from accord.agents.models import CacheScope, RoutedModel, Router, UnitBudget
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.tools_holder import Tools
-
-if TYPE_CHECKING:
-    from accord.agents.workflow import Runtime
 
 
 @dataclass
@@ -22,7 +19,6 @@ class Deps:
     peers: Peers
     router: Router
     settings: RefundSettings
-    runtime: Runtime | None = None
     # Concurrent orders.lookup calls of one workflow share one call (the three checks start
     # together); an entry lives only while its call is in flight.
     lookups: dict[tuple[str, str], asyncio.Task[dict[str, Any]]] = field(default_factory=dict)

@@ -1,11 +1,18 @@
-"""The orchestrator's A2A executor: one customer task is one workflow (workflow id = task id).
+"""The orchestrator's A2A executor: one task is one workflow (workflow id = task id).
 
-First message (skill refund.request): start the workflow, stream every node start and finish
-as a status update naming the node, and answer when the workflow settles: completed -> the
-result; waiting(input) -> the question; waiting(approval) -> "waiting for an approver"; failed ->
-the workflow's error. A later message in the same task answers the pending question (while an
-approval is pending it just gets the same waiting answer again). Cancel cancels the workflow,
-whose cancel hooks cancel the child tasks. Skill refund.approve is handled by approvals.py.
+Skill refund.request, first message: start the refund workflow, stream every node start and
+finish as a status update naming the node, and answer when it settles: completed -> the
+result; waiting(input) -> the question; waiting(approval) -> "waiting for an approver";
+failed -> the workflow's error. A later message in the same task answers the pending question
+(while an approval is pending it just gets the same waiting answer again). What to do with a
+message is decided by the refund conversation (conversation.py), shared with the in-process
+Runner.
+
+Skill refund.approve: an approver's decision, run as an "approval" workflow (approvals.py).
+
+Nothing here writes a task: the task store derives every task from the workflow log
+(task_views.py), so what this request streams and what any later read returns come from the
+same events. Cancel cancels the workflow, whose cancel hooks cancel the child tasks.
 """
 
 from __future__ import annotations
@@ -13,78 +20,64 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import Any, Final
+from typing import Final
 
-from a2a.server.agent_execution import RequestContext
-from a2a.server.events import EventQueue
-from a2a.utils.errors import UnsupportedOperationError
-
-from accord.agents.refund.approvals import APPROVE_SKILL, Approvals
-from accord.agents.refund.config import GRAPH_NAME
-from accord.agents.refund.facts import WorkflowInput, answer_value
-from accord.agents.refund.projection import (
-    Projector,
-    final_result,
-    is_terminal,
-    waiting_answer,
+from accord.agents.refund.approvals import (
+    APPROVAL_GRAPH,
+    APPROVE_SKILL,
+    approval_input,
+    approval_text,
 )
-from accord.agents.workflow import Event, EventType, Runtime, WorkflowHandle, WorkflowSnapshot
+from accord.agents.refund.conversation import (
+    Conversation,
+    Finished,
+    Step,
+    describe,
+    final_result,
+    outcome,
+)
+from accord.agents.refund.facts import WorkflowInput
+from accord.agents.workflow import Event, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.status import Status, WaitingReason
+from accord.contracts.status import Status
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 
 logger = logging.getLogger(__name__)
 
 CUSTOMER_ID: Final = re.compile(r"^C-[0-9]{2,10}$")
-FOLLOW_POLL_S: Final = (0.05, 1.0)  # first and longest pause reading another replica's run
-STARTED: Final = {
-    "intake": "reading your request",
-    "order": "looking up the order (orders.lookup)",
-    "policy": "asking policy-check whether the refund is allowed",
-    "risk": "asking risk-check how risky the refund is",
-    "decide": "deciding",
-    "approval": "the refund needs an approver",
-    "refund": "issuing the refund (refunds.get, then refunds.issue)",
-    "explain": "explaining the decision",
-    "rejected": "explaining the approver's decision",
-}
+CANCEL_REASON: Final = "canceled by the caller"
 
 
 class OrchestratorExecutor(ContractExecutor):
-    def __init__(
-        self, contract: AgentContract, runtime: Runtime, projector: Projector, approvals: Approvals
-    ) -> None:
+    def __init__(self, contract: AgentContract, runtime: Runtime) -> None:
         super().__init__(contract)
         self.runtime = runtime
-        self.projector = projector
-        self.approvals = approvals
-
-    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        current = context.current_task
-        if current is not None and is_terminal(current):
-            # Finished out of band (an approval, a timeout): its state stays as written.
-            raise UnsupportedOperationError(message="the task has ended")
-        task_id = str(context.task_id)
-        self.projector.enter(task_id)
-        try:
-            await super().execute(context, event_queue)
-        finally:
-            self.projector.leave(task_id)
+        self.conversation = Conversation(runtime)
 
     async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
         if turn.skill.id == APPROVE_SKILL:
-            return await self.approvals.decide(turn)
-        if turn.is_continuation:
-            return await self._continue(turn, progress)
-        inp = self._input(turn)
-        return await self._drive(turn.task_id, progress, start=inp)
+            return await self._approve(turn, progress)
+        if not turn.is_continuation:
+            return await self._drive(
+                self.conversation.start(turn.task_id, self._input(turn)), progress
+            )
+        step = await self.conversation.next_step(
+            turn.task_id,
+            text=turn.text,
+            data=turn.data,
+            principal=turn.principal.subject,
+            message_id=turn.message_id,
+        )
+        if step is None:  # an approval is pending (or it ended): the same answer again
+            return _answer(await self.runtime.snapshot(turn.task_id))
+        return await self._drive(step, progress)
 
     async def on_cancel(self, task_id: str) -> None:
         try:
-            await self.runtime.cancel(task_id, reason="canceled by the caller")
+            await self.runtime.cancel(task_id, reason=CANCEL_REASON)
         except AccordError as error:
-            # NOT_FOUND: an approval task (no workflow); TASK_NOT_CANCELABLE: already ended.
+            # TASK_NOT_CANCELABLE: already ended; NOT_FOUND: refused before a workflow began.
             logger.info("task %s: workflow not canceled: %s", task_id, error.code.value)
 
     # -- internals --------------------------------------------------------------------------
@@ -111,123 +104,54 @@ class OrchestratorExecutor(ContractExecutor):
             units=envelope.budget.units,
             deadline=envelope.budget.deadline.isoformat(),
             traceparent=envelope.traceparent,
+            message_id=turn.message_id,
+            data=turn.data,
         )
 
-    async def _continue(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
-        snapshot = await self.runtime.snapshot(turn.task_id)
-        if snapshot.status is Status.WAITING:
-            asked = next((p for p in snapshot.interrupts if p.reason is WaitingReason.INPUT), None)
-            if asked is None:
-                return self._outcome(snapshot)  # an approval is pending: same answer again
-            value = answer_value(turn.text, turn.data, asked.payload)
-            return await self._drive(
-                turn.task_id,
-                progress,
-                resume=(asked.interrupt_id, value, turn.principal.subject),
-            )
-        if snapshot.status is Status.RUNNING:
-            return await self._drive(turn.task_id, progress)
-        return self._outcome(snapshot)
+    async def _approve(self, turn: Turn, progress: Progress) -> Completed:
+        inp = approval_input(turn.principal, turn.context_id, turn.data, turn.message_id)
+        step = Step(
+            turn.task_id,
+            start=inp.model_dump(mode="json"),
+            graph=APPROVAL_GRAPH,
+            scope=inp.owner,
+            context_id=turn.context_id,
+        )
+        snapshot = await self.conversation.drive(step)
+        if snapshot.status is Status.FAILED:
+            raise snapshot.error or AccordError(ErrorCode.INTERNAL, "the approval failed")
+        result = final_result(snapshot.result)
+        return Completed(data=result, text=approval_text(result))
 
-    async def _drive(
-        self,
-        task_id: str,
-        progress: Progress,
-        *,
-        start: WorkflowInput | None = None,
-        resume: tuple[str, Any, str] | None = None,
-    ) -> Completed | NeedsInput:
+    async def _drive(self, step: Step, progress: Progress) -> Completed | NeedsInput:
         events: asyncio.Queue[Event | None] = asyncio.Queue()
 
         async def observe(event: Event) -> None:
             events.put_nowait(event)
 
-        unsubscribe = self.runtime.subscribe(observe, task_id)
         pump = asyncio.create_task(_pump(events, progress))
         try:
-            handle: WorkflowHandle
-            if start is not None:
-                handle = await self.runtime.start(
-                    GRAPH_NAME, workflow_id=task_id, input=start.model_dump(mode="json")
-                )
-            elif resume is not None:
-                interrupt_id, value, principal = resume
-                handle = await self.runtime.resume(task_id, interrupt_id, value, principal)
-            else:
-                handle = self.runtime.handle(task_id)
-            snapshot = await handle.settled()
-            pause_s = FOLLOW_POLL_S[0]
-            while snapshot.status is Status.RUNNING:
-                # It runs on another replica (or on none until a dead one's lease expires):
-                # follow it in the shared log, and on this replica's runner once it takes over.
-                # Failing the customer's task here would hide the outcome (docs/replicas.md).
-                await asyncio.sleep(pause_s)
-                pause_s = min(pause_s * 2, FOLLOW_POLL_S[1])
-                snapshot = await self.runtime.handle(task_id).settled()
+            snapshot = await self.conversation.drive(step, observe)
         finally:
-            unsubscribe()
             events.put_nowait(None)
             await pump
-        return self._outcome(snapshot)
+        return _answer(snapshot)
 
-    @staticmethod
-    def _outcome(snapshot: WorkflowSnapshot) -> Completed | NeedsInput:
-        if snapshot.status is Status.COMPLETED:
-            result = final_result(snapshot)
-            return Completed(data=result, text=str(result.get("explanation") or ""))
-        if snapshot.status is Status.WAITING:
-            reason, question, data = waiting_answer(snapshot)
-            return NeedsInput(question=question, data=data, reason=reason)
-        if snapshot.status is Status.FAILED:
-            raise snapshot.error or AccordError(ErrorCode.INTERNAL, "the workflow failed")
-        raise AccordError(
-            ErrorCode.UNAVAILABLE,
-            "the workflow is busy elsewhere; try again",
-            {"workflow_id": snapshot.workflow_id},
-        )
+
+def _answer(snapshot: WorkflowSnapshot) -> Completed | NeedsInput:
+    told = outcome(snapshot)
+    if isinstance(told, Finished):
+        return Completed(data=told.result, text=told.text)
+    return NeedsInput(question=told.question, data=told.data, reason=told.reason)
 
 
 async def _pump(events: asyncio.Queue[Event | None], progress: Progress) -> None:
     """Workflow events -> status updates naming the node (a failed update is not fatal)."""
     while (event := await events.get()) is not None:
-        text = _describe(event)
+        text = describe(event)
         if text is None:
             continue
         try:
             await progress.update(text, node=event.node)
         except Exception:
             logger.debug("progress update dropped", exc_info=True)
-
-
-def _describe(event: Event) -> str | None:
-    node = event.node or ""
-    if event.type is EventType.NODE_STARTED:
-        return f"{node}: {STARTED.get(node, 'started')}"
-    if event.type is EventType.NODE_OUTPUT:
-        label = event.data.get("label")
-        route = f" -> {label}" if label else ""
-        return f"{node}: done{_summary(node, event.data.get('output'))}{route}"
-    if event.type is EventType.NODE_FAILED and not event.data.get("final"):
-        code = (event.data.get("error") or {}).get("code")
-        return f"{node}: {code}, retrying"
-    if event.type is EventType.RESUMED:
-        return f"{node}: answer received"
-    return None
-
-
-def _summary(node: str, output: Any) -> str:
-    if not isinstance(output, dict):
-        return ""
-    if node == "intake":
-        return f" (order {output.get('order_id')}, reason {output.get('reason')})"
-    if node in ("order", "policy", "risk") and output.get("found") is False:
-        return " (order not found)"
-    if node == "policy":
-        return f" (eligible: {output.get('eligible')}, rule {output.get('rule')})"
-    if node == "risk":
-        return f" (risk {output.get('risk')})"
-    if node == "approval":
-        return f" ({output.get('decision')} by {output.get('approver')})"
-    if "decision" in output:
-        return f" ({output['decision']})"
-    return ""

@@ -29,6 +29,22 @@ class WorkflowInput(BaseModel):
     units: int = Field(ge=0)
     deadline: str  # ISO 8601
     traceparent: str | None = None
+    message_id: str | None = None  # the A2A message that started it (its task's history)
+    data: dict[str, Any] | None = None  # that message's DataPart, as sent
+
+
+class RefusedInput(BaseModel):
+    """The record of a request refused before any work began (bad input, no permission):
+    enough to show and list its task. ``owner`` and ``session`` as in WorkflowInput."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    refused: bool = True
+    owner: str
+    session: str
+    message_id: str | None = None
+    text: str = ""
+    data: dict[str, Any] | None = None
 
 
 def refund_key(order_id: str) -> str:
@@ -36,11 +52,16 @@ def refund_key(order_id: str) -> str:
     return f"{REFUND_KEY_PREFIX}{order_id}"
 
 
-def answer_value(text: str, data: dict[str, Any] | None, asked: Any) -> dict[str, Any]:
+def answer_value(
+    text: str, data: dict[str, Any] | None, asked: Any, *, message_id: str | None = None
+) -> dict[str, Any]:
     """What a customer's answer to an INPUT interrupt is recorded as. ``asked`` echoes the
     interrupt's payload back to the node (child task ids live there: node state is not
-    durable, the log is)."""
-    return {"text": text, "data": data, "asked": asked}
+    durable, the log is); ``message_id`` names the A2A message that carried it."""
+    value: dict[str, Any] = {"text": text, "data": data, "asked": asked}
+    if message_id:
+        value["message_id"] = message_id
+    return value
 
 
 def answer_text(value: Any) -> str:

@@ -138,11 +138,8 @@ async def risk(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
 async def cancel_child(deps: Deps, ctx: NodeContext) -> None:
     """on_cancel hook of policy and risk: cancel the child task this node waits on."""
     child = ctx.state.get(CHILD_KEY)
-    if child is None and deps.runtime is not None:
-        snapshot = await deps.runtime.snapshot(ctx.workflow_id)
-        for pending in snapshot.interrupts:
-            if pending.node == ctx.node and isinstance(pending.payload, dict):
-                child = pending.payload.get(CHILD_KEY)
+    if child is None and isinstance(ctx.waiting_on, dict):
+        child = ctx.waiting_on.get(CHILD_KEY)  # a waiting node: the child it asked through
     if not child:
         return
     agent = await deps.peers.client("policy" if ctx.node == "policy" else "risk")

@@ -1,37 +1,45 @@
 """`accord serve orchestrator`: the refund assistant on port 8700.
 
-Besides the A2A routes every agent has, it serves ``GET /approvals`` (approver role) and keeps
-its workflows in a durable event log: ``orchestrator-workflows.db`` in the data directory, or
-the PostgreSQL database given by ``--database-url`` / ``ACCORD_DATABASE_URL``.
+Besides the A2A routes every agent has, it serves ``GET /approvals`` (approver role) and
+``GET /stats``. Its workflows live in a durable event log: ``orchestrator-workflows.db`` in the
+data directory, or the PostgreSQL database given by ``--database-url`` /
+``ACCORD_DATABASE_URL``. The log is the only record of its tasks: the A2A task store is a view
+of it (task_views.py), so there is nothing to reconcile at start-up. The runtime resumes the
+workflows a dead process left running (leases decide who, with several replicas).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
-
-from starlette.routing import Route
+from typing import Any, Final
 
 from accord.agents.models import build_router
-from accord.agents.refund.approvals import APPROVALS_PATH, Approvals
+from accord.agents.refund.approvals import (
+    APPROVALS_PATH,
+    approval_queue,
+    build_approval_graph,
+    require_approver,
+)
 from accord.agents.refund.config import SERVICE_NAME, RefundSettings
 from accord.agents.refund.deps import Deps
 from accord.agents.refund.executor import OrchestratorExecutor
 from accord.agents.refund.graph import build_graph
 from accord.agents.refund.peers import Peers
-from accord.agents.refund.projection import Projector
-from accord.agents.refund.recovery import new_owner, reconcile, take_over
-from accord.agents.refund.stats_route import stats_route
+from accord.agents.refund.stats_route import STATS_PATH, stats_handler
+from accord.agents.refund.task_views import WorkflowTaskSource
 from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import Runtime
 from accord.contracts.agents import agent_contract
-from accord.protocol.a2a.server import RECOVERY_OPTION, build_agent_app, task_recovery
-from accord.protocol.a2a.store import AccordTaskStore, table_name
+from accord.protocol.a2a.derived_store import DerivedTaskStore
+from accord.protocol.a2a.principal_routes import principal_route
+from accord.protocol.a2a.server import build_agent_app
+from accord.protocol.auth import Principal
 from accord.protocol.service import ServiceSpec
 from accord.protocol.settings import ServeOptions, data_dir, database_url, service_url
 
-CONTRACT_NAME = "orchestrator"
+CONTRACT_NAME: Final = "orchestrator"
+OWNER_FILE: Final = "orchestrator-owner"
 
 
 def build_app(options: ServeOptions) -> Any:
@@ -40,51 +48,54 @@ def build_app(options: ServeOptions) -> Any:
     settings = RefundSettings.from_env(shared_db, service_url("policy"), service_url("risk"))
     tools, peers = Tools(), Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
-    runtime = Runtime(
-        settings.workflow_log_url, owner=new_owner(), lease_ttl_s=settings.lease_ttl_s
-    )
-    deps.runtime = runtime
+    runtime = Runtime(settings.workflow_log_url, lease_ttl_s=settings.lease_ttl_s)
     runtime.register(build_graph(deps))
-    store = AccordTaskStore(store_url, table=table_name(SERVICE_NAME))
-    projector = Projector(store, runtime)
-    approvals = Approvals(runtime, projector)
+    runtime.register(build_approval_graph(runtime))
     contract = agent_contract(CONTRACT_NAME)
-    executor = OrchestratorExecutor(contract, runtime, projector, approvals)
-    # Read before it is forced off below: with several replicas it must stay off (replicas.md).
-    fail_orphans = task_recovery(options)
+    executor = OrchestratorExecutor(contract, runtime)
 
     @asynccontextmanager
     async def running() -> AsyncIterator[None]:
-        await take_over(runtime, data_dir())
-        unsubscribe = runtime.subscribe(projector.observe)
+        await _open(runtime, settings.workflow_log_url)
         try:
-            await reconcile(store, runtime, projector, fail_orphans=fail_orphans)
             yield
         finally:
-            unsubscribe()
             await runtime.close()
-            await projector.drain()
             await tools.aclose()
             await peers.aclose()
 
-    # The store's own start-up recovery would fail running tasks whose workflows resume.
-    serve_options = ServeOptions(
-        host=options.host,
-        port=options.port,
-        database_url=options.database_url,
-        extra={**options.extra, RECOVERY_OPTION: "off"},
-    )
+    async def approvals(principal: Principal) -> dict[str, Any]:
+        require_approver(principal)
+        return {"approvals": await approval_queue(runtime)}
+
     app = build_agent_app(
         contract,
         executor,
-        serve_options,
+        options,
         service_name=SERVICE_NAME,
         lifespan_hooks=[running],
-        task_store=store,
+        task_store=DerivedTaskStore(WorkflowTaskSource(runtime)),
     )
-    app.router.routes.append(Route(APPROVALS_PATH, approvals.list_route, methods=["GET"]))
-    app.router.routes.append(stats_route(deps.router.metrics))  # GET /stats (accord stats)
+    app.router.routes.append(principal_route(APPROVALS_PATH, approvals))
+    app.router.routes.append(principal_route(STATS_PATH, stats_handler(deps.router.metrics)))
     return app
+
+
+async def _open(runtime: Runtime, log_url: str) -> None:
+    """Open the runtime. An embedded SQLite log has one process by design: the previous one
+    (its owner id is kept in the data directory) is declared dead at once, so its running
+    workflows resume now instead of when its lease runs out. A shared PostgreSQL log has
+    replicas: there, only an expired lease frees a workflow."""
+    if not log_url.startswith("sqlite"):
+        await runtime.open()
+        return
+    path = data_dir() / OWNER_FILE
+    previous = path.read_text().strip() if path.exists() else ""
+    await runtime.log.open()
+    if previous and previous != runtime.owner:
+        await runtime.log.drop_owner(previous)
+    path.write_text(runtime.owner)
+    await runtime.open()
 
 
 service = ServiceSpec(

@@ -10,42 +10,26 @@ its sample count and window.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Final
-
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from typing import Any, Final
 
 from accord.agents.models import Metrics
 from accord.agents.refund.config import SERVICE_NAME
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.server_gate import PrincipalUser
-from accord.protocol.auth import ROLE_APPROVER, ROLE_SERVICE
+from accord.protocol.a2a.principal_routes import PrincipalHandler
+from accord.protocol.auth import ROLE_APPROVER, ROLE_SERVICE, Principal
 
 STATS_PATH: Final = "/stats"
 STATS_ROLES: Final = frozenset({ROLE_APPROVER, ROLE_SERVICE})
 
 
-def stats_endpoint(metrics: Metrics) -> Callable[[Request], Awaitable[JSONResponse]]:
-    async def stats(request: Request) -> JSONResponse:
-        user = request.scope.get("user")
-        try:
-            if not isinstance(user, PrincipalUser):
-                raise AccordError(ErrorCode.UNAUTHENTICATED)
-            if not STATS_ROLES & set(user.principal.roles):
-                raise AccordError(
-                    ErrorCode.PERMISSION_DENIED,
-                    "the metrics are for approvers and services",
-                    {"requires_role": sorted(STATS_ROLES)},
-                )
-        except AccordError as error:
-            status, body = error.to_http()
-            return JSONResponse(body, status_code=status)
-        return JSONResponse({"service": SERVICE_NAME, "models": metrics.snapshot()})
+def stats_handler(metrics: Metrics) -> PrincipalHandler:
+    async def stats(principal: Principal) -> dict[str, Any]:
+        if not STATS_ROLES & set(principal.roles):
+            raise AccordError(
+                ErrorCode.PERMISSION_DENIED,
+                "the metrics are for approvers and services",
+                {"requires_role": sorted(STATS_ROLES)},
+            )
+        return {"service": SERVICE_NAME, "models": metrics.snapshot()}
 
     return stats
-
-
-def stats_route(metrics: Metrics) -> Route:
-    return Route(STATS_PATH, stats_endpoint(metrics), methods=["GET"])

@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from accord.agents.models import Metrics, ModelsConfig, build_router
-from accord.agents.refund.config import GRAPH_NAME, RefundSettings
+from accord.agents.refund.config import RefundSettings
+from accord.agents.refund.conversation import Conversation, Step
 from accord.agents.refund.deps import Deps
 from accord.agents.refund.executor import CUSTOMER_ID
-from accord.agents.refund.facts import WorkflowInput, answer_value
+from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.graph import build_graph
 from accord.agents.runner.events import Content, Event, Part, new_id
 from accord.agents.runner.hub import CURRENT_WORKFLOW, Hub, Sink
@@ -39,9 +40,9 @@ from accord.agents.runner.portal import Portal
 from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
 from accord.agents.workflow import Event as LogEvent
-from accord.agents.workflow import EventType, Runtime, WorkflowHandle, WorkflowSnapshot
+from accord.agents.workflow import EventType, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.status import Status, WaitingReason
+from accord.contracts.status import Status
 from accord.protocol.a2a.client import new_traceparent
 from accord.protocol.auth import owner_key
 from accord.protocol.mcp.client import ToolClient
@@ -92,6 +93,7 @@ class Runner:
         self._hub = Hub()
         self.metrics: Metrics = ObservedMetrics(self._hub)
         self._runtime: Runtime | None = None
+        self._conversation: Conversation | None = None
         self._sessions: Sessions | None = None
         self._mesh: InProcessMesh | None = None
         self._deps: Deps | None = None
@@ -133,7 +135,6 @@ class Runner:
             settings=settings,
         )
         runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}")
-        deps.runtime = runtime
         runtime.register(build_graph(deps))
         try:
             await runtime.open()
@@ -141,6 +142,7 @@ class Runner:
             await self._close_parts(deps, None)
             raise
         self._deps, self._runtime = deps, runtime
+        self._conversation = Conversation(runtime)
         self._sessions = Sessions(runtime.log)
         self._loop = asyncio.get_running_loop()
 
@@ -156,6 +158,7 @@ class Runner:
         runtime, self._runtime = self._runtime, None
         deps, self._deps = self._deps, None
         self._sessions = None
+        self._conversation = None
         if deps is not None:
             await self._close_parts(deps, runtime)
 
@@ -276,28 +279,22 @@ class Runner:
     # -- internals ----------------------------------------------------------------------------
     async def _plan(
         self, key: SessionKey, text: str, data: dict[str, Any] | None
-    ) -> tuple[str, _Step | None]:
-        """Which workflow this request goes to, and what to do with it."""
-        runtime, sessions = self._runtime, self._sessions
-        assert runtime is not None
+    ) -> tuple[str, Step | None]:
+        """Which workflow this request goes to, and what to do with it (the conversation
+        decides, as it does for the A2A executor)."""
+        conversation, sessions = self._conversation, self._sessions
+        assert conversation is not None
         assert sessions is not None
         turn = await sessions.current(key)
         if turn:
             workflow_id = key.workflow_id(turn)
             await self._check_owner(workflow_id, key)
-            snapshot = await runtime.snapshot(workflow_id)
-            if snapshot.status is Status.WAITING:
-                asked = next(
-                    (p for p in snapshot.interrupts if p.reason is WaitingReason.INPUT), None
+            snapshot = await conversation.runtime.snapshot(workflow_id)
+            if snapshot.status not in (Status.COMPLETED, Status.FAILED):
+                step = await conversation.next_step(
+                    workflow_id, text=text, data=data, principal=key.user
                 )
-                if asked is None:
-                    return workflow_id, None
-                value = answer_value(text, data, asked.payload)
-                return workflow_id, _Step(
-                    runtime, workflow_id, resume=(asked.interrupt_id, value, key.user)
-                )
-            if snapshot.status in (Status.RUNNING, Status.QUEUED):
-                return workflow_id, _Step(runtime, workflow_id)
+                return workflow_id, step
         turn += 1
         workflow_id = key.workflow_id(turn)
         sessions.advance(key, turn)
@@ -312,8 +309,9 @@ class Runner:
             units=self._units,
             deadline=deadline.isoformat(),
             traceparent=new_traceparent(),
+            data=data,
         )
-        return workflow_id, _Step(runtime, workflow_id, start=start)
+        return workflow_id, conversation.start(workflow_id, start)
 
     async def _check_owner(self, workflow_id: str, key: SessionKey) -> None:
         """Defence in depth: the ids already separate sessions; the log must agree."""
@@ -347,42 +345,13 @@ class Runner:
 
         return observe
 
-    @staticmethod
-    async def _drive(step: _Step, sink: Sink) -> WorkflowSnapshot:
+    async def _drive(self, step: Step, sink: Sink) -> WorkflowSnapshot:
+        conversation = self._conversation
+        assert conversation is not None
         try:
-            return await step.settled()
+            return await conversation.drive(step)
         finally:
             sink.queue.put_nowait(None)
-
-
-class _Step:
-    """Start, resume or just follow a workflow, until it settles."""
-
-    def __init__(
-        self,
-        runtime: Runtime,
-        workflow_id: str,
-        *,
-        start: WorkflowInput | None = None,
-        resume: tuple[str, Any, str] | None = None,
-    ) -> None:
-        self.runtime = runtime
-        self.workflow_id = workflow_id
-        self.start = start
-        self.resume = resume
-
-    async def settled(self) -> WorkflowSnapshot:
-        handle: WorkflowHandle
-        if self.start is not None:
-            handle = await self.runtime.start(
-                GRAPH_NAME, workflow_id=self.workflow_id, input=self.start.model_dump(mode="json")
-            )
-        elif self.resume is not None:
-            interrupt_id, value, principal = self.resume
-            handle = await self.runtime.resume(self.workflow_id, interrupt_id, value, principal)
-        else:
-            handle = self.runtime.handle(self.workflow_id)
-        return await handle.settled()
 
 
 def _file_safe(name: str) -> str:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.agents.refund.executor import STARTED
-from accord.agents.refund.projection import final_result, waiting_answer
+from accord.agents.refund.conversation import STARTED, Finished, outcome
 from accord.agents.runner.events import Content, Event, Part, Usage
 from accord.agents.runner.hub import ORCHESTRATOR
 from accord.agents.workflow import Event as LogEvent
 from accord.agents.workflow import EventType, WorkflowSnapshot
-from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
 
 
@@ -55,25 +54,25 @@ def final_event(snapshot: WorkflowSnapshot, invocation_id: str, usage: Usage) ->
     """The invocation's answer: the decision, the question it waits on, or the failure."""
     data: dict[str, Any]
     error: dict[str, Any] | None = None
-    if snapshot.status is Status.COMPLETED:
-        data = final_result(snapshot)
-        text = str(data.get("explanation") or "")
-    elif snapshot.status is Status.WAITING:
-        reason, text, extra = waiting_answer(snapshot)
-        pending = snapshot.interrupts[0]
-        data = {"waiting_reason": reason.value, "question": text, "node": pending.node}
-        data.update(extra or {})
-    elif snapshot.status is Status.FAILED:
-        failure = snapshot.error or AccordError(ErrorCode.INTERNAL, "the workflow failed")
+    try:
+        told = outcome(snapshot)
+    except AccordError as failure:
+        if snapshot.status is not Status.FAILED:
+            raise
         error = failure.to_dict()
-        data = {"error": error}
-        text = failure.message
+        data, text = {"error": error}, failure.message
     else:
-        raise AccordError(
-            ErrorCode.UNAVAILABLE,
-            "the workflow is busy elsewhere; try again",
-            {"workflow_id": snapshot.workflow_id},
-        )
+        if isinstance(told, Finished):
+            data, text = told.result, told.text
+        else:
+            pending = snapshot.interrupts[0]
+            data = {
+                "waiting_reason": told.reason.value,
+                "question": told.question,
+                "node": pending.node,
+            }
+            data.update(told.data or {})
+            text = told.question
     return Event(
         invocation_id=invocation_id,
         author=ORCHESTRATOR,

@@ -54,6 +54,7 @@ class NodeContext:
     timed_out: frozenset[int] = frozenset()
     error: AccordError | None = None  # set on an on_error node: the failure that led here
     state: dict[str, Any] = field(default_factory=dict)
+    waiting_on: Any = None  # for a cancel hook of a waiting node: its interrupt's payload
     _asked: int = 0
 
     @property

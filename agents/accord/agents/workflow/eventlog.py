@@ -60,6 +60,9 @@ class WorkflowRecord:
     graph_key: str  # "name@version" of the graph it started on
     lease_owner: str | None
     closed: bool
+    scope: str | None = None
+    context_id: str | None = None
+    updated_at: float = 0.0  # when its last event was appended (seconds since the epoch)
 
 
 def graph_key(name: str, version: str) -> str:
@@ -95,8 +98,11 @@ class EventLog(ABC):
         *,
         status: Status | None = None,
         owner: str | None = None,
+        scope: str | None = None,
+        context_id: str | None = None,
     ) -> list[Event]:
-        """Append atomically. ``expected_version`` 0 creates the workflow (leased to ``owner``).
+        """Append atomically. ``expected_version`` 0 creates the workflow (leased to ``owner``;
+        listed under ``scope`` and ``context_id``, see :meth:`list_workflows`).
 
         ``status`` updates the workflow's status; any status other than running also releases
         its lease. Raises VersionConflictError or WorkflowClosedError and then writes nothing.
@@ -109,6 +115,20 @@ class EventLog(ABC):
     @abstractmethod
     async def record(self, workflow_id: str) -> WorkflowRecord | None:
         """The workflow's row, or None."""
+
+    @abstractmethod
+    async def list_workflows(
+        self,
+        scope: str,
+        *,
+        context_id: str | None = None,
+        status: Status | None = None,
+        updated_after: float | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int = 50,
+    ) -> tuple[list[WorkflowRecord], int]:
+        """The workflows created under ``scope``, newest change first (``updated_at`` desc,
+        id desc), strictly below ``after`` (keyset pagination); and how many match in all."""
 
     @abstractmethod
     async def heartbeat(self, owner: str, ttl_s: float) -> None:

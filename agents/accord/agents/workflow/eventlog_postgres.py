@@ -33,9 +33,12 @@ CREATE TABLE IF NOT EXISTS workflow_runs (
     status TEXT NOT NULL,
     graph_key TEXT NOT NULL,
     lease_owner TEXT,
-    closed BOOLEAN NOT NULL DEFAULT FALSE
+    closed BOOLEAN NOT NULL DEFAULT FALSE,
+    scope TEXT,
+    context_id TEXT
 );
 CREATE INDEX IF NOT EXISTS workflow_runs_status ON workflow_runs (status);
+CREATE INDEX IF NOT EXISTS workflow_runs_scope ON workflow_runs (scope);
 CREATE TABLE IF NOT EXISTS workflow_events (
     workflow_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -102,6 +105,8 @@ class PostgresEventLog(EventLog):
         *,
         status: Status | None = None,
         owner: str | None = None,
+        scope: str | None = None,
+        context_id: str | None = None,
     ) -> list[Event]:
         pool = self._require()
         try:
@@ -117,7 +122,14 @@ class PostgresEventLog(EventLog):
         try:
             async with pool.acquire() as conn, conn.transaction():
                 await self._check_and_mark(
-                    conn, workflow_id, expected_version, events, status, owner, closing
+                    conn,
+                    workflow_id,
+                    expected_version,
+                    events,
+                    status,
+                    owner,
+                    closing,
+                    (scope, context_id),
                 )
                 appended = [
                     Event(workflow_id, expected_version + i, e.type, e.node, e.data, now)
@@ -168,16 +180,19 @@ class PostgresEventLog(EventLog):
         status: Status | None,
         owner: str | None,
         closing: bool,
+        listing: tuple[str | None, str | None] = (None, None),
     ) -> None:
         if expected == 0:
             created = await conn.fetchval(
-                "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed) "
-                "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING id",
+                "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed, scope, "
+                "context_id) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING "
+                "RETURNING id",
                 workflow_id,
                 (status or Status.RUNNING).value,
                 started_graph_key(events),
                 owner,
                 closing,
+                *listing,
             )
             if created is None:
                 raise VersionConflictError(workflow_id, expected, None)
@@ -240,6 +255,63 @@ class PostgresEventLog(EventLog):
             r["lease_owner"],
             r["closed"],
         )
+
+    async def list_workflows(
+        self,
+        scope: str,
+        *,
+        context_id: str | None = None,
+        status: Status | None = None,
+        updated_after: float | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int = 50,
+    ) -> tuple[list[WorkflowRecord], int]:
+        args: list[Any] = [scope]
+        where = ["scope = $1"]
+        if context_id is not None:
+            args.append(context_id)
+            where.append(f"context_id = ${len(args)}")
+        if status is not None:
+            args.append(status.value)
+            where.append(f"status = ${len(args)}")
+        inner = (
+            "SELECT id, status, graph_key, lease_owner, closed, scope, context_id, "
+            "(SELECT max(seq) FROM workflow_events e WHERE e.workflow_id = r.id) AS version, "
+            "(SELECT max(at) FROM workflow_events e WHERE e.workflow_id = r.id) AS updated_at "
+            f"FROM workflow_runs r WHERE {' AND '.join(where)}"
+        )
+        outer: list[str] = []
+        if updated_after is not None:
+            args.append(updated_after)
+            outer.append(f"updated_at >= ${len(args)}")
+        count_sql = f"SELECT count(*) FROM ({inner}) q WHERE {' AND '.join(outer) or 'TRUE'}"
+        count_args = list(args)
+        if after is not None:
+            args += [after[0], after[1]]
+            n = len(args)
+            outer.append(f"(updated_at < ${n - 1} OR (updated_at = ${n - 1} AND id < ${n}))")
+        args.append(limit)
+        page_sql = (
+            f"SELECT * FROM ({inner}) q WHERE {' AND '.join(outer) or 'TRUE'} "
+            f"ORDER BY updated_at DESC, id DESC LIMIT ${len(args)}"
+        )
+        total = await self._fetch(count_sql, *count_args)
+        rows = await self._fetch(page_sql, *args)
+        records = [
+            WorkflowRecord(
+                r["id"],
+                r["version"] or 0,
+                Status(r["status"]),
+                r["graph_key"],
+                r["lease_owner"],
+                r["closed"],
+                r["scope"],
+                r["context_id"],
+                float(r["updated_at"] or 0.0),
+            )
+            for r in rows
+        ]
+        return records, int(total[0][0])
 
     async def heartbeat(self, owner: str, ttl_s: float) -> None:
         await self._fetch(

@@ -58,9 +58,12 @@ CREATE TABLE IF NOT EXISTS workflow_runs (
     status TEXT NOT NULL,
     graph_key TEXT NOT NULL,
     lease_owner TEXT,
-    closed INTEGER NOT NULL DEFAULT 0
+    closed INTEGER NOT NULL DEFAULT 0,
+    scope TEXT,
+    context_id TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS workflow_runs_status ON workflow_runs (status);
+CREATE INDEX IF NOT EXISTS workflow_runs_scope ON workflow_runs (scope);
 CREATE TABLE IF NOT EXISTS workflow_events (
     workflow_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -292,9 +295,13 @@ class SqliteEventLog(EventLog):
         *,
         status: Status | None = None,
         owner: str | None = None,
+        scope: str | None = None,
+        context_id: str | None = None,
     ) -> list[Event]:
         def run(txn: _Txn) -> list[Event]:
-            return _append(txn, workflow_id, expected_version, events, status, owner)
+            return _append(
+                txn, workflow_id, expected_version, events, status, owner, (scope, context_id)
+            )
 
         return await self._write(None, run, workflow_id)
 
@@ -325,6 +332,52 @@ class SqliteEventLog(EventLog):
             return WorkflowRecord(
                 workflow_id, version, Status(status), key, lease_owner, bool(closed)
             )
+
+        return await self._read(run)
+
+    async def list_workflows(
+        self,
+        scope: str,
+        *,
+        context_id: str | None = None,
+        status: Status | None = None,
+        updated_after: float | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int = 50,
+    ) -> tuple[list[WorkflowRecord], int]:
+        where: list[str] = ["scope = ?"]
+        args: list[Any] = [scope]
+        if context_id is not None:
+            where.append("context_id = ?")
+            args.append(context_id)
+        if status is not None:
+            where.append("status = ?")
+            args.append(status.value)
+        inner = (
+            "SELECT id, status, graph_key, lease_owner, closed, scope, context_id, "
+            "(SELECT max(seq) FROM workflow_events e WHERE e.workflow_id = r.id) AS version, "
+            "(SELECT max(at) FROM workflow_events e WHERE e.workflow_id = r.id) AS updated_at "
+            f"FROM workflow_runs r WHERE {' AND '.join(where)}"
+        )
+        outer: list[str] = []
+        outer_args: list[Any] = []
+        if updated_after is not None:
+            outer.append("updated_at >= ?")
+            outer_args.append(updated_after)
+        count_args = [*args, *outer_args]
+        count_sql = f"SELECT count(*) FROM ({inner}) WHERE {' AND '.join(outer) or '1'}"
+        if after is not None:
+            outer.append("(updated_at < ? OR (updated_at = ? AND id < ?))")
+            outer_args += [after[0], after[0], after[1]]
+        page_sql = (
+            f"SELECT * FROM ({inner}) WHERE {' AND '.join(outer) or '1'} "
+            "ORDER BY updated_at DESC, id DESC LIMIT ?"
+        )
+
+        def run(conn: sqlite3.Connection, now: float) -> tuple[list[WorkflowRecord], int]:
+            total = int(conn.execute(count_sql, count_args).fetchone()[0])
+            rows = conn.execute(page_sql, [*args, *outer_args, limit]).fetchall()
+            return [_listed(row) for row in rows], total
 
         return await self._read(run)
 
@@ -404,6 +457,21 @@ class SqliteEventLog(EventLog):
         return await self._read(run)
 
 
+def _listed(row: Any) -> WorkflowRecord:
+    wid, status, key, lease_owner, closed, scope, context_id, version, updated_at = row
+    return WorkflowRecord(
+        wid,
+        version or 0,
+        Status(status),
+        key,
+        lease_owner,
+        bool(closed),
+        scope,
+        context_id,
+        float(updated_at or 0.0),
+    )
+
+
 def _read_heads(txn: _Txn, workflow_ids: set[str]) -> None:
     ids = list(workflow_ids)
     for start in range(0, len(ids), 500):
@@ -424,6 +492,7 @@ def _append(
     events: Sequence[NewEvent],
     status: Status | None,
     owner: str | None,
+    listing: tuple[str | None, str | None] = (None, None),
 ) -> list[Event]:
     # The caller holds the write lock (BEGIN IMMEDIATE): check, then write. Everything that
     # can fail is checked before the first write, so a failed call writes nothing. The
@@ -451,9 +520,9 @@ def _append(
             raise VersionConflictError(workflow_id, expected, head[2])
         new_status = (status or Status.RUNNING).value
         conn.execute(
-            "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (workflow_id, new_status, started_graph_key(events), owner, int(closing)),
+            "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed, scope, "
+            "context_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (workflow_id, new_status, started_graph_key(events), owner, int(closing), *listing),
         )
         txn.heads[workflow_id] = [new_status, int(closing), seq]
     else:

@@ -173,9 +173,17 @@ class Runtime:
 
     # -- the API ----------------------------------------------------------------------------
     async def start(
-        self, graph: str, workflow_id: str, input: Any = None, *, version: str | None = None
+        self,
+        graph: str,
+        workflow_id: str,
+        input: Any = None,
+        *,
+        version: str | None = None,
+        scope: str | None = None,
+        context_id: str | None = None,
     ) -> WorkflowHandle:
-        """Start a workflow; the same id again is the same run (its handle is returned)."""
+        """Start a workflow; the same id again is the same run (its handle is returned).
+        ``scope`` and ``context_id`` are what the log lists it under (``list_workflows``)."""
         spec = self._graph(graph, version)
         live = self._runs.get(workflow_id)
         if live is not None:
@@ -200,7 +208,13 @@ class Runtime:
         self._runs[workflow_id] = runner
         try:
             appended = await self.log.append(
-                workflow_id, 0, events, status=Status.RUNNING, owner=self.owner
+                workflow_id,
+                0,
+                events,
+                status=Status.RUNNING,
+                owner=self.owner,
+                scope=scope,
+                context_id=context_id,
             )
         except VersionConflictError:
             if self._runs.get(workflow_id) is runner:
@@ -216,6 +230,46 @@ class Runtime:
         await self._notify(appended)
         runner.begin([start], step_first=False)
         return WorkflowHandle(self, workflow_id, runner)
+
+    async def record_refused(
+        self,
+        graph: str,
+        workflow_id: str,
+        input: Any,
+        error: AccordError,
+        *,
+        scope: str | None = None,
+        context_id: str | None = None,
+    ) -> None:
+        """Record a workflow that failed before its first node ran (its request was refused):
+        started and finished in one append, so it can be read and listed like any other. The
+        same id again records nothing."""
+        spec = self._graph(graph, None)
+        _check_json(input, "input")
+        events = [
+            NewEvent(
+                EventType.WORKFLOW_STARTED,
+                None,
+                {"graph": spec.name, "version": spec.version, "input": input},
+            ),
+            NewEvent(
+                EventType.WORKFLOW_FINISHED,
+                None,
+                {"status": Status.FAILED.value, "outputs": {}, "error": error.to_dict()},
+            ),
+        ]
+        try:
+            appended = await self.log.append(
+                workflow_id, 0, events, status=Status.FAILED, scope=scope, context_id=context_id
+            )
+        except VersionConflictError:
+            return
+        await self._notify(appended)
+
+    def replay(self, events: list[Event]) -> WorkflowSnapshot:
+        """The snapshot of a workflow from its events (read by the caller)."""
+        graph = self._graph_of(events[0])
+        return _snapshot(graph, _replay(events[0].workflow_id, graph, events))
 
     async def resume(
         self, workflow_id: str, interrupt_id: str, value: Any, principal: str | None = None
@@ -326,6 +380,9 @@ class Runtime:
         return self._graph(str(started.data.get("graph")), str(started.data.get("version")))
 
     def _waiting_contexts(self, graph: Graph, state: WorkflowState) -> list[NodeContext]:
+        """The contexts of the nodes waiting on an interrupt, for their cancel hooks. Each
+        gets its pending interrupt's payload as ``waiting_on``: a hook must not ask the
+        runtime (its runner is the one canceling, and would never answer)."""
         return [
             NodeContext(
                 state.workflow_id,
@@ -337,9 +394,10 @@ class Runtime:
                 dict(act.answers),
                 frozenset(act.timed_out),
                 act.error,
+                waiting_on=state.interrupts[act.waiting].payload,
             )
             for act in state.pending.values()
-            if act.waiting is not None
+            if act.waiting is not None and act.waiting in state.interrupts
         ]
 
     async def _load(self, workflow_id: str, *, leased: bool = False) -> WorkflowRunner:

@@ -90,6 +90,7 @@ class Turn:
     text: str
     state: dict[str, Any]
     is_continuation: bool
+    message_id: str | None = None  # the A2A message of this turn
 
 
 @dataclass
@@ -346,6 +347,7 @@ class ContractExecutor(AgentExecutor):
             text="\n".join(texts),
             state=dict(state) if isinstance(state, dict) else {},
             is_continuation=is_continuation,
+            message_id=message.message_id or None,
         )
 
     def _effective_envelope(self, turn: Turn) -> DelegationEnvelope:

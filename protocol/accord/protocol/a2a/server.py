@@ -16,12 +16,9 @@ import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from datetime import UTC, datetime
 from typing import Any, Final
 
 from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
-from a2a.server.cluster.event_stream import VersionedEvent
-from a2a.server.cluster.version import TaskVersion
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import (
@@ -31,7 +28,7 @@ from a2a.server.routes import (
     create_rest_routes,
 )
 from a2a.server.tasks.task_store import TaskStore
-from a2a.types import SendMessageRequest, Task, TaskStatusUpdateEvent
+from a2a.types import SendMessageRequest, Task
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -45,7 +42,6 @@ from accord.protocol.a2a.card import build_agent_card
 from accord.protocol.a2a.executor import PRINCIPAL_STATE_KEY, ContractExecutor
 from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
 from accord.protocol.a2a.store import AccordTaskStore, table_name
-from accord.protocol.a2a.wire import failed_status
 from accord.protocol.auth_verify import Authenticator
 from accord.protocol.settings import DEFAULT_PORTS, ServeOptions, database_url, service_url
 
@@ -70,51 +66,6 @@ class PrincipalContextBuilder(DefaultServerCallContextBuilder):
         if isinstance(user, PrincipalUser):
             context.state[PRINCIPAL_STATE_KEY] = user.principal
         return context
-
-
-class AccordRequestHandler(DefaultRequestHandler):
-    """The SDK's handler, with a cancel that keeps the contract for tasks not live here.
-
-    A task that is not running in this process (waiting, released from memory or left by a
-    previous process) is canceled by a direct store write in the SDK, which keeps the old
-    status message. Ours writes the contract's CANCELED status (metadata and error DataPart)
-    and gives the executor's ``on_cancel`` hook its chance, as a live cancel does.
-    """
-
-    def __init__(self, executor: ContractExecutor, **kwargs: Any) -> None:
-        super().__init__(agent_executor=executor, **kwargs)
-        self._contract_executor = executor
-
-    async def _write_cancel(
-        self,
-        task_id: str,
-        current: Task,
-        version: TaskVersion,
-        context: ServerCallContext,
-    ) -> Task:
-        try:
-            await self._contract_executor.on_cancel(task_id)
-        except Exception:  # canceled either way; the hook's fault is only logged
-            logger.exception("on_cancel hook failed for task %s", task_id)
-        canceled = Task()
-        canceled.CopyFrom(current)
-        if canceled.status.HasField("message"):
-            canceled.history.append(canceled.status.message)
-        error = AccordError(ErrorCode.CANCELED, "the task was canceled by its caller")
-        status = failed_status(error, task_id=task_id, context_id=current.context_id)
-        status.timestamp.FromDatetime(datetime.now(UTC))
-        canceled.status.CopyFrom(status)
-        event = TaskStatusUpdateEvent(
-            task_id=task_id, context_id=current.context_id, status=canceled.status
-        )
-        new_version = await self._versioned_store.save(
-            canceled, event=event, prev=current, prev_version=version, context=context
-        )
-        if self._event_stream is not None:
-            await self._event_stream.publish(
-                task_id, VersionedEvent(event=event, version=new_version)
-            )
-        return canceled
 
 
 class TaskContextBuilder(SimpleRequestContextBuilder):
@@ -183,8 +134,8 @@ def build_agent_app(
     store = task_store or AccordTaskStore(
         options.database_url or database_url(service_name), table=table_name(service_name)
     )
-    handler = AccordRequestHandler(
-        executor,
+    handler = DefaultRequestHandler(
+        agent_executor=executor,
         task_store=store,
         agent_card=card,
         request_context_builder=TaskContextBuilder(store),

@@ -42,8 +42,9 @@ from a2a.utils.task import (
 )
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.status import Status
 from accord.protocol.a2a.store_backends import Backend, ListQuery, Row, open_backend
-from accord.protocol.a2a.wire import failed_status
+from accord.protocol.a2a.wire import failed_status, read_status_meta
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +82,23 @@ def task_row(task: Task, blob: bytes | None = None) -> Row:
 def fail_after_restart(task: Task) -> None:
     """Fail a task a dead process left unfinished: UNAVAILABLE, keeping its last message."""
     error = AccordError(ErrorCode.UNAVAILABLE, RESTART_MESSAGE, {"reason": "restart"})
+    status = failed_status(error, task_id=task.id, context_id=task.context_id)
+    status.timestamp.FromDatetime(datetime.now(UTC))
+    if task.status.HasField("message"):
+        task.history.append(task.status.message)
+    task.status.CopyFrom(status)
+
+
+def contract_canceled(task: Task) -> None:
+    """Give a canceled task the contract's status: failed with CANCELED, in the metadata and
+    as the error DataPart. The SDK cancels a task that is not live in this process with a bare
+    state change that keeps the old status message (and its old contract status); the store
+    writes the contract's instead, into the task it was handed, which is also what the SDK
+    answers the caller with."""
+    meta = read_status_meta(task.status.message) if task.status.HasField("message") else None
+    if meta is not None and meta.get("status") == Status.FAILED.value:
+        return  # already the contract's (a live cancel emitted it)
+    error = AccordError(ErrorCode.CANCELED, "the task was canceled by its caller")
     status = failed_status(error, task_id=task.id, context_id=task.context_id)
     status.timestamp.FromDatetime(datetime.now(UTC))
     if task.status.HasField("message"):
@@ -142,6 +160,8 @@ class AccordTaskStore(TaskStore):
 
     # -- TaskStore --------------------------------------------------------------------------
     async def save(self, task: Task, context: ServerCallContext) -> None:
+        if task.status.state == TaskState.TASK_STATE_CANCELED:
+            contract_canceled(task)
         row: Row = (
             self._owner(context),
             task.id,

@@ -1,0 +1,214 @@
+"""The orchestrator's A2A tasks, derived from its workflow log (the only truth of a task).
+
+Every orchestrator task is a workflow with the task's id: a refund conversation ("refund"), an
+approver's decision ("approval"), or a request refused at its first turn (recorded as a
+workflow that failed at once). Its A2A view is computed from the log on every read:
+
+- history: the customer's messages (the first, each later answer) and a progress line for
+  every step (``conversation.describe``), the same lines the live request streamed;
+- status: from the replayed workflow state: running, waiting (input or approval, with the
+  question), completed (with the result artifact) or failed (with the contract error;
+  canceled is failed with CANCELED);
+- metadata: what a later turn needs (skill, units spent, a caller's envelope), derived too.
+
+Message and artifact ids are derived from the log (task id and sequence number), so every read
+of the same log gives the same task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from accord.agents.refund.approvals import APPROVAL_GRAPH, APPROVE_SKILL, approval_text
+from accord.agents.refund.config import GRAPH_NAME
+from accord.agents.refund.conversation import describe, final_result, waiting_answer
+from accord.agents.refund.facts import RefusedInput
+from accord.agents.workflow import Event, EventType, Runtime, WorkflowSnapshot
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.status import ContractState, Status
+from accord.protocol.a2a.executor import ARTIFACT_NAME, SKILL_TASK_META_KEY
+from accord.protocol.a2a.task_view import (
+    TaskView,
+    ViewArtifact,
+    ViewMessage,
+    ViewPage,
+    ViewQuery,
+)
+from accord.protocol.a2a.wire import SPENT_META_KEY
+
+REQUEST_SKILL: Final = "refund.request"
+CANCELED_TEXT: Final = "the task was canceled by its caller"
+_READS_AT_ONCE: Final = 16
+
+
+class WorkflowTaskSource:
+    """A :class:`~accord.protocol.a2a.task_view.TaskSource` over the runtime's log."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    async def get_view(self, task_id: str, scope: str) -> TaskView | None:
+        events = await self.runtime.log.read(task_id)
+        if not events or _scope(events[0]) != scope:
+            return None  # another owner's task does not exist for this caller
+        return self.fold(events)
+
+    async def list_views(self, scope: str, query: ViewQuery) -> ViewPage:
+        records, total = await self.runtime.log.list_workflows(
+            scope,
+            context_id=query.context_id,
+            status=query.status,
+            updated_after=query.updated_after.timestamp() if query.updated_after else None,
+            after=(query.after[0].timestamp(), query.after[1]) if query.after else None,
+            limit=query.limit,
+        )
+        gate = asyncio.Semaphore(_READS_AT_ONCE)
+
+        async def read(workflow_id: str) -> list[Event]:
+            async with gate:
+                return await self.runtime.log.read(workflow_id)
+
+        logs = await asyncio.gather(*(read(r.workflow_id) for r in records))
+        return ViewPage(views=[self.fold(events) for events in logs if events], total=total)
+
+    async def cancel(self, task_id: str, scope: str) -> TaskView | None:
+        view = await self.get_view(task_id, scope)
+        if view is None or view.is_terminal:
+            return view
+        try:
+            await self.runtime.cancel(task_id, reason=CANCELED_TEXT)
+        except AccordError as error:
+            # Ended meanwhile (not cancelable): the log has its outcome; anything else is real.
+            if error.code is not ErrorCode.TASK_NOT_CANCELABLE:
+                raise
+        return await self.get_view(task_id, scope)
+
+    async def record_refused(self, view: TaskView, scope: str) -> None:
+        first = next((m for m in view.history if m.role == "user"), None)
+        inp = RefusedInput(
+            owner=scope,
+            session=view.context_id,
+            message_id=first.message_id if first else None,
+            text=first.text if first else "",
+            data=dict(first.data) if first and first.data is not None else None,
+        )
+        message = view.status_message
+        error = message.error if message is not None else None
+        if error is None:
+            error = AccordError(view.state.error_code or ErrorCode.INTERNAL)
+        await self.runtime.record_refused(
+            GRAPH_NAME,
+            view.task_id,
+            inp.model_dump(mode="json"),
+            error,
+            scope=scope,
+            context_id=view.context_id,
+        )
+
+    # -- the fold ---------------------------------------------------------------------------
+    def fold(self, events: Sequence[Event]) -> TaskView:
+        snapshot = self.runtime.replay(list(events))
+        first = events[0]
+        task_id = first.workflow_id
+        inp: dict[str, Any] = first.data.get("input") or {}
+        context_id = str(inp.get("session") or "")
+        history: list[ViewMessage] = [_user_message(inp, f"{task_id}-0")]
+        progress: ViewMessage | None = None
+        answers = 0
+        for event in events:
+            if event.type is EventType.RESUMED:
+                value = event.data.get("value")
+                if isinstance(value, dict) and "asked" in value:  # a customer's answer
+                    answers += 1
+                    history.append(_user_message(value, f"{task_id}-{event.seq}-answer"))
+            text = describe(event)
+            if text is None:
+                continue
+            if progress is not None:
+                history.append(progress)
+            progress = ViewMessage(
+                message_id=f"{task_id}-{event.seq}",
+                role="agent",
+                text=text,
+                state=ContractState(status=Status.RUNNING),
+                node=event.node,
+            )
+        state, status_message, artifacts = _status(snapshot, task_id, events[-1].seq)
+        if status_message is None:
+            status_message = progress
+        elif progress is not None:
+            history.append(progress)
+        graph = str(first.data.get("graph") or "")
+        metadata: dict[str, Any] = {
+            SKILL_TASK_META_KEY: APPROVE_SKILL if graph == APPROVAL_GRAPH else REQUEST_SKILL,
+            SPENT_META_KEY: 1 + answers,  # one unit a turn: the first and each answer
+        }
+        return TaskView(
+            task_id=task_id,
+            context_id=context_id,
+            state=state,
+            updated_at=datetime.fromtimestamp(events[-1].at, UTC),
+            status_message=status_message,
+            history=history,
+            artifacts=artifacts,
+            metadata=metadata,
+        )
+
+
+def _scope(started: Event) -> str | None:
+    inp = started.data.get("input")
+    owner = inp.get("owner") if isinstance(inp, dict) else None
+    return str(owner) if owner is not None else None
+
+
+def _user_message(body: dict[str, Any], fallback_id: str) -> ViewMessage:
+    data = body.get("data")
+    return ViewMessage(
+        message_id=str(body.get("message_id") or fallback_id),
+        role="user",
+        text=str(body.get("text") or ""),
+        data=data if isinstance(data, dict) else None,
+    )
+
+
+def _status(
+    snapshot: WorkflowSnapshot, task_id: str, last_seq: int
+) -> tuple[ContractState, ViewMessage | None, list[ViewArtifact]]:
+    message_id = f"{task_id}-{last_seq}"
+    if snapshot.status is Status.COMPLETED:
+        result = final_result(snapshot.result)
+        text = (
+            approval_text(result)
+            if snapshot.graph == APPROVAL_GRAPH
+            else str(result.get("explanation") or "")
+        )
+        state = ContractState(status=Status.COMPLETED)
+        message = ViewMessage(message_id, "agent", text=text, state=state)
+        return state, message, [ViewArtifact(f"{task_id}-result", ARTIFACT_NAME, result)]
+    if snapshot.status is Status.FAILED:
+        error = snapshot.error or AccordError(ErrorCode.INTERNAL, "the workflow failed")
+        if error.code is ErrorCode.CANCELED:
+            error = AccordError(ErrorCode.CANCELED, CANCELED_TEXT)
+        state = ContractState(status=Status.FAILED, error_code=error.code)
+        return (
+            state,
+            ViewMessage(message_id, "agent", text=error.message, state=state, error=error),
+            [],
+        )
+    if snapshot.status is Status.WAITING:
+        pending = snapshot.interrupts[0]
+        reason, question, data = waiting_answer(pending.reason, pending.payload)
+        state = ContractState(status=Status.WAITING, waiting_reason=reason)
+        message = ViewMessage(
+            f"{task_id}-{pending.interrupt_id}",
+            "agent",
+            text=question,
+            data=data,
+            state=state,
+            node=pending.node,
+        )
+        return state, message, []
+    return ContractState(status=Status.RUNNING), None, []

@@ -1,0 +1,231 @@
+"""DerivedTaskStore: an a2a-sdk TaskStore whose tasks are views of another record.
+
+An agent whose work is a durable workflow already records everything a task is (what the user
+asked, every step, every answer, the outcome) in its workflow log. Keeping a second copy in a
+task table would give every task two truths kept in step by a projector. Instead this store
+asks the agent's :class:`~accord.protocol.a2a.task_view.TaskSource` for each read, and turns
+the SDK's writes into what they mean for that record:
+
+* a task moving to CANCELED (the SDK's cancel of a task not live in this process, or the final
+  write of a live cancel) cancels the work in the record; the store then copies the record's
+  canceled status, with its contract metadata, back into the task it was handed, so the
+  caller's answer and every later read agree;
+* a task that ends before any work began (refused at its first turn: bad input, no
+  permission, no budget) is recorded by the source, so it can still be read and listed;
+* every other write is the SDK's in-memory copy of progress the record already holds: it is
+  not stored twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from a2a.server.context import ServerCallContext
+from a2a.server.owner_resolver import OwnerResolver, resolve_user_scope
+from a2a.server.tasks.task_store import TaskStore
+from a2a.types import (
+    Artifact,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    Part,
+    Role,
+    Task,
+    TaskState,
+    TaskStatus,
+)
+from a2a.utils.constants import DEFAULT_LIST_TASKS_PAGE_SIZE
+from a2a.utils.errors import InvalidParamsError
+from a2a.utils.task import ListTasksCursor, decode_list_tasks_cursor, encode_list_tasks_cursor
+from google.protobuf.json_format import MessageToDict
+
+from accord.contracts.keys import STATUS_META_KEY
+from accord.contracts.status import from_a2a
+from accord.protocol.a2a.task_view import TaskSource, TaskView, ViewMessage, ViewQuery
+from accord.protocol.a2a.wire import (
+    a2a_task_state,
+    data_part,
+    error_data,
+    plain,
+    read_contract_state,
+    status_meta,
+)
+
+logger = logging.getLogger(__name__)
+
+_TERMINAL = frozenset(
+    {
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_FAILED,
+        TaskState.TASK_STATE_REJECTED,
+        TaskState.TASK_STATE_CANCELED,
+    }
+)
+
+
+class DerivedTaskStore(TaskStore):
+    """See the module docstring. ``owner_resolver`` gives the caller's scope, as in every
+    Accord task store (tenant isolation: another scope's task is not found)."""
+
+    def __init__(
+        self, source: TaskSource, *, owner_resolver: OwnerResolver = resolve_user_scope
+    ) -> None:
+        self.source = source
+        self._owner = owner_resolver
+
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        scope = self._owner(context)
+        if task.status.state == TaskState.TASK_STATE_CANCELED:
+            view = await self.source.cancel(task.id, scope)
+            if view is not None:
+                # The SDK answers the caller with the object it handed us: make it the record's.
+                task.CopyFrom(task_of(view))
+            return
+        if task.status.state not in _TERMINAL:
+            return
+        if await self.source.get_view(task.id, scope) is None:
+            await self.source.record_refused(view_of(task), scope)
+
+    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
+        view = await self.source.get_view(task_id, self._owner(context))
+        return task_of(view) if view is not None else None
+
+    async def delete(self, task_id: str, context: ServerCallContext) -> None:
+        """Nothing to do: the record is append-only and owns the task's lifetime."""
+        del task_id, context
+
+    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
+        page_size = params.page_size or DEFAULT_LIST_TASKS_PAGE_SIZE
+        after: tuple[datetime, str] | None = None
+        if params.page_token:
+            cursor = decode_list_tasks_cursor(params.page_token)
+            if cursor is None or cursor.timestamp_ns is None:
+                raise InvalidParamsError(f"Invalid page token: {params.page_token}")
+            after = (_from_ns(cursor.timestamp_ns), cursor.task_id)
+        wanted = int(params.status)
+        status = from_a2a(TaskState.Name(wanted)).status if wanted else None
+        query = ViewQuery(
+            context_id=params.context_id or None,
+            status=status,
+            updated_after=(
+                params.status_timestamp_after.ToDatetime(tzinfo=UTC)
+                if params.HasField("status_timestamp_after")
+                else None
+            ),
+            after=after,
+            limit=page_size + 1,
+        )
+        page = await self.source.list_views(self._owner(context), query)
+        views = list(page.views)
+        tasks = [task_of(v) for v in views[:page_size]]
+        if wanted:
+            # Several A2A states share a contract status (failed: FAILED, REJECTED, CANCELED).
+            tasks = [t for t in tasks if t.status.state == wanted]
+        next_token = ""
+        if len(views) > page_size:
+            last = views[page_size - 1]
+            next_token = encode_list_tasks_cursor(
+                ListTasksCursor(timestamp_ns=_to_ns(last.updated_at), task_id=last.task_id)
+            )
+        return ListTasksResponse(
+            next_page_token=next_token, tasks=tasks, total_size=page.total, page_size=page_size
+        )
+
+
+# -- view <-> task --------------------------------------------------------------------------
+
+
+def task_of(view: TaskView) -> Task:
+    """The A2A task of a view."""
+    status = TaskStatus(state=a2a_task_state(view.state))
+    if view.status_message is not None:
+        status.message.CopyFrom(_message(view.status_message, view))
+    status.timestamp.FromDatetime(view.updated_at)
+    task = Task(
+        id=view.task_id,
+        context_id=view.context_id,
+        status=status,
+        history=[_message(m, view) for m in view.history],
+        artifacts=[
+            Artifact(artifact_id=a.artifact_id, name=a.name, parts=[data_part(a.data)])
+            for a in view.artifacts
+        ],
+    )
+    if view.metadata:
+        task.metadata.update(dict(view.metadata))
+    return task
+
+
+def view_of(task: Task) -> TaskView:
+    """A view of an SDK task (a task refused before any work began)."""
+    state, error = read_contract_state(task.status)
+    status_message = _view_message(task.status.message) if task.status.HasField("message") else None
+    if status_message is not None and error is not None:
+        status_message = ViewMessage(
+            message_id=status_message.message_id,
+            role="agent",
+            text=status_message.text,
+            state=state,
+            error=error,
+        )
+    updated = (
+        task.status.timestamp.ToDatetime(tzinfo=UTC)
+        if task.status.HasField("timestamp")
+        else datetime.now(UTC)
+    )
+    return TaskView(
+        task_id=task.id,
+        context_id=task.context_id,
+        state=state,
+        updated_at=updated,
+        status_message=status_message,
+        history=[_view_message(m) for m in task.history],
+    )
+
+
+def _message(message: ViewMessage, view: TaskView) -> Message:
+    parts: list[Part] = []
+    if message.text:
+        parts.append(Part(text=message.text))
+    if message.data is not None:
+        parts.append(data_part(message.data))
+    if message.error is not None:
+        parts.append(data_part(error_data(message.error)))
+    out = Message(
+        message_id=message.message_id,
+        role=Role.ROLE_USER if message.role == "user" else Role.ROLE_AGENT,
+        task_id=view.task_id,
+        context_id=view.context_id,
+        parts=parts,
+    )
+    if message.state is not None:
+        meta = status_meta(message.state, error=message.error, node=message.node)
+        out.metadata.update({STATUS_META_KEY: meta})
+    return out
+
+
+def _view_message(message: Message) -> ViewMessage:
+    texts: list[str] = []
+    data: dict[str, Any] | None = None
+    for part in message.parts:
+        if part.HasField("text"):
+            texts.append(part.text)
+        elif part.HasField("data") and data is None:
+            value = plain(MessageToDict(part.data))
+            data = value if isinstance(value, dict) else None
+    return ViewMessage(
+        message_id=message.message_id,
+        role="user" if message.role == Role.ROLE_USER else "agent",
+        text="\n".join(texts),
+        data=data,
+    )
+
+
+def _to_ns(moment: datetime) -> int:
+    return int(moment.timestamp() * 1_000_000) * 1000
+
+
+def _from_ns(ns: int) -> datetime:
+    return datetime.fromtimestamp(ns / 1e9, UTC)
