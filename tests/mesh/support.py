@@ -52,13 +52,10 @@ class Mesh:
         self.services[name] = service
         return service
 
-    def start_all(self, orchestrator_env: dict[str, str] | None) -> None:
+    def start_all(self, service_env: dict[str, dict[str, str]]) -> None:
         """All five at once (start-up is mostly imports: two cores do two at a time)."""
         with ThreadPoolExecutor(len(SERVICES)) as pool:
-            futures = [
-                pool.submit(self.start, n, orchestrator_env if n == "orchestrator" else None)
-                for n in SERVICES
-            ]
+            futures = [pool.submit(self.start, n, service_env.get(n)) for n in SERVICES]
         for future in futures:
             future.result()  # re-raise a service that did not start
 
@@ -95,8 +92,14 @@ class Mesh:
 
 @contextmanager
 def running_mesh(
-    base: Path, *, database_url: str | None = None, orchestrator_env: dict[str, str] | None = None
+    base: Path,
+    *,
+    database_url: str | None = None,
+    orchestrator_env: dict[str, str] | None = None,
+    service_env: dict[str, dict[str, str]] | None = None,
 ) -> Iterator[Mesh]:
+    """The five services; ``service_env`` adds variables per service (``orchestrator_env``
+    is short for ``service_env={"orchestrator": ...}``)."""
     data_dir, log_dir = base / "data", base / "logs"
     data_dir.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -111,7 +114,10 @@ def running_mesh(
         env["ACCORD_DATABASE_URL"] = database_url
     mesh = Mesh(data_dir, log_dir, ports, env)
     with mesh.stack:
-        mesh.start_all(orchestrator_env)
+        extra = dict(service_env or {})
+        if orchestrator_env:
+            extra["orchestrator"] = {**extra.get("orchestrator", {}), **orchestrator_env}
+        mesh.start_all(extra)
         yield mesh
 
 

@@ -36,6 +36,7 @@ from typing import Any, Final, TypeVar
 
 import httpx
 from a2a.types.a2a_pb2 import (
+    ListTasksRequest,
     Message,
     Part,
     Role,
@@ -271,6 +272,24 @@ class A2AClient:
         """Ask the agent to cancel; a canceled task reads as failed/CANCELED."""
         headers = self._headers(None)
         return view_of_task(await self._call(lambda: self._wire.cancel(task_id, headers)))
+
+    async def list_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        page_size: int = 50,
+        page_token: str = "",
+    ) -> tuple[list[TaskView], str]:
+        """One page of the caller's tasks, newest first, and the next page's token ("" at
+        the end). Only the caller's own tasks exist for it (tenancy)."""
+        request = ListTasksRequest(
+            page_size=page_size, page_token=page_token, include_artifacts=True
+        )
+        if context_id:
+            request.context_id = context_id
+        headers = self._headers(None)
+        page = await self._call(lambda: self._wire.list(request, headers))
+        return [view_of_task(t) for t in page.tasks], page.next_page_token
 
     # -- internals ---------------------------------------------------------------------------
 

@@ -42,6 +42,7 @@ class TaskView:
     node: str | None = None
     status_text: str = ""
     artifacts: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
+    metadata: Mapping[str, Any] = field(default_factory=dict, repr=False)  # the task's
 
     @property
     def status(self) -> Status:
@@ -132,6 +133,7 @@ def view_of_task(task: Task, *, artifacts: Iterable[Artifact] | None = None) -> 
         node=node if isinstance(node, str) else None,
         status_text=status_text,
         artifacts=tuple(struct_dict_of_artifact(a) for a in arts),
+        metadata=plain(json_format.MessageToDict(task.metadata)) if task.metadata else {},
     )
 
 

@@ -20,12 +20,14 @@ from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from types import TracebackType
 from typing import Any, Final, Protocol, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import httpx
 from a2a.client.transports.http_helpers import parse_sse_stream
 from a2a.types.a2a_pb2 import (
     CancelTaskRequest,
+    ListTasksRequest,
+    ListTasksResponse,
     GetTaskRequest,
     SendMessageRequest,
     SendMessageResponse,
@@ -69,6 +71,10 @@ class Wire(Protocol):
     async def get(self, task_id: str, headers: Mapping[str, str]) -> Task: ...
 
     async def cancel(self, task_id: str, headers: Mapping[str, str]) -> Task: ...
+
+    async def list(
+        self, request: ListTasksRequest, headers: Mapping[str, str]
+    ) -> ListTasksResponse: ...
 
 
 def _to_json(message: ProtoMessage) -> dict[str, Any]:
@@ -287,6 +293,11 @@ class JsonRpcWire(_HttpWire):
             await self._call("CancelTask", CancelTaskRequest(id=task_id), headers), Task()
         )
 
+    async def list(
+        self, request: ListTasksRequest, headers: Mapping[str, str]
+    ) -> ListTasksResponse:
+        return _parse(await self._call("ListTasks", request, headers), ListTasksResponse())
+
 
 class RestWire(_HttpWire):
     """HTTP+JSON: ``POST /message:send``, ``/message:stream``, ``GET /tasks/{id}``, cancel."""
@@ -321,6 +332,15 @@ class RestWire(_HttpWire):
             f"{self.url}/tasks/{quote(task_id, safe='')}:cancel", {"id": task_id}, headers
         )
         return _parse(body, Task())
+
+    async def list(
+        self, request: ListTasksRequest, headers: Mapping[str, str]
+    ) -> ListTasksResponse:
+        query = {k: str(v) for k, v in _to_json(request).items()}
+        body = await self._post_json(
+            f"{self.url}/tasks?{urlencode(query)}", None, headers, method="GET"
+        )
+        return _parse(body, ListTasksResponse())
 
 
 def make_wire(http: httpx.AsyncClient, binding: str, url: str) -> Wire:
