@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Final
 
 import pytest
@@ -59,6 +59,13 @@ async def until_child(mesh: Mesh, agent: str, parent: str, *statuses: Status) ->
     raise TimeoutError(f"no {agent} child of {parent} in {statuses}")
 
 
+async def customer_send(
+    mesh: Mesh, subject: str, text: str, on_update: Callable[[TaskView], None]
+) -> TaskView:
+    async with await customer(mesh, subject) as client:
+        return await client.send(text=text, skill="refund.request", on_update=on_update)
+
+
 async def timed_cancel(mesh: Mesh, subject: str, task_id: str) -> tuple[TaskView, float]:
     async with await customer(mesh, subject) as client:
         started = time.monotonic()
@@ -69,27 +76,34 @@ async def timed_cancel(mesh: Mesh, subject: str, task_id: str) -> tuple[TaskView
 async def test_cancel_while_the_checks_run_ends_fast_and_cancels_the_children(
     slow_mesh: Mesh,
 ) -> None:
+    first = asyncio.Event()
     updates: list[TaskView] = []
+
+    def seen(view: TaskView) -> None:
+        updates.append(view)
+        first.set()
+
     request = asyncio.create_task(
-        ask(slow_mesh, "C-01", "鞋码不合适，想退款，订单 O-1001", updates)
+        customer_send(slow_mesh, "C-01", "鞋码不合适，想退款，订单 O-1001", seen)
     )
-    end = time.monotonic() + 60
-    while not updates and time.monotonic() < end:
-        await asyncio.sleep(0.02)  # until the first streamed update names the task
+    await asyncio.wait_for(first.wait(), 60)  # the first streamed update names the task
     task_id = updates[0].task_id
     risk_child = await until_child(slow_mesh, "risk", task_id, Status.RUNNING)
 
     canceled, took_s = await timed_cancel(slow_mesh, "C-01", task_id)
     assert took_s < CANCEL_WITHIN_S, f"cancel took {took_s:.2f}s"
     assert canceled.status is Status.FAILED
-    assert canceled.error is not None and canceled.error.code is ErrorCode.CANCELED
+    assert canceled.error is not None
+    assert canceled.error.code is ErrorCode.CANCELED
     final = await request  # the customer's own request ends too, with the same outcome
     assert final.status is Status.FAILED
-    assert final.error is not None and final.error.code is ErrorCode.CANCELED
+    assert final.error is not None
+    assert final.error.code is ErrorCode.CANCELED
 
     read = await get_task(slow_mesh, "C-01", task_id)
     assert read.a2a_state == "TASK_STATE_CANCELED"
-    assert read.error is not None and read.error.code is ErrorCode.CANCELED
+    assert read.error is not None
+    assert read.error.code is ErrorCode.CANCELED
     child = await until_child(slow_mesh, "risk", task_id, Status.FAILED)
     assert child.task_id == risk_child.task_id
     assert child.a2a_state == "TASK_STATE_CANCELED"
@@ -110,7 +124,8 @@ async def test_cancel_while_waiting_for_the_customer_cancels_the_waiting_child(
     canceled, took_s = await timed_cancel(slow_mesh, "C-01", view.task_id)
     assert took_s < CANCEL_WITHIN_S, f"cancel took {took_s:.2f}s"
     assert canceled.a2a_state == "TASK_STATE_CANCELED"
-    assert canceled.error is not None and canceled.error.code is ErrorCode.CANCELED
+    assert canceled.error is not None
+    assert canceled.error.code is ErrorCode.CANCELED
     ended = await until_child(slow_mesh, "policy", view.task_id, Status.FAILED)
     assert ended.task_id == child.task_id
     assert ended.a2a_state == "TASK_STATE_CANCELED"
@@ -127,7 +142,8 @@ async def test_reads_are_derived_from_the_log_and_scoped_to_their_owner(mesh: Me
     # An order id that breaks the skill's input schema: refused at the first turn.
     refused = await ask(slow_mesh, "C-01", "refund please", data={"order_id": "O-1"})
     assert refused.status is Status.FAILED
-    assert refused.error is not None and refused.error.code is ErrorCode.INVALID_INPUT
+    assert refused.error is not None
+    assert refused.error.code is ErrorCode.INVALID_INPUT
 
     async with await customer(slow_mesh, "C-01") as client:
         listed, _ = await client.list_tasks()

@@ -26,9 +26,9 @@ import httpx
 from a2a.client.transports.http_helpers import parse_sse_stream
 from a2a.types.a2a_pb2 import (
     CancelTaskRequest,
+    GetTaskRequest,
     ListTasksRequest,
     ListTasksResponse,
-    GetTaskRequest,
     SendMessageRequest,
     SendMessageResponse,
     StreamResponse,
