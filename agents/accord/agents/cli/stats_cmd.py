@@ -13,34 +13,21 @@ import asyncio
 import json
 from typing import Any
 
-import httpx
 import typer
-from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, VERSION_HEADER
 from rich.console import Console
 from rich.table import Table
 
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url
 from accord.agents.refund.stats_route import STATS_PATH
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.client_wire import error_from_response
+from accord.protocol.a2a.client_json import get_json
 from accord.protocol.auth import service_token
 
 CLI_SERVICE = "cli"
 
 
 async def fetch_stats(url: str, token: str) -> dict[str, Any]:
-    headers = {VERSION_HEADER: PROTOCOL_VERSION_CURRENT, "Authorization": f"Bearer {token}"}
-    async with httpx.AsyncClient(timeout=15.0) as http:
-        try:
-            response = await http.get(f"{url}{STATS_PATH}", headers=headers)
-        except httpx.HTTPError:
-            raise AccordError(ErrorCode.UNAVAILABLE, f"no answer from {url}") from None
-    try:
-        body = response.json() if response.content else None
-    except ValueError:
-        body = None
-    if response.status_code >= 400:
-        raise error_from_response(response.status_code, body)
+    body = await get_json(f"{url}{STATS_PATH}", token)
     if not isinstance(body, dict) or not isinstance(body.get("models"), dict):
         raise AccordError(ErrorCode.CONTRACT_VIOLATION, f"{url}{STATS_PATH} sent no metrics")
     return body

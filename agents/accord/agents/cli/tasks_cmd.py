@@ -11,52 +11,28 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 import typer
-from a2a.types import Task
-from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, VERSION_HEADER
-from google.protobuf import json_format
 from rich.console import Console
 from rich.table import Table
 
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url, token_for
-from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
-from accord.protocol.a2a.client import TaskView
-from accord.protocol.a2a.client_view import view_of_task
-from accord.protocol.a2a.client_wire import error_from_response
+from accord.protocol.a2a.client import A2AClient, TaskView
+from accord.protocol.a2a.client_json import get_json
 from accord.protocol.auth import ROLE_APPROVER
 
 PAGE_SIZE = 100
 
 
-def _headers(token: str) -> dict[str, str]:
-    return {VERSION_HEADER: PROTOCOL_VERSION_CURRENT, "Authorization": f"Bearer {token}"}
-
-
-async def _get(url: str, token: str, params: dict[str, Any] | None = None) -> Any:
-    async with httpx.AsyncClient(timeout=15.0) as http:
-        try:
-            response = await http.get(url, headers=_headers(token), params=params)
-        except httpx.HTTPError:
-            raise AccordError(ErrorCode.UNAVAILABLE, f"no answer from {url}") from None
-    body = response.json() if response.content else None
-    if response.status_code >= 400:
-        raise error_from_response(response.status_code, body)
-    return body
-
-
 async def list_tasks(url: str, token: str) -> list[TaskView]:
-    body = await _get(f"{url}/tasks", token, {"pageSize": PAGE_SIZE, "includeArtifacts": "true"})
-    views = []
-    for raw in (body or {}).get("tasks", []):
-        task = json_format.ParseDict(raw, Task(), ignore_unknown_fields=True)
-        views.append(view_of_task(task))
+    async with await A2AClient.connect(url, token=token) as client:
+        views, _ = await client.list_tasks(page_size=PAGE_SIZE)
     return views
 
 
 async def list_approvals(url: str, token: str) -> list[dict[str, Any]]:
-    body = await _get(f"{url}/approvals", token)
+    body = await get_json(f"{url}/approvals", token)
     return list((body or {}).get("approvals", []))
 
 
