@@ -14,6 +14,7 @@ from typing import Any
 from starlette.routing import Route
 
 from accord.agents.models import build_router
+from accord.agents.refund import pause_points
 from accord.agents.refund.approvals import APPROVALS_PATH, Approvals
 from accord.agents.refund.config import SERVICE_NAME, RefundSettings
 from accord.agents.refund.deps import Deps
@@ -29,7 +30,7 @@ from accord.contracts.agents import agent_contract
 from accord.protocol.a2a.server import RECOVERY_OPTION, build_agent_app, task_recovery
 from accord.protocol.a2a.store import AccordTaskStore, table_name
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions, data_dir, database_url, service_url
+from accord.protocol.settings import ServeOptions, current, data_dir, database_url, service_url
 
 CONTRACT_NAME = "orchestrator"
 
@@ -38,6 +39,7 @@ def build_app(options: ServeOptions) -> Any:
     store_url = options.database_url or database_url(SERVICE_NAME)
     shared_db = store_url if not store_url.startswith("sqlite") else None
     settings = RefundSettings.from_env(shared_db, service_url("policy"), service_url("risk"))
+    pause_points.install(current().test_pause)  # empty unless ACCORD_DEV=1 (crash tests)
     tools, peers = Tools(), Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
     runtime = Runtime(
