@@ -98,6 +98,10 @@ def test_a_changed_environment_is_read_again(monkeypatch: pytest.MonkeyPatch) ->
     assert current().turn_deadline_s == 20
     monkeypatch.setenv("ACCORD_TURN_DEADLINE_S", "")  # empty is unset
     assert current().turn_deadline_s == 300
+    monkeypatch.setenv("ACCORD_TURN_DEADLINE_S", "  ")  # and so are blanks
+    assert current().turn_deadline_s == 300
+    monkeypatch.setenv("ACCORD_DATA_DIR", " ")
+    assert current().data_dir == Path(".accord")
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_core import PydanticUseDefault
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from accord.protocol.mcp.fault_injection import parse_faults
@@ -82,7 +88,7 @@ class AccordSettings(BaseSettings):
         env_ignore_empty=True,
         extra="ignore",
         frozen=True,
-        validate_default=False,  # the defaults are ours; "" would otherwise loop to itself
+        validate_default=False,  # the defaults are ours, and valid
     )
 
     # -- storage ---------------------------------------------------------------------------
@@ -256,11 +262,12 @@ class AccordSettings(BaseSettings):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _blank_is_unset(cls, value: object) -> object:
+    def _blank_is_unset(cls, value: object, info: ValidationInfo) -> object:
         if isinstance(value, str):
             value = value.strip()
-            if not value:
-                raise PydanticUseDefault()
+            if not value:  # only blanks: as if unset (an empty value never gets here)
+                assert info.field_name is not None
+                return cls.model_fields[info.field_name].get_default(call_default_factory=True)
         return value
 
     @field_validator("data_dir", "api_keys", "revoked_file", "tools_config", "models_config")

@@ -10,7 +10,6 @@ import types
 from pathlib import Path
 from typing import Any, Final, Literal, Union, get_args, get_origin
 
-from annotated_types import Gt
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
@@ -61,7 +60,7 @@ def _type_name(annotation: Any, info: FieldInfo) -> str:
     if origin is tuple:
         return "comma-separated list"
     if annotation is float:
-        positive = any(isinstance(m, Gt) and m.gt == 0 for m in info.metadata)
+        positive = any(getattr(m, "gt", None) == 0 for m in info.metadata)
         return "seconds > 0" if positive else "number"
     if annotation is SecretStr:
         return "secret"
