@@ -164,7 +164,7 @@ def task_recovery(options: ServeOptions) -> bool:
     ``ACCORD_TASK_RECOVERY``, default on). Off with several replicas on one database: a
     starting replica cannot tell a dead process's task from a live replica's."""
     raw = options.extra.get(RECOVERY_OPTION)
-    return current().task_recovery if raw is None else raw.lower() not in ("off", "0")
+    return current().task_recovery if not raw else raw.lower() not in ("off", "0")
 
 
 def build_agent_app(
