@@ -7,8 +7,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 export UV_PYTHON := $(PYTHON)
 export UV_PROJECT_ENVIRONMENT := $(VENV)
+MEMBERS := contracts protocol tools agents
+JS_TESTS := tests/interop/js
+# pytest-randomly shuffles the tests; the seed is printed so a failing order can be repeated
+# with `make unit SEED=N` (or `pytest -p randomly --randomly-seed=N ...`).
+ifndef SEED
+SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+endif
 
-.PHONY: help setup demo test lint types unit up contract export docs bench pg-test matrix clean
+.PHONY: help setup demo test lint types deps npm unit up contract export docs bench pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -23,7 +30,7 @@ setup: $(UV) ## Create .venv with all four packages and dev tools, exactly as lo
 demo: setup ## Set up, then run the refund demo tour
 	$(BIN)/accord demo
 
-test: setup lint types unit ## Set up, then run lint, type checks and the whole test suite
+test: setup lint types deps npm unit ## Set up, then run lint, types, dependency checks and all tests
 
 lint: setup ## ruff over everything
 	$(BIN)/ruff check contracts protocol tools agents tests bench
@@ -32,8 +39,19 @@ lint: setup ## ruff over everything
 types: setup ## mypy --strict over the four packages
 	$(BIN)/mypy contracts/accord protocol/accord tools/accord agents/accord
 
-unit: setup ## pytest (the whole suite)
-	$(BIN)/pytest -q tests
+deps: setup ## deptry: each member declares exactly the third-party packages it imports
+	for m in $(MEMBERS); do (cd $$m && ../$(BIN)/deptry . --no-ansi) || exit 1; done
+
+# `npm install`, not `npm ci`: ci rejects the inspector's lock (optional Windows-only package);
+# install keeps the committed lock as it is. Without Node the JavaScript tests skip.
+npm: ## Install the JavaScript interop tests' npm packages (when Node is present)
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  (cd $(JS_TESTS) && npm install --no-audit --no-fund --loglevel=error); \
+	else echo "npm not found: the JavaScript interop tests will skip"; fi
+
+unit: setup ## pytest (the whole suite, in random order; SEED=N repeats an order)
+	@echo "pytest-randomly seed: $(SEED) (repeat this order: make unit SEED=$(SEED))"
+	$(BIN)/pytest -q --randomly-seed=$(SEED) tests
 
 up: setup ## Start all five services on 127.0.0.1 (Ctrl-C stops them)
 	$(BIN)/accord up
@@ -41,8 +59,9 @@ up: setup ## Start all five services on 127.0.0.1 (Ctrl-C stops them)
 contract: setup ## Print the contract: statuses, transitions, error registry
 	$(BIN)/accord contracts show
 
-docs: setup ## Regenerate docs/contract.md from the requirements manifest
+docs: setup ## Regenerate docs/contract.md and docs/configuration.md from their sources
 	$(BIN)/python -m accord.contracts.manifest > docs/contract.md
+	$(BIN)/python -m accord.protocol.settings_docs > docs/configuration.md
 
 matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.md from them
 	ACCORD_MATRIX_WRITE=1 $(BIN)/pytest -q tests/interop/test_refund_python.py \

@@ -28,8 +28,8 @@ pytestmark = pytest.mark.node
 def _node() -> str:
     if not (JS / "node_modules" / "@a2a-js" / "sdk").is_dir():
         if os.environ.get("CI"):
-            pytest.fail("tests/interop/js/node_modules is missing on CI (run npm ci there)")
-        pytest.skip("npm packages not installed (cd tests/interop/js && npm ci)")
+            pytest.fail("tests/interop/js/node_modules is missing on CI (run `make npm`)")
+        pytest.skip("npm packages not installed (`make npm` installs them)")
     node = shutil.which("node")
     if node is None:
         pytest.fail("node is not on PATH")

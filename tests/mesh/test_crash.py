@@ -39,6 +39,7 @@ PAUSES = {
 TIMEOUT_ENV = {
     "ACCORD_APPROVAL_TIMEOUT_S": "2",
     "ACCORD_TEST_PAUSE": "policy.child_running@O-1002:120",
+    "ACCORD_DEV": "1",  # pause points are refused outside development mode
 }
 
 
@@ -46,7 +47,8 @@ TIMEOUT_ENV = {
 def crash_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
     pauses = ",".join(f"{point}@{order}:120" for order, point in PAUSES.items())
     with running_mesh(
-        tmp_path_factory.mktemp("crash"), orchestrator_env={"ACCORD_TEST_PAUSE": pauses}
+        tmp_path_factory.mktemp("crash"),
+        orchestrator_env={"ACCORD_TEST_PAUSE": pauses, "ACCORD_DEV": "1"},
     ) as mesh:
         yield mesh
 

@@ -51,8 +51,9 @@ def replicas(
     with running_replicas(
         tmp_path_factory.mktemp("replicas"),
         postgres.fresh_database(postgres_server_url),
-        {"ACCORD_TEST_PAUSE": pauses},
-        {"ACCORD_TEST_PAUSE": f"refund.before_issue@{B_PAUSED}:120"},
+        # Pause points are refused outside development mode.
+        {"ACCORD_TEST_PAUSE": pauses, "ACCORD_DEV": "1"},
+        {"ACCORD_TEST_PAUSE": f"refund.before_issue@{B_PAUSED}:120", "ACCORD_DEV": "1"},
     ) as started:
         yield started
 

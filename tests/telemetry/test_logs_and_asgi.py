@@ -12,6 +12,7 @@ from opentelemetry import context
 from starlette.types import Message, Receive, Scope, Send
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.settings import AccordSettings
 from accord.protocol.telemetry import bind_task, spans
 from accord.protocol.telemetry.asgi import (
     ServerTelemetry,
@@ -59,10 +60,8 @@ def test_json_lines_carry_trace_span_and_task() -> None:
 def test_text_format_is_the_default_and_json_is_chosen_by_env() -> None:
     root = logging.getLogger()
     before = root.level
-    text = configure_logging("risk", {})
-    structured = configure_logging(
-        "risk", {"ACCORD_LOG_FORMAT": "json", "ACCORD_LOG_LEVEL": "info"}
-    )
+    text = configure_logging("risk", AccordSettings())
+    structured = configure_logging("risk", AccordSettings(log_format="json", log_level="info"))
     try:
         assert not isinstance(text.formatter, JsonFormatter)
         assert isinstance(structured.formatter, JsonFormatter)

@@ -11,6 +11,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import SpanKind
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.settings import AccordSettings
 from accord.protocol.telemetry import spans
 from accord.protocol.telemetry.files import read_spans
 from accord.protocol.telemetry.setup import (
@@ -58,8 +59,8 @@ def test_sdk_disabled_wins_over_everything() -> None:
         {
             "OTEL_SDK_DISABLED": "true",
             "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318",
-            "ACCORD_TRACE_FILE": "/tmp/x.jsonl",
         },
+        AccordSettings(trace_file="/tmp/x.jsonl"),
     )
     assert not settings.tracing
     assert not settings.metering

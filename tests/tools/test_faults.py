@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 
 from accord.contracts.errors import ErrorCode, RetryClass
-from accord.protocol.mcp._server_faults import parse_faults
+from accord.protocol.mcp.fault_injection import parse_faults
 from tests.tools.conftest import Backend, serve
 from tests.tools.helpers import code_of, error_of, output_of
 
@@ -35,7 +35,7 @@ def test_fault_grammar() -> None:
 async def test_injected_errors_then_latency(tmp_path: Path) -> None:
     backend = Backend("sqlite", tmp_path, None)
     faults = "orders.lookup=UNAVAILABLE:2,customers.history=latency:300"
-    for service in serve("commerce", backend, tmp_path, ACCORD_FAULTS=faults):
+    for service in serve("commerce", backend, tmp_path, ACCORD_FAULTS=faults, ACCORD_DEV="1"):
         async with Client(f"{service.url}/mcp") as client:
             first = await client.call_tool("orders.lookup", LOOKUP)
             second = await client.call_tool("orders.lookup", LOOKUP)
@@ -62,7 +62,7 @@ async def test_timeout_after_the_write_then_the_retry_replays(tmp_path: Path) ->
         "reason": "broken",
     }
     faults = "refunds.issue=RETRYABLE_TIMEOUT:1:after"
-    for service in serve("payments", backend, tmp_path, ACCORD_FAULTS=faults):
+    for service in serve("payments", backend, tmp_path, ACCORD_FAULTS=faults, ACCORD_DEV="1"):
         async with Client(f"{service.url}/mcp") as client:
             lost = await client.call_tool("refunds.issue", args)
             asked = output_of(

@@ -23,8 +23,8 @@ pytestmark = pytest.mark.node
 def node_env() -> dict[str, str]:
     if not (JS / "node_modules").is_dir():
         if on_ci():
-            pytest.fail("tests/interop/js/node_modules is missing on CI (npm ci there)")
-        pytest.skip("tests/interop/js/node_modules not installed (npm ci in tests/interop/js)")
+            pytest.fail("tests/interop/js/node_modules is missing on CI (run `make npm`)")
+        pytest.skip("tests/interop/js/node_modules not installed (`make npm` installs them)")
     # Node 22 first on PATH: the Inspector needs it; the TS SDK runs on either.
     return {**os.environ, "PATH": f"{NODE22}{os.pathsep}{os.environ.get('PATH', '')}"}
 

@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 
 from accord.contracts.errors import ErrorCode
+from accord.tools.seed import ORDERS
 from tests.support.processes import Service
 from tests.tools.conftest import Backend, mcp_url
 from tests.tools.helpers import code_of, error_of, output_of
@@ -118,28 +119,39 @@ async def test_one_key_raced_across_two_orders_still_writes_one_row(
     assert all(code_of(r) is ErrorCode.IDEMPOTENCY_CONFLICT for r in losers)
 
 
-async def test_never_refunds_more_than_was_paid(payments: Service, backend: Backend) -> None:
+async def test_never_refunds_more_than_was_paid(
+    payments: Service, backend: Backend, key: str
+) -> None:
+    # The server and its ledger are shared by the session, and other tests refund O-1005 too
+    # (the cross-order race above refunds it a cent when it wins): start from what is left.
+    total = next(o.total_cents for o in ORDERS if o.order_id == "O-1005")
+    left = total - await backend.scalar(
+        "payments",
+        "SELECT coalesce(sum(amount_cents), 0) FROM payments_refunds WHERE order_id = 'O-1005'",
+    )
+    rows = await backend.ledger_rows("order_id = 'O-1005'")
+    assert left > 1000, "the other tests must leave O-1005 most of its amount"
     async with Client(mcp_url(payments)) as client:
         output_of(
             await client.call_tool(
-                "refunds.issue", refund("over:first", "O-1005", amount_cents=3000)
+                "refunds.issue", refund(f"{key}:first", "O-1005", amount_cents=left - 500)
             )
         )
         denied = await client.call_tool(
-            "refunds.issue", refund("over:second", "O-1005", amount_cents=501)
+            "refunds.issue", refund(f"{key}:second", "O-1005", amount_cents=501)
         )
         fits = await client.call_tool(
-            "refunds.issue", refund("over:third", "O-1005", amount_cents=500)
+            "refunds.issue", refund(f"{key}:third", "O-1005", amount_cents=500)
         )
         already_refunded = await client.call_tool(
-            "refunds.issue", refund("over:seeded", "O-2001", "C-04", 1)
+            "refunds.issue", refund(f"{key}:seeded", "O-2001", "C-04", 1)
         )
     error = error_of(denied)
     assert error.code is ErrorCode.POLICY_DENIED
     assert error.details == {"refundable_cents": 500}
     output_of(fits)
     assert code_of(already_refunded) is ErrorCode.POLICY_DENIED
-    assert await backend.ledger_rows("order_id = 'O-1005'") == 2
+    assert await backend.ledger_rows("order_id = 'O-1005'") == rows + 2
 
 
 async def test_concurrent_refunds_with_different_keys_cannot_overspend(

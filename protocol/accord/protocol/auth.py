@@ -24,7 +24,7 @@ from typing import Final
 
 import jwt
 
-from accord.protocol.settings import data_dir
+from accord.protocol.settings import current, data_dir
 
 DEFAULT_APP: Final = "accord"
 ISSUER: Final = "accord"
@@ -64,9 +64,9 @@ def owner_key(app: str, subject: str) -> str:
 
 def jwt_secret() -> str:
     """``ACCORD_JWT_SECRET``, or the development secret in the data dir (created 0600)."""
-    env = os.environ.get("ACCORD_JWT_SECRET", "").strip()
-    if env:
-        return env
+    configured = current().jwt_secret
+    if configured is not None:
+        return configured.get_secret_value()
     path = data_dir() / SECRET_FILE
     try:
         return _read_secret(path)

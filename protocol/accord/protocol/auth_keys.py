@@ -14,7 +14,6 @@ itself never appears in logs or in the deny list. The file is re-read when it ch
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,7 @@ import yaml
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.auth import DEFAULT_APP, Principal
-
-API_KEYS_ENV = "ACCORD_API_KEYS"
+from accord.protocol.settings import current
 
 
 def key_digest(key: str) -> str:
@@ -35,8 +33,7 @@ class ApiKeys:
     """Keys from the YAML file, looked up by SHA-256 digest."""
 
     def __init__(self, path: Path | None = None) -> None:
-        env = os.environ.get(API_KEYS_ENV, "").strip()
-        self.path = path or (Path(env).expanduser() if env else None)
+        self.path = path or current().api_keys
         self._stamp: tuple[int, int] | None = None
         self._by_digest: dict[str, Principal] = {}
         self._lock = threading.Lock()

@@ -11,14 +11,11 @@ import os
 import threading
 from pathlib import Path
 
-from accord.protocol.settings import data_dir
-
-REVOKED_FILE_ENV = "ACCORD_REVOKED_FILE"
+from accord.protocol.settings import current, data_dir
 
 
 def revoked_file() -> Path:
-    env = os.environ.get(REVOKED_FILE_ENV, "").strip()
-    return Path(env).expanduser() if env else data_dir() / "revoked"
+    return current().revoked_file or data_dir() / "revoked"
 
 
 class RevocationList:

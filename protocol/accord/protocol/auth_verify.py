@@ -12,7 +12,6 @@ list is still read for every request, so revocation is not delayed by the cache.
 
 from __future__ import annotations
 
-import os
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -25,8 +24,8 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.auth import DEFAULT_APP, HS_ALGORITHM, Principal, jwt_secret
 from accord.protocol.auth_keys import ApiKeys
 from accord.protocol.auth_revocation import RevocationList
+from accord.protocol.settings import current
 
-PUBLIC_KEY_ENV = "ACCORD_JWT_PUBLIC_KEY"
 ASYMMETRIC = ("RS256", "ES256")
 LEEWAY_S = 5
 CACHE_SIZE = 10_000
@@ -41,8 +40,8 @@ def _unauthenticated(message: str) -> AccordError:
 
 
 def _load_public_key() -> str | None:
-    raw = os.environ.get(PUBLIC_KEY_ENV, "").strip()
-    if not raw:
+    raw = current().jwt_public_key
+    if raw is None:
         return None
     if raw.startswith("-----BEGIN"):
         return raw

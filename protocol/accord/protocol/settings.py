@@ -1,7 +1,10 @@
-"""Runtime settings shared by every service: where data lives, which database, which ports.
+"""Every ``ACCORD_*`` setting, in one model: :class:`AccordSettings`.
 
-Read from the environment (``ACCORD_*``) so that containers and `accord up` configure services
-the same way. Defaults are the documented ones; users script against them, keep them stable.
+Read from the environment so that containers, `accord up` and the CLI configure a process the
+same way; :func:`current` is the one reader, and docs/configuration.md is generated from the
+model (``make docs``). Defaults are the documented ones; users script against them, keep them
+stable. A bad value is a :class:`SettingsError` that names the variable; the CLI checks the
+environment before it starts anything (``accord serve`` exits 2 with one line).
 """
 
 from __future__ import annotations
@@ -9,8 +12,21 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Annotated, Any, Final, Literal
 
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from accord.protocol.mcp.fault_injection import parse_faults
+
+ENV_PREFIX: Final = "ACCORD_"
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORTS: Final[dict[str, int]] = {
     "orchestrator": 8700,
@@ -19,11 +35,345 @@ DEFAULT_PORTS: Final[dict[str, int]] = {
     "commerce": 8710,
     "payments": 8711,
 }
+DEFAULT_PAUSE_S: Final = 60.0
+DEV_FLAG: Final = "ACCORD_DEV"
+
+# Sections of docs/configuration.md, in order; every field names one.
+GROUPS: Final = {
+    "storage": "Data and databases",
+    "mesh": "Finding the other services",
+    "auth": "Authentication (services)",
+    "client": "Credentials (command line)",
+    "orchestrator": "The refund orchestrator and agents",
+    "telemetry": "Logs, traces and metrics",
+    "development": "Development and tests only",
+}
+
+
+def env_name(field_name: str) -> str:
+    """The variable a field is read from: ``lease_ttl_s`` -> ``ACCORD_LEASE_TTL_S``."""
+    return ENV_PREFIX + field_name.upper()
+
+
+def _in(
+    group: str, shown_default: str | None = None, *, shown_type: str | None = None
+) -> dict[str, Any]:
+    """Field metadata for docs/configuration.md: the section, and (where the Python value would
+    not say it well) the default and the type written for people."""
+    extra: dict[str, Any] = {"group": group}
+    if shown_default is not None:
+        extra["shown_default"] = shown_default
+    if shown_type is not None:
+        extra["shown_type"] = shown_type
+    return extra
+
+
+def _service_url(name: str, role: str) -> Any:
+    return Field(
+        default=f"http://{DEFAULT_HOST}:{DEFAULT_PORTS[name]}",
+        pattern=r"^https?://\S+$",
+        description=f"Base URL of {role}.",
+        json_schema_extra=_in("mesh", shown_type="URL"),
+    )
+
+
+Seconds = Annotated[float, Field(gt=0)]
+
+
+class AccordSettings(BaseSettings):
+    """The ``ACCORD_*`` environment of a process. Unset or empty variables take the default."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_ignore_empty=True,
+        extra="ignore",
+        frozen=True,
+        validate_default=False,  # the defaults are ours, and valid
+    )
+
+    # -- storage ---------------------------------------------------------------------------
+    data_dir: Path = Field(
+        default=Path(".accord"),
+        description=(
+            "SQLite files, the development JWT secret, the deny list and `accord up`'s logs. "
+            "Created on first use."
+        ),
+        json_schema_extra=_in("storage", "`./.accord` (image: `/data`)"),
+    )
+    database_url: str | None = Field(
+        default=None,
+        pattern=r"^(postgres(ql)?|sqlite)(\+\w+)?://",
+        description=(
+            "A `postgresql://` URL: every service keeps its tables in this database instead of "
+            "its own SQLite file. Required for more than one replica."
+        ),
+        json_schema_extra=_in(
+            "storage", "unset: SQLite files in the data directory", shown_type="URL"
+        ),
+    )
+
+    # -- mesh ------------------------------------------------------------------------------
+    orchestrator_url: str = _service_url("orchestrator", "the refund orchestrator (A2A)")
+    policy_url: str = _service_url("policy", "policy-check (A2A)")
+    risk_url: str = _service_url("risk", "risk-check (A2A)")
+    commerce_url: str = _service_url("commerce", "the commerce tool server (MCP)")
+    payments_url: str = _service_url("payments", "the payments tool server (MCP)")
+
+    # -- auth ------------------------------------------------------------------------------
+    jwt_secret: SecretStr | None = Field(
+        default=None,
+        description="Shared HS256 secret for tokens; every service must have the same one.",
+        json_schema_extra=_in("auth", "unset: a random secret created in the data directory"),
+    )
+    jwt_public_key: str | None = Field(
+        default=None,
+        description="PEM text or a path to a PEM file: also accept RS256/ES256 tokens.",
+        json_schema_extra=_in("auth"),
+    )
+    api_keys: Path | None = Field(
+        default=None,
+        description="A YAML file of static API keys (docs/auth.md).",
+        json_schema_extra=_in("auth", "unset: no API keys"),
+    )
+    revoked_file: Path | None = Field(
+        default=None,
+        description="Deny list: one credential id (JWT `jti` or API key id) a line.",
+        json_schema_extra=_in("auth", "`revoked` in the data directory"),
+    )
+    allowed_hosts: Annotated[tuple[str, ...] | None, NoDecode] = Field(
+        default=None,
+        description=(
+            "MCP servers: comma-separated `host[:port]` patterns the `Host` header must match "
+            "(DNS-rebinding protection); `*` alone switches the check off."
+        ),
+        json_schema_extra=_in(
+            "auth", "unset: loopback names on a loopback bind, no check on other binds"
+        ),
+    )
+
+    # -- client ----------------------------------------------------------------------------
+    token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token the CLI sends (`--token`).",
+        json_schema_extra=_in("client", "unset: a development token minted with the local secret"),
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="API key `accord call` sends (`--api-key`).",
+        json_schema_extra=_in("client"),
+    )
+
+    # -- orchestrator ----------------------------------------------------------------------
+    tools_config: Path | None = Field(
+        default=None,
+        description=(
+            "The MCP tool servers the orchestrator and the Runner use (docs/mcp-client.md)."
+        ),
+        json_schema_extra=_in("orchestrator", "the shipped `default_tools.yaml`"),
+    )
+    models_config: Path | None = Field(
+        default=None,
+        description=(
+            "A YAML file of model tiers, costs and cache (docs/models.md); `MODEL_FAST` and "
+            "`MODEL_DEEP` override its tiers."
+        ),
+        json_schema_extra=_in("orchestrator", "unset: the offline model on both tiers"),
+    )
+    approval_timeout_s: Seconds = Field(
+        default=86_400.0,
+        description="How long a refund may wait for an approver.",
+        json_schema_extra=_in("orchestrator"),
+    )
+    workflow_lease_ttl_s: Seconds = Field(
+        default=15.0,
+        description="Lease of a replica on its running workflows (docs/replicas.md).",
+        json_schema_extra=_in("orchestrator"),
+    )
+    turn_deadline_s: Seconds = Field(
+        default=300.0,
+        description="Deadline of one turn of a request that brings no envelope.",
+        json_schema_extra=_in("orchestrator"),
+    )
+    task_recovery: bool = Field(
+        default=True,
+        description=(
+            "Deprecated (task recovery is becoming replica-safe): at start, fail the tasks a "
+            "previous process left unfinished. `off` with several replicas (docs/replicas.md)."
+        ),
+        json_schema_extra=_in("orchestrator", "`on`"),
+    )
+
+    # -- telemetry -------------------------------------------------------------------------
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="`json`: one JSON object a line on stderr.",
+        json_schema_extra=_in("telemetry"),
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        default="WARNING",
+        description="Level of the root logger.",
+        json_schema_extra=_in("telemetry"),
+    )
+    trace_file: str | None = Field(
+        default=None,
+        description=(
+            "Also write every finished span as a JSON line to this file; `{service}` in the "
+            "path is replaced by the service name."
+        ),
+        json_schema_extra=_in("telemetry"),
+    )
+    metrics_file: str | None = Field(
+        default=None,
+        description="The same for metric collections.",
+        json_schema_extra=_in("telemetry"),
+    )
+    otel_library_spans: bool = Field(
+        default=False,
+        description="Keep the a2a-sdk's and the MCP SDK's own spans.",
+        json_schema_extra=_in("telemetry"),
+    )
+
+    # -- development -----------------------------------------------------------------------
+    dev: bool = Field(
+        default=False,
+        description=(
+            "Development mode: allows `ACCORD_FAULTS` and `ACCORD_TEST_PAUSE`, which are "
+            "refused at start without it."
+        ),
+        json_schema_extra=_in("development"),
+    )
+    faults: str = Field(
+        default="",
+        description=(
+            "Fault injection in tool servers: `TOOL=CODE:N[:after]` or `TOOL=latency:MS`, "
+            "comma-separated (docs/tools.md). Needs `ACCORD_DEV=1`."
+        ),
+        json_schema_extra=_in("development", "unset", shown_type="fault plan"),
+    )
+    test_pause: Annotated[dict[str, float], NoDecode] = Field(
+        default_factory=dict,
+        description=(
+            "Pause points for crash tests: `POINT[@ORDER][:SECONDS]`, comma-separated "
+            f"(docs/refund-assistant.md; {DEFAULT_PAUSE_S:g} s by default). "
+            "Needs `ACCORD_DEV=1`."
+        ),
+        json_schema_extra=_in("development", "unset", shown_type="pause plan"),
+    )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object, info: ValidationInfo) -> object:
+        if isinstance(value, str):
+            value = value.strip()
+            if not value:  # only blanks: as if unset (an empty value never gets here)
+                assert info.field_name is not None
+                return cls.model_fields[info.field_name].get_default(call_default_factory=True)
+        return value
+
+    @field_validator("data_dir", "api_keys", "revoked_file", "tools_config", "models_config")
+    @classmethod
+    def _home(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None else None
+
+    @field_validator(*(f"{name}_url" for name in DEFAULT_PORTS))
+    @classmethod
+    def _no_trailing_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(h.strip() for h in value.split(",") if h.strip())
+        return value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("faults")
+    @classmethod
+    def _fault_grammar(cls, value: str) -> str:
+        parse_faults(value)  # a ValueError names the bad rule
+        return value
+
+    @field_validator("test_pause", mode="before")
+    @classmethod
+    def _pause_grammar(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        plan: dict[str, float] = {}
+        for raw in value.split(","):
+            point, _, seconds = raw.strip().partition(":")
+            if point:
+                plan[point] = float(seconds) if seconds.strip() else DEFAULT_PAUSE_S
+        return plan
+
+    @model_validator(mode="after")
+    def _test_only_needs_dev(self) -> AccordSettings:
+        if not self.dev:
+            for name in ("faults", "test_pause"):
+                if getattr(self, name):
+                    raise ValueError(
+                        f"{env_name(name)} is for tests and development only: "
+                        f"set {DEV_FLAG}=1 to allow it"
+                    )
+        return self
+
+
+class SettingsError(ValueError):
+    """An ``ACCORD_*`` variable holds a value the model refuses; the message names it."""
+
+
+def describe(error: ValidationError) -> str:
+    """One line: ``ACCORD_X: why (got 'value')`` for each problem."""
+    parts: list[str] = []
+    for problem in error.errors(include_url=False):
+        cause = problem.get("ctx", {}).get("error")
+        message = str(cause) if cause is not None else problem["msg"]
+        if not problem["loc"]:  # a rule across fields: its message names the variables
+            parts.append(message)
+            continue
+        got = problem.get("input")
+        shown = f" (got {got!r})" if isinstance(got, str) else ""
+        parts.append(f"{env_name(str(problem['loc'][0]))}: {message}{shown}")
+    return "; ".join(parts)
+
+
+_cached: tuple[tuple[tuple[str, str], ...], AccordSettings] | None = None
+
+
+def current() -> AccordSettings:
+    """The settings of the environment as it is now.
+
+    Read again only when an ``ACCORD_*`` variable changed (tests and `accord demo` set some),
+    so a caller on a hot path pays for one scan of the environment, not for validation.
+    """
+    global _cached
+    # Environment order is stable, so the plain scan is the key (no sort, no case folding:
+    # pydantic-settings matches names case-insensitively, but nobody writes accord_data_dir).
+    # Keys first: decoding only our values makes the scan three times cheaper.
+    snapshot = tuple((k, os.environ[k]) for k in os.environ if k.startswith(ENV_PREFIX))
+    cached = _cached
+    if cached is not None and cached[0] == snapshot:
+        return cached[1]
+    try:
+        settings = AccordSettings()
+    except ValidationError as error:
+        raise SettingsError(describe(error)) from None
+    _cached = (snapshot, settings)
+    return settings
 
 
 def data_dir() -> Path:
     """The data directory (SQLite files, development secrets). Created on first use."""
-    path = Path(os.environ.get("ACCORD_DATA_DIR", Path.cwd() / ".accord")).expanduser()
+    path = current().data_dir.absolute()
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -34,7 +384,7 @@ def database_url(service: str) -> str:
     One PostgreSQL URL serves every service (each keeps its own tables); SQLite files are one
     per service so that `accord up` needs no server.
     """
-    url = os.environ.get("ACCORD_DATABASE_URL", "").strip()
+    url = current().database_url
     if url:
         return url
     return f"sqlite:///{data_dir() / f'{service}.db'}"
@@ -42,10 +392,8 @@ def database_url(service: str) -> str:
 
 def service_url(name: str) -> str:
     """Base URL of a mesh service: ``ACCORD_<NAME>_URL`` or the default port on 127.0.0.1."""
-    env = os.environ.get(f"ACCORD_{name.upper()}_URL")
-    if env:
-        return env.rstrip("/")
-    return f"http://{DEFAULT_HOST}:{DEFAULT_PORTS[name]}"
+    url: str = getattr(current(), f"{name}_url")
+    return url
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from accord.agents.models import (
 from accord.agents.models.config import Provider
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.settings import AccordSettings
 
 
 def test_nothing_set_means_offline_everywhere() -> None:
@@ -119,11 +120,12 @@ reserve_fallback: false
 """,
         encoding="utf-8",
     )
-    env = {"ACCORD_MODELS_CONFIG": str(path), "MY_KEY": "k-1"}
-    config = load_config(env)
+    env = {"MY_KEY": "k-1"}
+    settings = AccordSettings(models_config=path)
+    config = load_config(env, settings)
     assert config.costs == Costs(fast=2, deep=5)
     assert config.reserve_fallback is False
-    router = build_router(env=env)
+    router = build_router(config, env=env)
     deep = router.deep.model
     assert isinstance(deep, OpenAICompatModel)
     assert (deep.model, deep.timeout_s, deep.json_mode, deep._api_key) == (
@@ -133,7 +135,7 @@ reserve_fallback: false
         "k-1",
     )
     assert (router.cache.ttl_s, router.cache.capacity, router.deep.timeout_s) == (30, 10, 12)
-    overridden = load_config({**env, "MODEL_DEEP": "offline"})
+    overridden = load_config({**env, "MODEL_DEEP": "offline"}, settings)
     assert overridden.deep.provider is Provider.OFFLINE
     assert overridden.costs.deep == 5
 
@@ -152,13 +154,13 @@ def test_bad_files_are_invalid_input(tmp_path: Path, content: str) -> None:
     path = tmp_path / "m.yaml"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(AccordError) as err:
-        load_config({"ACCORD_MODELS_CONFIG": str(path)})
+        load_config({}, AccordSettings(models_config=path))
     assert err.value.code is ErrorCode.INVALID_INPUT
 
 
 def test_missing_file_is_invalid_input(tmp_path: Path) -> None:
     with pytest.raises(AccordError) as err:
-        load_config({"ACCORD_MODELS_CONFIG": str(tmp_path / "nope.yaml")})
+        load_config({}, AccordSettings(models_config=tmp_path / "nope.yaml"))
     assert err.value.code is ErrorCode.INVALID_INPUT
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.loading import ContractFileError
-from accord.protocol.mcp.config import CONFIG_ENV, load_config
+from accord.protocol.mcp.config import load_config
 from tests.protocol.mcp.paths import ECHO_CONTRACT
 
 
@@ -19,7 +19,7 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def test_default_config_points_at_the_mesh_services(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(CONFIG_ENV, raising=False)
+    monkeypatch.delenv("ACCORD_TOOLS_CONFIG", raising=False)
     monkeypatch.delenv("ACCORD_COMMERCE_URL", raising=False)
     monkeypatch.setenv("ACCORD_PAYMENTS_URL", "http://payments.internal:9000/")
     config = load_config()
@@ -50,7 +50,7 @@ servers:
     tools: [contracts/echo.yaml, orders.lookup]
 """,
     )
-    monkeypatch.setenv(CONFIG_ENV, str(path))
+    monkeypatch.setenv("ACCORD_TOOLS_CONFIG", str(path))
     config = load_config()
     [echo] = config.servers
     assert (echo.transport, echo.command, echo.args) == ("stdio", "echo-server", ("--quiet",))

@@ -11,7 +11,7 @@ import pytest
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.mcp.check import check_server
 from accord.protocol.mcp.client import ToolClient
-from accord.protocol.mcp.config import CONFIG_ENV, load_config
+from accord.protocol.mcp.config import load_config
 from tests.support.processes import run_service
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"
@@ -32,7 +32,7 @@ def mesh_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, s
 @pytest.fixture
 def configured(mesh_tools: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The shipped default configuration, pointed at this test's servers by environment."""
-    monkeypatch.delenv(CONFIG_ENV, raising=False)
+    monkeypatch.delenv("ACCORD_TOOLS_CONFIG", raising=False)
     for key, value in mesh_tools.items():
         monkeypatch.setenv(key, value)
 

@@ -13,6 +13,7 @@ import json
 import typer
 from rich.console import Console
 
+from accord.agents.cli.credentials import TOKEN_HELP, given_token
 from accord.agents.cli.refund_cmd import (
     EXIT_CALL_FAILED,
     EXIT_FAILED,
@@ -59,7 +60,7 @@ def register(app: typer.Typer) -> None:
         user: str = typer.Option("approver-1", "--user", help="Approver id (dev token)"),
         role: str = typer.Option(None, "--role", help="Role of the minted token"),
         url: str = typer.Option(None, "--url", help="Orchestrator URL (default: port 8700)"),
-        token: str = typer.Option(None, "--token", envvar="ACCORD_TOKEN", help="Bearer token"),
+        token: str = typer.Option(None, "--token", help=TOKEN_HELP),
         as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON"),
     ) -> None:
         """Approve (or --reject) a refund that waits for an approver."""
@@ -68,7 +69,7 @@ def register(app: typer.Typer) -> None:
             view = asyncio.run(
                 send_decision(
                     orchestrator_url(url),
-                    token_for(user, role, token),
+                    token_for(user, role, given_token(token)),
                     task_id,
                     reject=reject,
                     note=note,

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.json import JSON
 
+from accord.agents.cli.credentials import API_KEY_HELP, TOKEN_HELP, given_api_key, given_token
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
@@ -125,8 +126,8 @@ def register(app: typer.Typer) -> None:
         text: str = typer.Argument(None, help="Message text"),
         data: str = typer.Option(None, "--data", help="A JSON object sent as a DataPart"),
         task: str = typer.Option(None, "--task", help="Continue this task (answer a question)"),
-        token: str = typer.Option(None, "--token", envvar="ACCORD_TOKEN", help="Bearer token"),
-        api_key: str = typer.Option(None, "--api-key", envvar="ACCORD_API_KEY", help="API key"),
+        token: str = typer.Option(None, "--token", help=TOKEN_HELP),
+        api_key: str = typer.Option(None, "--api-key", help=API_KEY_HELP),
         transport: str = typer.Option(
             None, "--transport", help="jsonrpc or rest (default: the agent's preference)"
         ),
@@ -165,7 +166,7 @@ def register(app: typer.Typer) -> None:
                     payload,
                     task,
                     transport,
-                    _credentials(token, api_key, user, role),
+                    _credentials(given_token(token), given_api_key(api_key), user, role),
                     False if no_stream else None,
                     skill,
                     _envelope(on_behalf, text) if on_behalf else None,

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from accord.agents.cli.credentials import given_token
 from accord.contracts.errors import AccordError
 from accord.contracts.loading import ContractFileError
 from accord.contracts.manifest import requirement_ids
@@ -23,7 +24,7 @@ def register(app: typer.Typer) -> None:
     def contract_test(
         urls: list[str] = typer.Argument(help="A2A agent base URLs and/or MCP server URLs"),
         token: str = typer.Option(
-            "", "--token", envvar="ACCORD_TOKEN", help="Bearer token for authenticated checks"
+            "", "--token", help="Bearer token for authenticated checks (default: ACCORD_TOKEN)"
         ),
         api_key: str = typer.Option("", "--api-key", help="API key (X-API-Key) instead of a token"),
         other_token: str = typer.Option(
@@ -58,7 +59,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"unknown requirement ID(s) {unknown}", param_hint="--skip")
         try:
             options = KitOptions(
-                credential=Credential(token=token or None, api_key=api_key or None),
+                credential=Credential(token=given_token(token), api_key=api_key or None),
                 other=Credential(token=other_token or None),
                 skip=frozenset(skip),
                 timeout_s=timeout,

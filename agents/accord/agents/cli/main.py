@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from accord.agents.cli import (
@@ -19,6 +21,7 @@ from accord.agents.cli import (
     tools_cmd,
     up_cmd,
 )
+from accord.protocol.settings import SettingsError
 
 app = typer.Typer(
     name="accord",
@@ -46,8 +49,16 @@ for module in (
     module.register(app)
 
 
+EXIT_BAD_SETTINGS = 2
+
+
 def main() -> None:
-    app()
+    try:
+        app()
+    except SettingsError as error:
+        # A configuration mistake is the user's to fix: one line that names the variable.
+        print(f"accord: invalid configuration: {error}", file=sys.stderr)
+        sys.exit(EXIT_BAD_SETTINGS)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from typing import Final
 import typer
 from rich.console import Console
 
+from accord.agents.cli.credentials import TOKEN_HELP, given_token
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status, WaitingReason
@@ -187,13 +188,19 @@ def register(app: typer.Typer) -> None:
         user: str = typer.Option("C-01", "--user", help="Customer id (a dev token is minted)"),
         task: str = typer.Option(None, "--task", help="Answer the question of this task"),
         url: str = typer.Option(None, "--url", help="Orchestrator URL (default: port 8700)"),
-        token: str = typer.Option(None, "--token", envvar="ACCORD_TOKEN", help="Bearer token"),
+        token: str = typer.Option(None, "--token", help=TOKEN_HELP),
         as_json: bool = typer.Option(False, "--json", help="Also print the final task as JSON"),
     ) -> None:
         """Ask the refund assistant for a refund; answer its questions."""
         try:
             view = asyncio.run(
-                _refund(orchestrator_url(url), token_for(user, None, token), user, text, task)
+                _refund(
+                    orchestrator_url(url),
+                    token_for(user, None, given_token(token)),
+                    user,
+                    text,
+                    task,
+                )
             )
         except AccordError as error:
             Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
@@ -206,11 +213,13 @@ def register(app: typer.Typer) -> None:
     def chat(
         user: str = typer.Option("C-01", "--user", help="Customer id (a dev token is minted)"),
         url: str = typer.Option(None, "--url", help="Orchestrator URL (default: port 8700)"),
-        token: str = typer.Option(None, "--token", envvar="ACCORD_TOKEN", help="Bearer token"),
+        token: str = typer.Option(None, "--token", help=TOKEN_HELP),
     ) -> None:
         """An interactive conversation with the refund assistant."""
         try:
-            asyncio.run(_chat(orchestrator_url(url), token_for(user, None, token), user))
+            asyncio.run(
+                _chat(orchestrator_url(url), token_for(user, None, given_token(token)), user)
+            )
         except AccordError as error:
             Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
             raise typer.Exit(EXIT_CALL_FAILED) from None

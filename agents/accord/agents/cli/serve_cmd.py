@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from accord.protocol.service import discover_services
-from accord.protocol.settings import DEFAULT_HOST, ServeOptions
+from accord.protocol.settings import DEFAULT_HOST, ServeOptions, current
 from accord.protocol.telemetry import configure_logging, setup_telemetry
 from accord.protocol.telemetry.asgi import ServerTelemetry
 
@@ -19,14 +19,15 @@ def register(app: typer.Typer) -> None:
         database_url: str = typer.Option(
             "",
             "--database-url",
-            envvar="ACCORD_DATABASE_URL",
-            help="PostgreSQL URL; default: a SQLite file in the data directory",
+            help="PostgreSQL URL; default: ACCORD_DATABASE_URL, else a SQLite file in the data "
+            "directory",
         ),
         stdio: bool = typer.Option(False, help="Serve MCP over stdio instead of HTTP"),
     ) -> None:
         """Start one service."""
         import uvicorn
 
+        current()  # every ACCORD_* value is checked before anything starts (main() reports)
         services = discover_services()
         spec = services.get(name)
         if spec is None:

@@ -17,6 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from accord.agents.cli.credentials import given_token
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url
 from accord.agents.refund.stats_route import STATS_PATH
 from accord.contracts.errors import AccordError, ErrorCode
@@ -81,13 +82,13 @@ def register(app: typer.Typer) -> None:
     def stats(
         url: str = typer.Option(None, "--url", help="Orchestrator URL (default: port 8700)"),
         token: str = typer.Option(
-            None, "--token", envvar="ACCORD_TOKEN", help="Bearer token (approver or service)"
+            None, "--token", help="Bearer token, approver or service (default: ACCORD_TOKEN)"
         ),
         as_json: bool = typer.Option(False, "--json", help="Print the JSON snapshot"),
     ) -> None:
         """Model metrics of a running orchestrator: success rate, P95, units and calls."""
         base = orchestrator_url(url)
-        bearer = token or service_token(CLI_SERVICE, ttl_s=300)
+        bearer = given_token(token) or service_token(CLI_SERVICE, ttl_s=300)
         try:
             body = asyncio.run(fetch_stats(base, bearer))
         except AccordError as error:

@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from accord.agents.cli.credentials import TOKEN_HELP, given_token
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url, token_for
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
@@ -76,7 +77,7 @@ def register(app: typer.Typer) -> None:
         user: str = typer.Option("C-01", "--user", help="Customer or approver id (dev token)"),
         role: str = typer.Option(None, "--role", help="Role of the minted token"),
         url: str = typer.Option(None, "--url", help="Orchestrator URL (default: port 8700)"),
-        token: str = typer.Option(None, "--token", envvar="ACCORD_TOKEN", help="Bearer token"),
+        token: str = typer.Option(None, "--token", help=TOKEN_HELP),
         as_json: bool = typer.Option(False, "--json", help="Print JSON"),
     ) -> None:
         """List your refund tasks; an approver sees the approvals waiting for a decision."""
@@ -90,7 +91,7 @@ def register(app: typer.Typer) -> None:
                 ) from None
         console = Console()
         base = orchestrator_url(url)
-        bearer = token_for(user, role, token)
+        bearer = token_for(user, role, given_token(token))
         is_approver = (role or ("approver" if user.startswith("approver") else "")) == (
             ROLE_APPROVER
         )

@@ -8,7 +8,6 @@ SIGTERM (or when one of them dies). Logs go to DATA_DIR/logs/NAME.log.
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.agents.cli.mesh import ORDER, Mesh, MeshError, start_mesh
-from accord.protocol.settings import DEFAULT_PORTS, service_url
+from accord.protocol.settings import DEFAULT_PORTS, current, service_url
 
 EXIT_START_FAILED = 1
 ROLES = {
@@ -33,10 +32,7 @@ ROLES = {
 
 
 def default_data_dir(given: Path | None) -> Path:
-    if given is not None:
-        return given
-    env = os.environ.get("ACCORD_DATA_DIR")
-    return Path(env) if env else Path.cwd() / ".accord"
+    return given if given is not None else current().data_dir.absolute()
 
 
 def configured_ports() -> dict[str, int]:

@@ -4,7 +4,7 @@
     MODEL_API_KEY / OPENAI_API_KEY   the key for OpenAI-compatible tiers (first one set wins)
     OPENAI_BASE_URL            base URL when a spec names none (default https://api.openai.com/v1)
     ACCORD_MODELS_CONFIG       path of a YAML file (tiers, costs, cache); MODEL_FAST/MODEL_DEEP
-                               override its tiers
+                               override its tiers (accord.protocol.settings reads it)
 
 Nothing set: both tiers are the offline model, so everything runs without credentials. Keys are
 read from the environment only (a file names the variable, ``api_key_env``), never stored here.
@@ -30,6 +30,7 @@ from accord.agents.models.offline import OfflineModel
 from accord.agents.models.openai_compat import JsonMode, OpenAICompatModel
 from accord.agents.models.routing import Router, Tier
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.settings import AccordSettings, current
 
 DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 KEY_VARIABLES: Final = ("MODEL_API_KEY", "OPENAI_API_KEY")
@@ -100,12 +101,13 @@ def parse_spec(spec: str, *, source: str = "MODEL_FAST") -> TierConfig:
     return TierConfig(provider=provider, model=m["model"], base_url=m["base"])
 
 
-def load_config(env: Mapping[str, str] | None = None) -> ModelsConfig:
+def load_config(
+    env: Mapping[str, str] | None = None, settings: AccordSettings | None = None
+) -> ModelsConfig:
+    """``settings.models_config`` (the file), then ``MODEL_FAST``/``MODEL_DEEP`` from ``env``."""
     env = os.environ if env is None else env
-    config = ModelsConfig()
-    path = env.get("ACCORD_MODELS_CONFIG")
-    if path:
-        config = _read_file(Path(path))
+    path = (current() if settings is None else settings).models_config
+    config = ModelsConfig() if path is None else _read_file(path)
     updates = {
         tier: parse_spec(env[var], source=var)
         for tier, var in (("fast", "MODEL_FAST"), ("deep", "MODEL_DEEP"))

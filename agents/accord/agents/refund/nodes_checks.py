@@ -14,8 +14,8 @@ from typing import Any, Final
 
 from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import WorkflowInput, answer_text, asked_payload
+from accord.agents.refund.pause_points import pause
 from accord.agents.refund.peers import child_envelope
-from accord.agents.refund.testhooks import pause
 from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason

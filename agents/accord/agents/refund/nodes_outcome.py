@@ -11,7 +11,7 @@ from typing import Any, Final
 from accord.agents.models import DecisionFacts, Language, Outcome
 from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import WorkflowInput, refund_key
-from accord.agents.refund.testhooks import pause
+from accord.agents.refund.pause_points import pause
 from accord.agents.workflow import NodeContext, Route
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason

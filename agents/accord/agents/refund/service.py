@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from typing import Any, Final
 
 from accord.agents.models import build_router
+from accord.agents.refund import pause_points
 from accord.agents.refund.approvals import (
     APPROVALS_PATH,
     approval_queue,
@@ -36,7 +37,7 @@ from accord.protocol.a2a.principal_routes import principal_route
 from accord.protocol.a2a.server import build_agent_app
 from accord.protocol.auth import Principal
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions, data_dir, database_url, service_url
+from accord.protocol.settings import ServeOptions, current, data_dir, database_url, service_url
 
 CONTRACT_NAME: Final = "orchestrator"
 OWNER_FILE: Final = "orchestrator-owner"
@@ -46,6 +47,7 @@ def build_app(options: ServeOptions) -> Any:
     store_url = options.database_url or database_url(SERVICE_NAME)
     shared_db = store_url if not store_url.startswith("sqlite") else None
     settings = RefundSettings.from_env(shared_db, service_url("policy"), service_url("risk"))
+    pause_points.install(current().test_pause)  # empty unless ACCORD_DEV=1 (crash tests)
     tools, peers = Tools(), Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
     runtime = Runtime(settings.workflow_log_url, lease_ttl_s=settings.lease_ttl_s)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -61,6 +60,7 @@ from accord.protocol.a2a.wire import (
     status_message,
 )
 from accord.protocol.auth import Principal
+from accord.protocol.settings import current
 from accord.protocol.telemetry import bind_task, instruments, mark_error, spans
 from accord.protocol.telemetry import span as telemetry_span
 
@@ -72,7 +72,6 @@ PRINCIPAL_STATE_KEY: Final = "accord.principal"
 SKILL_TASK_META_KEY: Final = "dev.accord/skill"
 DEFAULT_BUDGET_UNITS: Final = 100
 DEFAULT_BUDGET_TOOL_CALLS: Final = 50
-DEFAULT_DEADLINE_S: Final = 300.0
 ARTIFACT_NAME: Final = "result"
 
 
@@ -486,12 +485,7 @@ def check_on_behalf(principal: Principal, envelope: DelegationEnvelope) -> None:
 def turn_deadline_s() -> float:
     """Deadline of one turn of an end user's request that brought no envelope
     (``ACCORD_TURN_DEADLINE_S``, default five minutes)."""
-    raw = os.environ.get("ACCORD_TURN_DEADLINE_S", "")
-    try:
-        value = float(raw) if raw else DEFAULT_DEADLINE_S
-    except ValueError:
-        return DEFAULT_DEADLINE_S
-    return value if value > 0 else DEFAULT_DEADLINE_S
+    return current().turn_deadline_s
 
 
 def default_envelope(principal: Principal, session: str, goal: str) -> DelegationEnvelope:

@@ -13,7 +13,6 @@ principal's ``app/subject``; unfinished tasks of a previous process are recovere
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any, Final
@@ -43,7 +42,13 @@ from accord.protocol.a2a.executor import PRINCIPAL_STATE_KEY, ContractExecutor
 from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
 from accord.protocol.a2a.store import AccordTaskStore, table_name
 from accord.protocol.auth_verify import Authenticator
-from accord.protocol.settings import DEFAULT_PORTS, ServeOptions, database_url, service_url
+from accord.protocol.settings import (
+    DEFAULT_PORTS,
+    ServeOptions,
+    current,
+    database_url,
+    service_url,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -109,8 +114,8 @@ def task_recovery(options: ServeOptions) -> bool:
     """Whether start-up fails the tasks a dead process left unfinished (``task_recovery`` /
     ``ACCORD_TASK_RECOVERY``, default on). Off with several replicas on one database: a
     starting replica cannot tell a dead process's task from a live replica's."""
-    raw = options.extra.get(RECOVERY_OPTION) or os.environ.get("ACCORD_TASK_RECOVERY", "on")
-    return raw.lower() not in ("off", "0")
+    raw = options.extra.get(RECOVERY_OPTION)
+    return current().task_recovery if not raw else raw.lower() not in ("off", "0")
 
 
 def build_agent_app(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections import deque
 from collections.abc import Sequence
 from typing import Final
@@ -14,14 +13,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from accord.contracts.errors import AccordError, ErrorCode
 
 DEFAULT_MAX_BODY_BYTES: Final = 1024 * 1024
-ALLOWED_HOSTS_ENV: Final = "ACCORD_ALLOWED_HOSTS"
 LOOPBACK: Final = ("127.0.0.1", "localhost", "::1")
-
-
-def allowed_hosts_from_env() -> list[str] | None:
-    """``ACCORD_ALLOWED_HOSTS`` as a list (comma-separated Host patterns), or None if unset."""
-    raw = os.environ.get(ALLOWED_HOSTS_ENV, "").strip()
-    return [h.strip() for h in raw.split(",") if h.strip()] if raw else None
 
 
 def transport_security(host: str, allowed_hosts: Sequence[str] | None) -> TransportSecuritySettings:

@@ -37,9 +37,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from accord.contracts.loading import ContractFileError, read_yaml, validate_model
 from accord.contracts.retry import RetryPolicy
 from accord.contracts.tools import ToolContract, load_tool_contract, shipped_tool_contracts
-from accord.protocol.settings import DEFAULT_PORTS, service_url
+from accord.protocol.settings import DEFAULT_PORTS, current, service_url
 
-CONFIG_ENV: Final = "ACCORD_TOOLS_CONFIG"
 DEFAULT_TIMEOUT_S: Final = 10.0
 _PLACEHOLDER: Final = re.compile(r"\$\{(service_url|env):([^}]*)\}")
 
@@ -171,8 +170,7 @@ def config_path(explicit: Path | str | None = None) -> Path:
     """The file to read: the explicit one, else ``ACCORD_TOOLS_CONFIG``, else the default."""
     if explicit is not None:
         return Path(explicit)
-    env = os.environ.get(CONFIG_ENV, "").strip()
-    return Path(env).expanduser() if env else default_config_path()
+    return current().tools_config or default_config_path()
 
 
 def load_config(path: Path | str | None = None) -> ToolsConfig:

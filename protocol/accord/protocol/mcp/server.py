@@ -44,13 +44,13 @@ from starlette.types import ASGIApp
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContract
 from accord.protocol import telemetry
-from accord.protocol.mcp._server_faults import ToolFaults, faults_from_env
 from accord.protocol.mcp._server_http import (
     DEFAULT_MAX_BODY_BYTES,
     BodySizeLimit,
-    allowed_hosts_from_env,
     transport_security,
 )
+from accord.protocol.mcp.fault_injection import ToolFaults, planned_faults
+from accord.protocol.settings import current
 from accord.protocol.telemetry import instruments, spans
 
 logger = logging.getLogger("accord.protocol.mcp.server")
@@ -205,7 +205,7 @@ class ToolServer:
             raise ValueError(f"{name}: two tools share a name")
         self.resources: Resources = resources or NoResources()
         self.faults: dict[str, ToolFaults] = dict(
-            faults_from_env({n: t.declared for n, t in self.tools.items()})
+            planned_faults({n: t.declared for n, t in self.tools.items()}, current().faults)
             if faults is None
             else faults
         )
@@ -344,7 +344,7 @@ def build_http_app(
     bind and no check on other binds; ``["*"]`` switches the check off.
     """
     if allowed_hosts is None:
-        allowed_hosts = allowed_hosts_from_env()
+        allowed_hosts = current().allowed_hosts
     mcp_app = server.lowlevel.streamable_http_app(
         streamable_http_path=MCP_PATH,
         stateless_http=True,

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -26,8 +25,8 @@ from typing import Final
 from opentelemetry import trace
 from opentelemetry.trace import format_span_id, format_trace_id
 
-LOG_FORMAT_ENV: Final = "ACCORD_LOG_FORMAT"
-LOG_LEVEL_ENV: Final = "ACCORD_LOG_LEVEL"
+from accord.protocol.settings import AccordSettings, current
+
 TEXT_FORMAT: Final = (
     "%(asctime)s %(levelname)s %(name)s [%(service)s trace=%(trace_id)s span=%(span_id)s "
     "task=%(task_id)s] %(message)s"
@@ -79,16 +78,16 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
-def configure_logging(service: str, env: Mapping[str, str] | None = None) -> logging.Handler:
+def configure_logging(service: str, settings: AccordSettings | None = None) -> logging.Handler:
     """One stderr handler on the root logger, JSON or text; returns it (tests remove it)."""
-    env = os.environ if env is None else env
+    settings = current() if settings is None else settings
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(TraceContextFilter(service))
-    if env.get(LOG_FORMAT_ENV, "").strip().lower() == "json":
+    if settings.log_format == "json":
         handler.setFormatter(JsonFormatter())
     else:
         handler.setFormatter(logging.Formatter(TEXT_FORMAT))
     root = logging.getLogger()
     root.addHandler(handler)
-    root.setLevel(env.get(LOG_LEVEL_ENV, "WARNING").strip().upper() or "WARNING")
+    root.setLevel(settings.log_level)
     return handler

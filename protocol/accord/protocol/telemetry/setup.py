@@ -48,13 +48,11 @@ from opentelemetry.sdk.trace.export import (
 )
 from opentelemetry.util.types import Attributes
 
+from accord.protocol.settings import AccordSettings, current
 from accord.protocol.telemetry.files import metrics_file_exporter, span_file_exporter
 
 logger = logging.getLogger(__name__)
 
-TRACE_FILE_ENV: Final = "ACCORD_TRACE_FILE"
-METRICS_FILE_ENV: Final = "ACCORD_METRICS_FILE"
-LIBRARY_SPANS_ENV: Final = "ACCORD_OTEL_LIBRARY_SPANS"
 LIBRARY_SCOPES: Final = frozenset({"a2a-python-sdk", "mcp-python-sdk"})
 """Instrumentation scopes of the SDKs' own spans (a2a.utils.telemetry, mcp.shared._otel)."""
 
@@ -84,7 +82,10 @@ def _per_service(path: str | None, service_name: str) -> str | None:
 
 @dataclass(frozen=True)
 class TelemetrySettings:
-    """What the environment asks for; :meth:`from_env` is the only reader."""
+    """What the environment asks for; :meth:`from_env` is the only reader.
+
+    The ``OTEL_*`` variables are OpenTelemetry's own (read from ``env``); ours come from
+    :class:`~accord.protocol.settings.AccordSettings` (``ACCORD_TRACE_FILE`` and so on)."""
 
     service_name: str
     traces: frozenset[str] = frozenset()
@@ -95,17 +96,23 @@ class TelemetrySettings:
     resource_attributes: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, service_name: str, env: Mapping[str, str] | None = None) -> TelemetrySettings:
+    def from_env(
+        cls,
+        service_name: str,
+        env: Mapping[str, str] | None = None,
+        accord: AccordSettings | None = None,
+    ) -> TelemetrySettings:
         env = os.environ if env is None else env
+        accord = current() if accord is None else accord
         if _truthy(env.get("OTEL_SDK_DISABLED")):
             return cls(service_name=env.get("OTEL_SERVICE_NAME") or service_name)
         return cls(
             service_name=env.get("OTEL_SERVICE_NAME") or service_name,
             traces=_exporters(env, "traces"),
             metrics=_exporters(env, "metrics"),
-            trace_file=_per_service(env.get(TRACE_FILE_ENV), service_name),
-            metrics_file=_per_service(env.get(METRICS_FILE_ENV), service_name),
-            library_spans=_truthy(env.get(LIBRARY_SPANS_ENV)),
+            trace_file=_per_service(accord.trace_file, service_name),
+            metrics_file=_per_service(accord.metrics_file, service_name),
+            library_spans=accord.otel_library_spans,
         )
 
     @property
@@ -210,12 +217,12 @@ class Telemetry:
 _installed: Telemetry | None = None
 
 
-def setup_telemetry(service_name: str, env: Mapping[str, str] | None = None) -> Telemetry:
+def setup_telemetry(service_name: str) -> Telemetry:
     """Install tracing and metrics for this process, once (later calls return the first)."""
     global _installed
     if _installed is not None:
         return _installed
-    settings = TelemetrySettings.from_env(service_name, env)
+    settings = TelemetrySettings.from_env(service_name)
     installed = Telemetry(settings)
     if settings.tracing:
         installed.tracer_provider = build_tracer_provider(settings)

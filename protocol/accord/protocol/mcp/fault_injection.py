@@ -1,4 +1,4 @@
-"""Fault injection for tool servers, off unless ``ACCORD_FAULTS`` is set.
+"""Fault injection for tool servers: ``ACCORD_FAULTS``, in development mode only.
 
 Grammar (comma-separated rules, one per tool)::
 
@@ -9,12 +9,13 @@ Grammar (comma-separated rules, one per tool)::
 ``TOOL=CODE:N:after`` runs the tool (its write commits) and then answers CODE, which is how a
 lost reply looks to a caller; ``TOOL=latency:MS`` delays every call by MS milliseconds.
 Counters are per process. A code the tool's contract does not declare is refused at start-up,
-so an experiment cannot make a server break its own contract by accident.
+so an experiment cannot make a server break its own contract by accident. The settings refuse
+``ACCORD_FAULTS`` unless ``ACCORD_DEV=1`` (accord.protocol.settings): a production server never
+runs a plan. Tests in-process pass ``ToolServer(faults=...)`` instead.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -71,11 +72,10 @@ def parse_faults(text: str) -> dict[str, ToolFaults]:
     return plan
 
 
-def faults_from_env(
-    declared: Mapping[str, frozenset[ErrorCode]], env: Mapping[str, str] | None = None
+def planned_faults(
+    declared: Mapping[str, frozenset[ErrorCode]], text: str
 ) -> dict[str, ToolFaults]:
-    """The fault plan for the tools in ``declared`` (name -> declared error codes)."""
-    text = (os.environ if env is None else env).get(FAULTS_ENV, "")
+    """The plan ``text`` makes for the tools in ``declared`` (name -> declared error codes)."""
     plan = {name: f for name, f in parse_faults(text).items() if name in declared}
     for name, faults in plan.items():
         if faults.code is not None and faults.code not in declared[name] | ALWAYS_ALLOWED:

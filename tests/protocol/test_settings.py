@@ -1,0 +1,247 @@
+"""The one settings model: every ACCORD_* variable, validated once, documented from the model."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from accord.agents.refund import pause_points
+from accord.contracts.errors import ErrorCode
+from accord.contracts.tools import tool_contract
+from accord.protocol.mcp.server import ToolServer, tool
+from accord.protocol.settings import (
+    DEFAULT_PORTS,
+    AccordSettings,
+    SettingsError,
+    current,
+    data_dir,
+    env_name,
+    service_url,
+)
+from accord.protocol.settings_docs import render_markdown
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("contracts", "protocol", "tools", "agents")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts from no ACCORD_* variable at all (the suite's own may be set)."""
+    for name in list(os.environ):
+        if name.startswith("ACCORD_"):
+            monkeypatch.delenv(name)
+
+
+def test_defaults_are_the_documented_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    settings = current()
+    assert data_dir() == tmp_path / ".accord"
+    assert {name: service_url(name) for name in DEFAULT_PORTS} == {
+        name: f"http://127.0.0.1:{port}" for name, port in DEFAULT_PORTS.items()
+    }
+    assert (settings.approval_timeout_s, settings.workflow_lease_ttl_s) == (86_400, 15)
+    assert settings.turn_deadline_s == 300
+    assert settings.task_recovery is True
+    assert (settings.log_format, settings.log_level) == ("text", "WARNING")
+    assert settings.database_url is None
+    assert settings.jwt_secret is None
+    assert not settings.dev
+    assert not settings.faults
+    assert not settings.test_pause
+
+
+def test_every_field_is_read_from_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    given = {
+        "ACCORD_DATA_DIR": "/srv/accord",
+        "ACCORD_DATABASE_URL": "postgresql://u:p@db:5432/accord",
+        "ACCORD_POLICY_URL": "http://policy:8701/",
+        "ACCORD_JWT_SECRET": " s3cret ",
+        "ACCORD_ALLOWED_HOSTS": "commerce:*, localhost",
+        "ACCORD_TOKEN": "t-1",
+        "ACCORD_WORKFLOW_LEASE_TTL_S": "4.5",
+        "ACCORD_TASK_RECOVERY": "off",
+        "ACCORD_LOG_FORMAT": "JSON",
+        "ACCORD_LOG_LEVEL": "info",
+        "ACCORD_OTEL_LIBRARY_SPANS": "true",
+        "ACCORD_DEV": "1",
+        "ACCORD_TEST_PAUSE": "refund.before_issue@O-1004:30,order.after_lookup",
+    }
+    for name, value in given.items():
+        monkeypatch.setenv(name, value)
+    settings = current()
+    assert settings.data_dir == Path("/srv/accord")
+    assert settings.database_url == "postgresql://u:p@db:5432/accord"
+    assert settings.policy_url == "http://policy:8701"  # no trailing slash
+    assert settings.jwt_secret is not None
+    assert settings.jwt_secret.get_secret_value() == "s3cret"
+    assert settings.allowed_hosts == ("commerce:*", "localhost")
+    assert settings.token is not None
+    assert settings.token.get_secret_value() == "t-1"
+    assert settings.workflow_lease_ttl_s == 4.5
+    assert settings.task_recovery is False
+    assert (settings.log_format, settings.log_level) == ("json", "INFO")
+    assert settings.otel_library_spans is True
+    assert settings.test_pause == {"refund.before_issue@O-1004": 30.0, "order.after_lookup": 60.0}
+    # The model knows every variable it read: none is left to a stray os.environ read.
+    assert {env_name(n) for n in AccordSettings.model_fields} >= set(given)
+
+
+def test_a_changed_environment_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACCORD_TURN_DEADLINE_S", "10")
+    assert current().turn_deadline_s == 10
+    monkeypatch.setenv("ACCORD_TURN_DEADLINE_S", "20")
+    assert current().turn_deadline_s == 20
+    monkeypatch.setenv("ACCORD_TURN_DEADLINE_S", "")  # empty is unset
+    assert current().turn_deadline_s == 300
+    monkeypatch.setenv("ACCORD_TURN_DEADLINE_S", "  ")  # and so are blanks
+    assert current().turn_deadline_s == 300
+    monkeypatch.setenv("ACCORD_DATA_DIR", " ")
+    assert current().data_dir == Path(".accord")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "why"),
+    [
+        ("ACCORD_WORKFLOW_LEASE_TTL_S", "abc", "valid number"),
+        ("ACCORD_APPROVAL_TIMEOUT_S", "0", "greater than 0"),
+        ("ACCORD_TURN_DEADLINE_S", "-5", "greater than 0"),
+        ("ACCORD_LOG_LEVEL", "loud", "'DEBUG', 'INFO'"),
+        ("ACCORD_LOG_FORMAT", "xml", "'text' or 'json'"),
+        ("ACCORD_POLICY_URL", "policy:8701", "pattern"),
+        ("ACCORD_DATABASE_URL", "mysql://db", "pattern"),
+        ("ACCORD_TASK_RECOVERY", "maybe", "valid boolean"),
+    ],
+)
+def test_a_bad_value_names_its_variable(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, why: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError) as caught:
+        current()
+    message = str(caught.value)
+    assert message.startswith(f"{name}: ")
+    assert why in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("ACCORD_FAULTS", "orders.lookup=UNAVAILABLE:1"), ("ACCORD_TEST_PAUSE", "refund.after_issue")],
+)
+def test_test_only_settings_are_refused_outside_development_mode(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError, match=f"^{name} is for tests and development only: set "):
+        current()
+    monkeypatch.setenv("ACCORD_DEV", "1")
+    assert getattr(current(), name.removeprefix("ACCORD_").lower())
+
+
+def test_a_bad_fault_rule_is_refused_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACCORD_DEV", "1")
+    monkeypatch.setenv("ACCORD_FAULTS", "orders.lookup=NOPE:1")
+    with pytest.raises(SettingsError, match=r"^ACCORD_FAULTS: bad fault rule"):
+        current()
+
+
+async def _echo(args: dict[str, object], _ctx: object) -> dict[str, object]:
+    return {"order_id": "O-1001"}
+
+
+def _server() -> ToolServer:
+    return ToolServer("t", "1", [tool(tool_contract("orders.lookup"), _echo)])
+
+
+def test_a_tool_server_plans_faults_only_in_development_mode(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _server().faults == {}
+    monkeypatch.setenv("ACCORD_DEV", "1")
+    monkeypatch.setenv("ACCORD_FAULTS", "orders.lookup=UNAVAILABLE:2,other.tool=latency:5")
+    planned = _server().faults
+    assert set(planned) == {"orders.lookup"}
+    assert (planned["orders.lookup"].code, planned["orders.lookup"].times) == (
+        ErrorCode.UNAVAILABLE,
+        2,
+    )
+
+
+async def test_pause_points_do_nothing_until_a_plan_is_installed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    try:
+        await pause_points.pause("refund.before_issue", "O-1004")
+        assert pause_points.MARKER not in capsys.readouterr().err
+        pause_points.install({"refund.before_issue@O-1004": 0.0})
+        await pause_points.pause("refund.before_issue", "O-1003")  # another order
+        await pause_points.pause("refund.before_issue", "O-1004")
+        assert capsys.readouterr().err.splitlines() == [
+            f"{pause_points.MARKER} refund.before_issue@O-1004"
+        ]
+    finally:
+        pause_points.install({})
+
+
+def test_serve_refuses_a_bad_value_with_one_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
+    env.update(ACCORD_DATA_DIR=str(tmp_path), ACCORD_WORKFLOW_LEASE_TTL_S="abc")
+    done = subprocess.run(
+        [sys.executable, "-m", "accord.agents.cli.main", "serve", "orchestrator", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "accord: invalid configuration: ACCORD_WORKFLOW_LEASE_TTL_S: Input should be a valid "
+        "number, unable to parse string as a number (got 'abc')"
+    ]
+
+
+def test_docs_configuration_md_is_generated_and_fresh() -> None:
+    on_disk = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert on_disk == render_markdown(), "docs/configuration.md is stale: run `make docs`"
+
+
+def test_the_docs_name_every_variable() -> None:
+    text = render_markdown()
+    for name in AccordSettings.model_fields:
+        assert f"| `{env_name(name)}` | `{name}` |" in text
+
+
+# What production code must not do any more: read an ACCORD_* variable past the model.
+# (Setting one for child processes or for the model itself, as `accord demo` does, is fine.)
+_STRAY_READ = re.compile(
+    r"""(environ\.get\(|getenv\(|envvar=)\s*f?["']ACCORD_"""
+    r"""|environ\[\s*f?["']ACCORD_\w*["']\s*\](?!\s*=[^=])"""
+)
+
+
+def test_no_production_module_reads_accord_variables_itself() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for package in PACKAGES
+        for path in (ROOT / package / "accord").rglob("*.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _STRAY_READ.search(line)
+    ]
+    assert offenders == []
+
+
+def test_the_stray_read_check_can_fail() -> None:
+    for line in (
+        'os.environ.get("ACCORD_X", "")',
+        "os.environ['ACCORD_X']",
+        'os.getenv("ACCORD_X")',
+        'typer.Option(None, envvar="ACCORD_TOKEN")',
+    ):
+        assert _STRAY_READ.search(line), line
+    assert not _STRAY_READ.search('os.environ["ACCORD_DATA_DIR"] = str(where)')

@@ -1,0 +1,56 @@
+"""Which member may import which: the siblings each pyproject.toml declares, and no other.
+
+deptry checks third-party imports against each member's declarations (``make deps``), but the
+four members share the ``accord`` namespace, which it sees as one local package; this test does
+that part: ``accord.contracts`` imports nothing of ours, and so on up the layers.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MEMBERS = ("contracts", "protocol", "tools", "agents")
+
+
+def declared_siblings(member: str) -> set[str]:
+    project = tomllib.loads((ROOT / member / "pyproject.toml").read_text())["project"]
+    return {d.removeprefix("accord-") for d in project["dependencies"] if d.startswith("accord-")}
+
+
+def imported_siblings(member: str) -> dict[str, set[str]]:
+    """``accord.<member>`` packages imported, each with the files that import it."""
+    found: dict[str, set[str]] = {}
+    for path in (ROOT / member / "accord").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and node.level == 0
+                else []
+            )
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "accord" and len(parts) > 1 and parts[1] != member:
+                    found.setdefault(parts[1], set()).add(str(path.relative_to(ROOT)))
+    return found
+
+
+@pytest.mark.parametrize("member", MEMBERS)
+def test_a_member_imports_exactly_the_siblings_it_declares(member: str) -> None:
+    imported = imported_siblings(member)
+    undeclared = {
+        name: files for name, files in imported.items() if name not in declared_siblings(member)
+    }
+    assert undeclared == {}
+    assert declared_siblings(member) == set(imported)
+
+
+def test_the_contract_imports_nothing_of_ours() -> None:
+    assert declared_siblings("contracts") == set()
+    assert imported_siblings("contracts") == {}
