@@ -16,6 +16,8 @@ from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import (
     ERROR_DOMAIN,
     FOREIGN_JSONRPC_TO_CODE,
+    HTTP_CLASS_TO_CODE,
+    HTTP_STATUS_TO_CODE,
     MCP_ERROR_META_KEY,
     REGISTRY,
     ErrorCode,
@@ -116,6 +118,9 @@ def registry_document() -> dict[str, Any]:
         "mcp_meta_key": MCP_ERROR_META_KEY,
         "codes": [spec.model_dump(mode="json") for spec in REGISTRY.values()],
         "foreign_jsonrpc_codes": {str(k): v.value for k, v in FOREIGN_JSONRPC_TO_CODE.items()},
+        # How an HTTP error status without a contract body reads: the status, else its class.
+        "http_status_codes": {str(k): v.value for k, v in HTTP_STATUS_TO_CODE.items()},
+        "http_status_class_codes": {f"{k}xx": v.value for k, v in HTTP_CLASS_TO_CODE.items()},
     }
 
 

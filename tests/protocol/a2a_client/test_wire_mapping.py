@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
 from accord.contracts.keys import DELEGATION_EXTENSION_URI, STATUS_META_KEY, TRACEPARENT_META_KEY
 from accord.contracts.retry import RetryPolicy
 from accord.contracts.status import ContractState, Status
@@ -253,3 +253,9 @@ async def test_a_card_without_a_1_0_interface_is_version_unsupported() -> None:
     with pytest.raises(AccordError) as caught:
         await A2AClient.connect("http://agent.test", http=http)
     assert caught.value.code is ErrorCode.VERSION_UNSUPPORTED
+
+
+@pytest.mark.parametrize("status", [400, 409, 422, 429, 500, 502, 503, 504, 507])
+@pytest.mark.parametrize("body", [None, "<html>proxy</html>", {"detail": "not ours"}])
+def test_a_bare_status_reads_as_the_contract_table_says(status: int, body: Any) -> None:
+    assert error_from_response(status, body).code is code_for_http_status(status)

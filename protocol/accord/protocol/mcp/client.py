@@ -135,7 +135,8 @@ def _session_broken(exc: BaseException) -> bool:
 
 
 def _http_failure(server: str, status: int, body: bytes) -> AccordError:
-    """A non-JSON-RPC HTTP error answer as a contract error (5xx: the server is unavailable)."""
+    """A non-JSON-RPC HTTP error answer as a contract error (the contract's reading of a bare
+    status, :func:`~accord.contracts.errors.code_for_http_status`, when it carries no code)."""
     try:
         parsed = json.loads(body) if body else None
     except ValueError:
@@ -147,11 +148,8 @@ def _http_failure(server: str, status: int, body: bytes) -> AccordError:
         and "code" in parsed["error"]
     ):
         return found  # an Accord side door said exactly what went wrong
-    code = found.code
-    if status >= 500:
-        code = ErrorCode.RETRYABLE_TIMEOUT if status == 504 else ErrorCode.UNAVAILABLE
     return AccordError(
-        code,
+        found.code,
         f"tool server {server!r} answered HTTP {status}",
         {"server": server, "http_status": status},
     )
