@@ -13,10 +13,10 @@ from accord.contracts.errors import (
     HTTP_CLASS_TO_CODE,
     HTTP_STATUS_TO_CODE,
     JSONRPC_TO_CODE,
-    MCP_ERROR_META_KEY,
     code_for_http_status,
     parse_code,
 )
+from accord.contracts.keys import MCP_ERROR_META_KEY
 
 DESIGN_CODES = {
     "RETRYABLE_TIMEOUT": "retry",

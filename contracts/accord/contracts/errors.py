@@ -6,7 +6,7 @@ how it is spelled on every wire we speak:
 
     ErrorCode ──┬── A2A JSON-RPC   error.code + error.data[ErrorInfo{reason=code}]
                 ├── A2A REST       HTTP status + google.rpc status + ErrorInfo
-                ├── MCP tool result isError=true + _meta["dev.accord/error"] + JSON text block
+                ├── MCP tool result isError=true + _meta[MCP_ERROR_META_KEY] + JSON text block
                 └── plain HTTP     status + {"error": {...}} (health, admin endpoints)
 
 Nobody guesses a retry from an error message: the class is in the table. A new error is one row.
@@ -21,11 +21,10 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
+from accord.contracts.keys import MCP_ERROR_META_KEY
+
 ERROR_DOMAIN: Final = "accord.dev"
 """`google.rpc.ErrorInfo.domain` of every error we emit on an A2A wire."""
-
-MCP_ERROR_META_KEY: Final = "dev.accord/error"
-"""Namespaced `_meta` key that carries the contract error in an MCP tool result."""
 
 ERROR_INFO_TYPE: Final = "type.googleapis.com/google.rpc.ErrorInfo"
 

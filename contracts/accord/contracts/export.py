@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from accord.contracts import keys
 from accord.contracts.agents import AgentContract, shipped_agent_contracts
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import (
@@ -18,7 +19,6 @@ from accord.contracts.errors import (
     FOREIGN_JSONRPC_TO_CODE,
     HTTP_CLASS_TO_CODE,
     HTTP_STATUS_TO_CODE,
-    MCP_ERROR_META_KEY,
     REGISTRY,
     ErrorCode,
     RetryClass,
@@ -28,6 +28,7 @@ from accord.contracts.keys import (
     CONTRACT_VERSION,
     DELEGATION_EXTENSION_URI,
     ERROR_DATA_KIND,
+    MCP_ERROR_META_KEY,
     STATUS_META_KEY,
 )
 from accord.contracts.status import (
@@ -124,6 +125,15 @@ def registry_document() -> dict[str, Any]:
     }
 
 
+def keys_document() -> dict[str, str]:
+    """Every name on the wire (accord.contracts.keys), by its constant's name."""
+    return {
+        name: value
+        for name, value in vars(keys).items()
+        if name.isupper() and isinstance(value, str) and name != "CONTRACT_VERSION"
+    }
+
+
 def _enum_schema(name: str, values: list[str]) -> dict[str, Any]:
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -178,6 +188,7 @@ def export_all(directory: Path) -> list[Path]:
         write(f"schemas/{name}", doc)
     write("status.json", status_document())
     write("errors.json", registry_document())
+    write("keys.json", keys_document())
     write(
         "extensions.json",
         {

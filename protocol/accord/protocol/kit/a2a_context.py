@@ -15,9 +15,9 @@ import jwt
 from accord.contracts.keys import (
     CONTRACT_EXTENSION_URI,
     DELEGATION_EXTENSION_URI,
+    SKILL_META_KEY,
 )
 from accord.contracts.status import A2AState
-from accord.protocol.a2a.wire import SKILL_META_KEY
 from accord.protocol.kit.a2a_wire import (
     A2AWire,
     Answer,

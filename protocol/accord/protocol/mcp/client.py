@@ -54,7 +54,7 @@ from opentelemetry.trace import SpanKind
 from pydantic import ValidationError
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import TRACEPARENT_META_KEY
+from accord.contracts.keys import TRACEPARENT_KEY
 from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.protocol import telemetry
@@ -504,7 +504,7 @@ class ToolClient:
         ) as span:
             trace = spans.current_traceparent() or traceparent
             # RequestParamsMeta is an open TypedDict (PEP 728) that mypy cannot extend yet.
-            meta = cast(types.RequestParamsMeta, {TRACEPARENT_META_KEY: trace}) if trace else None
+            meta = cast(types.RequestParamsMeta, {TRACEPARENT_KEY: trace}) if trace else None
             attempt = 1
             try:
                 while True:
