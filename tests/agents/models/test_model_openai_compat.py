@@ -18,13 +18,13 @@ from accord.agents.models import (
     Missing,
     OpenAICompatModel,
     Outcome,
-    Reason,
     Role,
     Route,
     Router,
     Tier,
     UnitBudget,
 )
+from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
 from accord.contracts.status import Status
 
@@ -53,7 +53,7 @@ async def test_understand_happy_path_sends_a_schema_request(standin: StandIn) ->
     assert (intake.intent, intake.order_id, intake.reason) == (
         Intent.REFUND,
         "O-1005",
-        Reason.DAMAGED,
+        RefundReason.DAMAGED,
     )
     assert intake.missing == []
     assert intake.question is None

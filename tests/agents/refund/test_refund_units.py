@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.agents.models import Intake, Intent, Language, Missing, Reason, build_router
+from accord.agents.models import Intake, Intent, Language, Missing, build_router
 from accord.agents.refund import nodes_outcome
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.deps import Deps
@@ -15,6 +15,7 @@ from accord.agents.refund.nodes_intake import _checked, _with_order
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import NodeContext, Route
+from accord.contracts.domain import RefundReason
 
 
 def _deps() -> Deps:
@@ -74,7 +75,9 @@ def test_a_structured_order_id_wins_and_a_malformed_one_is_asked_again() -> None
     assert given.order_id == "O-1002"
     assert given.missing == [Missing.REASON]
     short = _checked(
-        Intake(intent=Intent.REFUND, order_id="O-12", reason=Reason.DAMAGED, language=Language.ZH)
+        Intake(
+            intent=Intent.REFUND, order_id="O-12", reason=RefundReason.DAMAGED, language=Language.ZH
+        )
     )
     assert short.order_id is None
     assert short.missing == [Missing.ORDER_ID]

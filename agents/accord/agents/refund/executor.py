@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import Any, Final
 
 from a2a.server.agent_execution import RequestContext
@@ -30,13 +29,13 @@ from accord.agents.refund.projection import (
 )
 from accord.agents.workflow import Event, EventType, Runtime, WorkflowHandle, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
+from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 
 logger = logging.getLogger(__name__)
 
-CUSTOMER_ID: Final = re.compile(r"^C-[0-9]{2,10}$")
 FOLLOW_POLL_S: Final = (0.05, 1.0)  # first and longest pause reading another replica's run
 STARTED: Final = {
     "intake": "reading your request",
@@ -93,7 +92,7 @@ class OrchestratorExecutor(ContractExecutor):
         envelope = self._effective_envelope(turn)
         # The customer is who the credential says (or the tenant a service acts for).
         customer = envelope.tenant.user if principal.is_service else principal.subject
-        if not CUSTOMER_ID.match(customer):
+        if not is_customer_id(customer):
             raise AccordError(
                 ErrorCode.PERMISSION_DENIED,
                 "refunds are requested by a customer (subject C-<digits>)",

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any, Final
+from typing import Any
 
 from accord.agents.models import Expecting, Intake, IntakeContext, Intent, Missing
 from accord.agents.models.intake import help_offer, missing_of, question_for
 from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import MAX_QUESTIONS, WorkflowInput, answer_text
 from accord.agents.workflow import NodeContext
+from accord.contracts.domain import is_order_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
-
-ORDER_ID_FORMAT: Final = re.compile(r"^O-[0-9]{4,10}$")  # the tools' contract format
 
 
 async def intake(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
@@ -65,7 +63,7 @@ def _with_order(found: Intake, order_id: str | None) -> Intake:
 
 def _checked(found: Intake) -> Intake:
     """An order id the tools would refuse (``O-12``) is asked for again."""
-    if found.order_id is None or ORDER_ID_FORMAT.match(found.order_id):
+    if found.order_id is None or is_order_id(found.order_id):
         return found
     missing = [Missing.ORDER_ID, *(m for m in found.missing if m is not Missing.ORDER_ID)]
     return found.model_copy(
