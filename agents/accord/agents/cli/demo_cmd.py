@@ -24,7 +24,7 @@ from rich.rule import Rule
 from accord.agents.cli.approve_cmd import print_decision, send_decision
 from accord.agents.cli.mesh import Mesh, MeshError, free_ports, start_mesh
 from accord.agents.cli.refund_cmd import Printer, converse, token_for
-from accord.agents.cli.tasks_cmd import _approval_table, list_approvals
+from accord.agents.cli.tasks_cmd import approval_table, list_approvals
 from accord.contracts.domain import RefundDecision
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status, WaitingReason
@@ -101,7 +101,7 @@ async def _scene(mesh: Mesh, scene: Scene, console: Console) -> bool:
     if scene.approve_note is not None and view.waiting_reason is WaitingReason.APPROVAL:
         approver = token_for(APPROVER)
         console.print(f"[bold]approver {APPROVER}>[/] accord tasks --status waiting")
-        console.print(_approval_table(await list_approvals(url, approver)))
+        console.print(approval_table(await list_approvals(url, approver)))
         console.print(
             f"[bold]approver {APPROVER}>[/] accord approve {view.task_id} "
             f"--note '{scene.approve_note}'",

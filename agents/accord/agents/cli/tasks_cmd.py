@@ -75,7 +75,7 @@ def _task_table(views: list[TaskView]) -> Table:
     return table
 
 
-def _approval_table(items: list[dict[str, Any]]) -> Table:
+def approval_table(items: list[dict[str, Any]]) -> Table:
     table = Table("task", "order", "customer", "amount", "risk", "signals", "due")
     for item in items:
         facts = item.get("facts") or {}
@@ -126,7 +126,7 @@ def register(app: typer.Typer) -> None:
                 if as_json:
                     typer.echo(json.dumps(items, ensure_ascii=False))
                 else:
-                    console.print(_approval_table(items))
+                    console.print(approval_table(items))
                 return
             views = asyncio.run(list_tasks(base, bearer))
         except AccordError as error:

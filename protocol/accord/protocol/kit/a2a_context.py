@@ -210,6 +210,14 @@ class A2AContext:
             raise Skipped(value.reason)
         return value  # type: ignore[no-any-return]
 
+    def remember(self, key: str, value: Any) -> None:
+        """Keep what one check observed for a later one (e.g. a task it saw end)."""
+        self._memo[key] = value
+
+    def recall(self, key: str) -> Any:
+        """What an earlier check remembered under ``key`` (None when it did not run)."""
+        return self._memo.get(key)
+
     # -- the probe conversation -----------------------------------------------------------------
     def pick_probe(self) -> tuple[str, AgentProbe]:
         skills = self.skill_ids()

@@ -276,7 +276,7 @@ async def budget_exhausted(ctx: A2AContext) -> None:
         fill(probe.message, ctx.run), metadata=ctx.metadata(probe, skill, ctx.envelope(units=0))
     )
     obs = await ctx.send("budget units 0", message)
-    ctx._memo["budget_task"] = obs
+    ctx.remember("budget_task", obs)
     _expect_failed(
         obs,
         E.BUDGET_EXHAUSTED,
@@ -385,7 +385,7 @@ async def cancel_terminal(ctx: A2AContext) -> None:
     if last_state(run.last) in TERMINAL_A2A:
         task_id = run.task_id
     else:
-        budget = ctx._memo.get("budget_task")
+        budget = ctx.recall("budget_task")
         if isinstance(budget, Observed) and last_state(budget) in TERMINAL_A2A:
             task_id = budget.task_id
     if task_id is None:

@@ -93,8 +93,9 @@ async def _peek(receive: Receive) -> tuple[bytes | None, Receive]:
     return (body if complete else None), replay
 
 
-def _contract_code(status: int, body: bytes) -> str:
-    """The contract code an error answer carries ({"error": {"code": ...}}), else the status."""
+def error_type_of(status: int, body: bytes) -> str:
+    """The ``error.type`` of an error answer: the contract code it carries
+    ({"error": {"code": ...}}), else its status."""
     try:
         parsed = json.loads(body) if body else None
     except ValueError:
@@ -205,7 +206,7 @@ class _Outcome:
                 if len(self._error_body) < ERROR_BODY_LIMIT:
                     self._error_body += message.get("body", b"")[:ERROR_BODY_LIMIT]
                 if not message.get("more_body", False):
-                    self.error = _contract_code(self.status, bytes(self._error_body))
+                    self.error = error_type_of(self.status, bytes(self._error_body))
             await send(message)
 
         return sending
