@@ -213,7 +213,7 @@ class Runtime:
             if self._runs.get(workflow_id) is runner:
                 del self._runs[workflow_id]
             raise
-        await self._notify(appended)
+        await self.notify(appended)
         runner.begin([start], step_first=False)
         return WorkflowHandle(self, workflow_id, runner)
 
@@ -301,8 +301,17 @@ class Runtime:
 
         return unsubscribe
 
-    # -- internals used by runners and the scheduler -----------------------------------------
-    async def _notify(self, events: list[Event]) -> None:
+    def in_memory(self, workflow_id: str) -> bool:
+        """Whether a runner for the workflow is live in this process (a waiting one is not)."""
+        return workflow_id in self._runs
+
+    # -- what a WorkflowRunner asks of its runtime -------------------------------------------
+    @property
+    def observed(self) -> bool:
+        """Whether anyone subscribed: a runner skips building notifications otherwise."""
+        return bool(self._observers)
+
+    async def notify(self, events: list[Event]) -> None:
         if not self._observers:
             return
         for observer, only in list(self._observers):
@@ -313,10 +322,10 @@ class Runtime:
                     except Exception:
                         logger.exception("workflow observer failed")
 
-    def _timer_set(self, due_at: float) -> None:
+    def timer_set(self, due_at: float) -> None:
         self._timers.timer_set(due_at)
 
-    def _forget(self, runner: WorkflowRunner) -> None:
+    def forget(self, runner: WorkflowRunner) -> None:
         if self._runs.get(runner.workflow_id) is runner:
             del self._runs[runner.workflow_id]
 
@@ -325,7 +334,7 @@ class Runtime:
             raise AccordError(ErrorCode.INTERNAL, "workflow log does not begin with its start")
         return self._graph(str(started.data.get("graph")), str(started.data.get("version")))
 
-    def _waiting_contexts(self, graph: Graph, state: WorkflowState) -> list[NodeContext]:
+    def waiting_contexts(self, graph: Graph, state: WorkflowState) -> list[NodeContext]:
         return [
             NodeContext(
                 state.workflow_id,
@@ -428,7 +437,7 @@ class Runtime:
             events = await self.log.read(workflow_id)
             state = _replay(workflow_id, graph, events)
             version = state.version
-            for ctx in self._waiting_contexts(graph, state):
+            for ctx in self.waiting_contexts(graph, state):
                 hook = graph.nodes[ctx.node].on_cancel
                 if hook is not None:
                     try:
@@ -444,7 +453,7 @@ class Runtime:
             )
         except VersionConflictError:
             return False
-        await self._notify(appended)
+        await self.notify(appended)
         return True
 
 
