@@ -86,7 +86,7 @@ class OpenAICompatModel(ChatModel):
                 }
             else:
                 body["response_format"] = {"type": "json_object"}
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        headers = self.auth_headers()
         try:
             reply = await self._http().post(
                 f"{self.base_url}/chat/completions",
@@ -105,6 +105,10 @@ class OpenAICompatModel(ChatModel):
         if reply.status_code >= 400:
             raise self._status_error(reply)
         return self._read(reply, request)
+
+    def auth_headers(self) -> dict[str, str]:
+        """The headers that carry the API key (none without one); never logged."""
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
     async def aclose(self) -> None:
         if self._client is not None and self._owns_client:
