@@ -27,6 +27,8 @@ WIRE_VALUES = {
     "MCP_ERROR_META_KEY": "dev.accord/error",
     "TRACEPARENT_KEY": "traceparent",
     "API_KEY_HEADER": "X-API-Key",
+    "HEALTH_PATH": "/healthz",
+    "READY_PATH": "/readyz",
 }
 
 
@@ -44,7 +46,8 @@ def _production_sources() -> list[Path]:
 
 
 @pytest.mark.parametrize(
-    "value", sorted({v for v in WIRE_VALUES.values() if v.startswith(("dev.accord/", "X-"))})
+    "value",
+    sorted({v for v in WIRE_VALUES.values() if v.startswith(("dev.accord/", "X-", "/"))}),
 )
 def test_no_production_module_spells_an_accord_key(value: str) -> None:
     """Accord's own names (namespaced or header) are imported, never retyped. Comments and

@@ -56,3 +56,11 @@ message metadata key."""
 
 API_KEY_HEADER: Final = "X-API-Key"
 """HTTP header that carries an API key (the card's apiKey security scheme names it)."""
+
+# -- every service ----------------------------------------------------------------------------
+
+HEALTH_PATH: Final = "/healthz"
+"""GET: the process is alive (public)."""
+
+READY_PATH: Final = "/readyz"
+"""GET: the process and its dependencies (store, tool servers, peers) are reachable (public)."""

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url, token_for
+from accord.agents.refund.approvals import APPROVALS_PATH
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import TaskView
@@ -56,7 +57,7 @@ async def list_tasks(url: str, token: str) -> list[TaskView]:
 
 
 async def list_approvals(url: str, token: str) -> list[dict[str, Any]]:
-    body = await _get(f"{url}/approvals", token)
+    body = await _get(f"{url}{APPROVALS_PATH}", token)
     return list((body or {}).get("approvals", []))
 
 

@@ -42,7 +42,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import TRACEPARENT_KEY
+from accord.contracts.keys import HEALTH_PATH, READY_PATH, TRACEPARENT_KEY
 from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContract
 from accord.protocol import telemetry
 from accord.protocol.mcp._server_faults import ToolFaults, faults_from_env
@@ -375,7 +375,7 @@ def build_http_app(
             yield
 
     app = Starlette(
-        routes=[Route("/healthz", healthz), Route("/readyz", readyz), Mount("/", app=mcp_app)],
+        routes=[Route(HEALTH_PATH, healthz), Route(READY_PATH, readyz), Mount("/", app=mcp_app)],
         lifespan=lifespan,
     )
     return BodySizeLimit(app, max_body_bytes)

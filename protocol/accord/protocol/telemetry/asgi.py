@@ -23,11 +23,11 @@ from opentelemetry import context, propagate
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from accord.contracts.keys import TRACEPARENT_KEY
+from accord.contracts.keys import HEALTH_PATH, READY_PATH, TRACEPARENT_KEY
 from accord.protocol.telemetry import instruments
 from accord.protocol.telemetry.spans import ERROR_TYPE, OPERATION, PROTOCOL, TRACER, mark_error
 
-SKIPPED_PATHS: Final = frozenset({"/healthz", "/readyz"})
+SKIPPED_PATHS: Final = frozenset({HEALTH_PATH, READY_PATH})
 PEEK_LIMIT: Final = 64 * 1024  # a JSON-RPC envelope is small; bigger bodies pass unpeeked
 ERROR_BODY_LIMIT: Final = 8 * 1024
 _PROPAGATION_HEADERS: Final = frozenset({TRACEPARENT_KEY.encode(), b"tracestate", b"baggage"})
