@@ -1,4 +1,4 @@
-"""Risk scoring: each signal, the high/low decision, and that the score is monotone."""
+"""RiskLevel scoring: each signal, the high/low decision, and that the score is monotone."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from accord.agents.risk_rules import (
     LARGE_AMOUNT_CENTS,
     CustomerHistory,
-    Risk,
     Signal,
     assess,
 )
+from accord.contracts.domain import RiskLevel
 
 
 def history(**overrides: Any) -> CustomerHistory:
@@ -32,30 +32,30 @@ def history(**overrides: Any) -> CustomerHistory:
 
 def test_small_amount_good_history_is_low() -> None:
     a = assess(5999, history())
-    assert (a.risk, a.signals) == (Risk.LOW, [])
+    assert (a.risk, a.signals) == (RiskLevel.LOW, [])
     assert a.score < 0.5
 
 
 def test_large_amount_is_high() -> None:
-    assert assess(LARGE_AMOUNT_CENTS - 1, history()).risk is Risk.LOW
+    assert assess(LARGE_AMOUNT_CENTS - 1, history()).risk is RiskLevel.LOW
     a = assess(LARGE_AMOUNT_CENTS, history())
-    assert (a.risk, a.signals) == (Risk.HIGH, [Signal.LARGE_AMOUNT])
+    assert (a.risk, a.signals) == (RiskLevel.HIGH, [Signal.LARGE_AMOUNT])
 
 
 def test_three_refunds_in_90_days_is_high() -> None:
-    assert assess(1000, history(refunds_90d=2)).risk is Risk.LOW
+    assert assess(1000, history(refunds_90d=2)).risk is RiskLevel.LOW
     a = assess(1000, history(refunds_90d=3))
-    assert (a.risk, a.signals) == (Risk.HIGH, [Signal.FREQUENT_REFUNDS])
+    assert (a.risk, a.signals) == (RiskLevel.HIGH, [Signal.FREQUENT_REFUNDS])
 
 
 def test_any_chargeback_is_high() -> None:
     a = assess(1000, history(chargebacks=1))
-    assert (a.risk, a.signals) == (Risk.HIGH, [Signal.CHARGEBACKS])
+    assert (a.risk, a.signals) == (RiskLevel.HIGH, [Signal.CHARGEBACKS])
 
 
 def test_soft_signals_raise_the_score_but_stay_low() -> None:
     a = assess(1000, history(account_age_days=3, refunded_cents_90d=200_000))
-    assert a.risk is Risk.LOW
+    assert a.risk is RiskLevel.LOW
     assert a.signals == [Signal.NEW_ACCOUNT, Signal.HIGH_REFUND_VOLUME]
     assert a.score > assess(1000, history()).score
 
@@ -88,4 +88,4 @@ def test_score_is_monotone(
         amount + extra_amount, history(refunds_90d=refunds + extra_refunds, chargebacks=chargebacks)
     )
     assert 0 <= base.score <= more.score <= 1
-    assert base.risk is Risk.LOW or more.risk is Risk.HIGH
+    assert base.risk is RiskLevel.LOW or more.risk is RiskLevel.HIGH

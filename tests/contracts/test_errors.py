@@ -10,10 +10,13 @@ from hypothesis import strategies as st
 from accord.contracts import REGISTRY, AccordError, ErrorCode, RetryClass
 from accord.contracts.errors import (
     FOREIGN_JSONRPC_TO_CODE,
+    HTTP_CLASS_TO_CODE,
+    HTTP_STATUS_TO_CODE,
     JSONRPC_TO_CODE,
-    MCP_ERROR_META_KEY,
+    code_for_http_status,
     parse_code,
 )
+from accord.contracts.keys import MCP_ERROR_META_KEY
 
 DESIGN_CODES = {
     "RETRYABLE_TIMEOUT": "retry",
@@ -129,3 +132,54 @@ def test_default_message_is_the_meaning() -> None:
     assert str(err).startswith("RATE_LIMITED: ")
     with pytest.raises(ValueError, match="NOPE"):
         AccordError("NOPE")
+
+
+# -- reading a bare HTTP status ---------------------------------------------------------------
+
+# The statuses whose bare reading is not the registry's code for that status, and why: a bare
+# 422 is a framework's schema error (not a business rule), a bare 500 or 502 is a server or a
+# gateway failing without a word (UNAVAILABLE, retried), while ours always send their body.
+REREAD_STATUSES = {
+    422: (ErrorCode.POLICY_DENIED, ErrorCode.INVALID_INPUT),
+    500: (ErrorCode.INTERNAL, ErrorCode.UNAVAILABLE),
+    502: (ErrorCode.CONTRACT_VIOLATION, ErrorCode.UNAVAILABLE),
+}
+
+
+def _codes_sent_with(status: int) -> set[ErrorCode]:
+    return {c for c, s in REGISTRY.items() if status in (s.http_status, s.rest_status)}
+
+
+def test_every_status_the_registry_sends_has_one_reading() -> None:
+    sent = {s.http_status for s in REGISTRY.values()} | {s.rest_status for s in REGISTRY.values()}
+    assert sent <= set(HTTP_STATUS_TO_CODE)
+    assert all(400 <= status < 600 for status in HTTP_STATUS_TO_CODE)
+
+
+def test_the_status_table_is_the_registry_read_back() -> None:
+    reread = {}
+    for status, code in HTTP_STATUS_TO_CODE.items():
+        senders = _codes_sent_with(status)
+        if senders and code not in senders:
+            reread[status] = (*senders, code)
+    assert reread == REREAD_STATUSES
+
+
+@pytest.mark.parametrize("code", list(ErrorCode))
+def test_a_code_alone_on_its_status_round_trips(code: ErrorCode) -> None:
+    for status in {REGISTRY[code].http_status, REGISTRY[code].rest_status}:
+        if _codes_sent_with(status) == {code} and status not in REREAD_STATUSES:
+            assert code_for_http_status(status) is code
+
+
+def test_statuses_outside_the_table_read_by_their_class() -> None:
+    assert code_for_http_status(418) is ErrorCode.INVALID_INPUT
+    assert code_for_http_status(421) is ErrorCode.INVALID_INPUT
+    assert code_for_http_status(507) is ErrorCode.UNAVAILABLE
+    assert code_for_http_status(522) is ErrorCode.UNAVAILABLE
+    assert code_for_http_status(302) is ErrorCode.INTERNAL
+    for status in range(400, 600):
+        expected = HTTP_STATUS_TO_CODE.get(status, HTTP_CLASS_TO_CODE[status // 100])
+        assert code_for_http_status(status) is expected
+        assert AccordError.from_rest(status, None).code is expected
+        assert AccordError.from_http(status, {"error": "not ours"}).code is expected

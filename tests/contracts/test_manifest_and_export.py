@@ -8,7 +8,8 @@ import jsonschema
 import pytest
 
 from accord.contracts import REGISTRY, ErrorCode, Status
-from accord.contracts.export import export_all
+from accord.contracts.errors import HTTP_STATUS_TO_CODE
+from accord.contracts.export import export_all, keys_document
 from accord.contracts.manifest import load_manifest, render_markdown, requirement_ids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +77,8 @@ def test_shipped_contracts_validate_against_exported_formats(exported: Path) -> 
 def test_exported_tables_are_complete(exported: Path) -> None:
     errors = load(exported, "errors.json")
     assert {c["code"] for c in errors["codes"]} == {c.value for c in ErrorCode}
+    assert {int(s) for s in errors["http_status_codes"]} == set(HTTP_STATUS_TO_CODE)
+    assert load(exported, "keys.json") == keys_document()
     assert len(errors["codes"]) == len(REGISTRY)
     status = load(exported, "status.json")
     assert status["statuses"] == [s.value for s in Status]

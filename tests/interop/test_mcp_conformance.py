@@ -29,7 +29,8 @@ from tests.mesh.mesh_support import JS, NODE_MODULES, ROOT, declared_at, node_en
 from tests.mesh.support import SECRET
 from tests.support.processes import Service, run_service
 
-from accord.contracts.errors import MCP_ERROR_META_KEY, ErrorCode
+from accord.contracts.errors import ErrorCode
+from accord.contracts.keys import MCP_ERROR_META_KEY
 
 pytestmark = [pytest.mark.node, pytest.mark.timeout(300)]
 

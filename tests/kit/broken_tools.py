@@ -27,7 +27,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
-from accord.contracts.errors import MCP_ERROR_META_KEY, AccordError, ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import MCP_ERROR_META_KEY
 from accord.contracts.tools import tool_contract
 
 MODES = ("correct", "not-idempotent", "annotations", "structured-error")

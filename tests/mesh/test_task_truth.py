@@ -21,9 +21,9 @@ from typing import Final
 import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import ENVELOPE_META_KEY
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
-from accord.protocol.a2a.wire import ENVELOPE_META_KEY
 from tests.mesh.support import Mesh, answer, ask, customer, get_task, running_mesh, token
 
 pytestmark = pytest.mark.timeout(240)

@@ -16,8 +16,8 @@ from accord.protocol.settings import AccordSettings
 from accord.protocol.telemetry import bind_task, spans
 from accord.protocol.telemetry.asgi import (
     ServerTelemetry,
-    _contract_code,
     body_operation,
+    error_type_of,
     rest_operation,
 )
 from accord.protocol.telemetry.logs import JsonFormatter, TraceContextFilter, configure_logging
@@ -101,8 +101,8 @@ def test_json_rpc_bodies_are_named_by_method_and_tool() -> None:
 
 def test_error_answers_are_named_by_their_contract_code() -> None:
     status, body = AccordError(ErrorCode.UNAUTHENTICATED).to_http()
-    assert _contract_code(status, json.dumps(body).encode()) == ErrorCode.UNAUTHENTICATED.value
-    assert _contract_code(502, b"<html>bad gateway</html>") == "502"
+    assert error_type_of(status, json.dumps(body).encode()) == ErrorCode.UNAUTHENTICATED.value
+    assert error_type_of(502, b"<html>bad gateway</html>") == "502"
 
 
 async def test_the_app_runs_in_the_callers_context_and_reads_every_chunk() -> None:

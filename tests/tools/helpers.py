@@ -6,7 +6,8 @@ from typing import Any
 
 import mcp_types as types
 
-from accord.contracts.errors import MCP_ERROR_META_KEY, AccordError, ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import MCP_ERROR_META_KEY
 
 
 def error_of(result: types.CallToolResult) -> AccordError:

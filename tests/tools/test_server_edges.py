@@ -8,6 +8,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import TRACEPARENT_KEY
 from tests.support.processes import Service
 from tests.tools.conftest import mcp_url
 
@@ -57,7 +58,7 @@ def test_raw_json_rpc_call_carries_the_error_in_meta(commerce: Service) -> None:
         "method": "tools/call",
         "params": {
             "name": "orders.lookup",
-            "_meta": {"traceparent": "00-" + "a" * 32 + "-" + "b" * 16 + "-01"},
+            "_meta": {TRACEPARENT_KEY: "00-" + "a" * 32 + "-" + "b" * 16 + "-01"},
             "arguments": {"order_id": "O-1004", "customer_id": "C-02"},
         },
     }

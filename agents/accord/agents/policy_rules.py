@@ -24,35 +24,20 @@ refunds at most that and can tell the customer why.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from accord.contracts.domain import (
+    CUSTOMER_ID_PATTERN,
+    ORDER_ID_PATTERN,
+    OrderStatus,
+    PolicyRule,
+    RefundReason,
+)
+
 RETURN_WINDOW_DAYS: Final = 30
-DELIVERED: Final = "delivered"
 MIN_EVIDENCE_CHARS: Final = 3  # "ok" is not a description; a photo ref or a sentence is
-
-
-class Reason(StrEnum):
-    WRONG_SIZE = "wrong_size"
-    DAMAGED = "damaged"
-    NOT_AS_DESCRIBED = "not_as_described"
-    CHANGED_MIND = "changed_mind"
-    LATE_DELIVERY = "late_delivery"
-    OTHER = "other"
-
-
-class Rule(StrEnum):
-    """The values of the skill's output field ``rule`` (agent contract policy-check)."""
-
-    WITHIN_WINDOW = "within_window"
-    OUTSIDE_WINDOW = "outside_window"
-    FINAL_SALE = "final_sale"
-    ALREADY_REFUNDED = "already_refunded"
-    NOT_DELIVERED = "not_delivered"
-    AMOUNT_EXCEEDS_REFUNDABLE = "amount_exceeds_refundable"
-    DAMAGE_WITH_EVIDENCE = "damage_with_evidence"
 
 
 class OrderFacts(BaseModel):
@@ -75,9 +60,9 @@ class PolicyRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     order: OrderFacts | None = None  # given by the caller, or looked up from the ids below
-    order_id: str | None = Field(default=None, pattern=r"^O-[0-9]{4,10}$")
-    customer_id: str | None = Field(default=None, pattern=r"^C-[0-9]{2,10}$")
-    reason: Reason
+    order_id: str | None = Field(default=None, pattern=ORDER_ID_PATTERN)
+    customer_id: str | None = Field(default=None, pattern=CUSTOMER_ID_PATTERN)
+    reason: RefundReason
     requested_cents: int | None = Field(default=None, ge=1)
     evidence: str | None = Field(default=None, max_length=2000)
 
@@ -100,7 +85,7 @@ class PolicyDecision(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     eligible: bool
-    rule: Rule
+    rule: PolicyRule
     max_refund_cents: int = Field(ge=0)
     explanation: str
 
@@ -127,34 +112,34 @@ def evaluate(request: PolicyRequest) -> PolicyDecision | EvidenceNeeded:
     """Apply the rules in the documented order (the request must carry the order facts)."""
     order = _facts(request)
     refundable = order.refundable_cents
-    if order.status != DELIVERED or order.days_since_delivery is None:
+    if order.status != OrderStatus.DELIVERED or order.days_since_delivery is None:
         return _deny(
-            Rule.NOT_DELIVERED,
+            PolicyRule.NOT_DELIVERED,
             f"Order {order.order_id} has not been delivered yet (status: "
             f"{order.status}), so it cannot be refunded as a return. If it is late, "
             "wait for delivery or ask for the shipment to be traced.",
         )
     if refundable == 0:
         return _deny(
-            Rule.ALREADY_REFUNDED,
+            PolicyRule.ALREADY_REFUNDED,
             f"Order {order.order_id} has already been refunded in full "
             f"({_money(order.refunded_cents)}); nothing is left to refund.",
         )
     days = order.days_since_delivery
-    if request.reason is Reason.DAMAGED:
+    if request.reason is RefundReason.DAMAGED:
         if days > RETURN_WINDOW_DAYS:
             return _outside_window(order.order_id, days)
         if not has_evidence(request.evidence):
             return EvidenceNeeded(question=EVIDENCE_QUESTION)
         return _allow(
-            Rule.DAMAGE_WITH_EVIDENCE,
+            PolicyRule.DAMAGE_WITH_EVIDENCE,
             request,
             "The item arrived damaged and the claim is supported by evidence, "
             "so it can be refunded",
         )
     if order.final_sale:
         return _deny(
-            Rule.FINAL_SALE,
+            PolicyRule.FINAL_SALE,
             f"Order {order.order_id} contains a final-sale item; final-sale items "
             "cannot be returned or refunded unless they arrived damaged.",
         )
@@ -163,14 +148,14 @@ def evaluate(request: PolicyRequest) -> PolicyDecision | EvidenceNeeded:
     if request.requested_cents is not None and request.requested_cents > refundable:
         return PolicyDecision(
             eligible=True,
-            rule=Rule.AMOUNT_EXCEEDS_REFUNDABLE,
+            rule=PolicyRule.AMOUNT_EXCEEDS_REFUNDABLE,
             max_refund_cents=refundable,
             explanation=f"The request of {_money(request.requested_cents)} is more than the "
             f"{_money(refundable)} that can still be refunded on order "
             f"{order.order_id}; at most {_money(refundable)} will be refunded.",
         )
     return _allow(
-        Rule.WITHIN_WINDOW,
+        PolicyRule.WITHIN_WINDOW,
         request,
         f"Order {order.order_id} was delivered {days} day{'s' if days != 1 else ''} "
         f"ago, within the {RETURN_WINDOW_DAYS}-day return window",
@@ -183,7 +168,7 @@ def _facts(request: PolicyRequest) -> OrderFacts:
     return request.order
 
 
-def _allow(rule: Rule, request: PolicyRequest, why: str) -> PolicyDecision:
+def _allow(rule: PolicyRule, request: PolicyRequest, why: str) -> PolicyDecision:
     refundable = _facts(request).refundable_cents
     requested = request.requested_cents
     if requested is not None and requested > refundable:
@@ -197,13 +182,13 @@ def _allow(rule: Rule, request: PolicyRequest, why: str) -> PolicyDecision:
     )
 
 
-def _deny(rule: Rule, explanation: str) -> PolicyDecision:
+def _deny(rule: PolicyRule, explanation: str) -> PolicyDecision:
     return PolicyDecision(eligible=False, rule=rule, max_refund_cents=0, explanation=explanation)
 
 
 def _outside_window(order_id: str, days: int) -> PolicyDecision:
     return _deny(
-        Rule.OUTSIDE_WINDOW,
+        PolicyRule.OUTSIDE_WINDOW,
         f"Order {order_id} was delivered {days} days ago, outside the "
         f"{RETURN_WINDOW_DAYS}-day return window.",
     )

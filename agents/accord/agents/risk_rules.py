@@ -23,16 +23,13 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from accord.contracts.domain import RiskLevel
+
 LARGE_AMOUNT_CENTS: Final = 50_000
 FREQUENT_REFUNDS_90D: Final = 3
 NEW_ACCOUNT_DAYS: Final = 30
 HIGH_REFUND_VOLUME_CENTS: Final = 100_000
 BASE_SCORE: Final = 0.05
-
-
-class Risk(StrEnum):
-    LOW = "low"
-    HIGH = "high"
 
 
 class Signal(StrEnum):
@@ -82,7 +79,7 @@ class RiskAssessment(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    risk: Risk
+    risk: RiskLevel
     score: float = Field(ge=0, le=1)
     signals: list[Signal]
 
@@ -106,5 +103,5 @@ def signals_of(amount_cents: int, history: CustomerHistory) -> list[Signal]:
 def assess(amount_cents: int, history: CustomerHistory) -> RiskAssessment:
     signals = signals_of(amount_cents, history)
     score = min(1.0, BASE_SCORE + sum(WEIGHTS[s] for s in signals))
-    risk = Risk.HIGH if HARD_SIGNALS.intersection(signals) else Risk.LOW
+    risk = RiskLevel.HIGH if HARD_SIGNALS.intersection(signals) else RiskLevel.LOW
     return RiskAssessment(risk=risk, score=round(score, 3), signals=signals)

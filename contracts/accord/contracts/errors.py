@@ -6,7 +6,7 @@ how it is spelled on every wire we speak:
 
     ErrorCode ──┬── A2A JSON-RPC   error.code + error.data[ErrorInfo{reason=code}]
                 ├── A2A REST       HTTP status + google.rpc status + ErrorInfo
-                ├── MCP tool result isError=true + _meta["dev.accord/error"] + JSON text block
+                ├── MCP tool result isError=true + _meta[MCP_ERROR_META_KEY] + JSON text block
                 └── plain HTTP     status + {"error": {...}} (health, admin endpoints)
 
 Nobody guesses a retry from an error message: the class is in the table. A new error is one row.
@@ -21,11 +21,10 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
+from accord.contracts.keys import MCP_ERROR_META_KEY
+
 ERROR_DOMAIN: Final = "accord.dev"
 """`google.rpc.ErrorInfo.domain` of every error we emit on an A2A wire."""
-
-MCP_ERROR_META_KEY: Final = "dev.accord/error"
-"""Namespaced `_meta` key that carries the contract error in an MCP tool result."""
 
 ERROR_INFO_TYPE: Final = "type.googleapis.com/google.rpc.ErrorInfo"
 
@@ -260,22 +259,58 @@ FOREIGN_JSONRPC_TO_CODE: Final[Mapping[int, ErrorCode]] = {
     -32008: E.INVALID_INPUT,  # extension support required
 }
 
-HTTP_STATUS_FALLBACK: Final[Mapping[int, ErrorCode]] = {
-    400: E.INVALID_INPUT,
+
+def code_for_jsonrpc(code: int) -> ErrorCode | None:
+    """The contract code of a JSON-RPC error code (ours, A2A's or JSON-RPC's), if it has one."""
+    return JSONRPC_TO_CODE.get(code) or FOREIGN_JSONRPC_TO_CODE.get(code)
+
+
+# How an HTTP status WITHOUT a contract body reads (a proxy's answer, a peer that is not Accord,
+# an LLM provider). One table for every client; an answer that carries a contract code is read
+# by that code, never by its status. Each row is the registry's own status of the code, read
+# back, except where the row says why not.
+HTTP_STATUS_TO_CODE: Final[Mapping[int, ErrorCode]] = {
+    400: E.INVALID_INPUT,  # shared with UNSUPPORTED_OPERATION, VERSION_UNSUPPORTED: the broadest
     401: E.UNAUTHENTICATED,
     402: E.BUDGET_EXHAUSTED,
     403: E.PERMISSION_DENIED,
     404: E.NOT_FOUND,
-    408: E.RETRYABLE_TIMEOUT,
-    409: E.IDEMPOTENCY_CONFLICT,
+    405: E.UNSUPPORTED_OPERATION,  # no code of ours is sent with it: method not allowed
+    408: E.RETRYABLE_TIMEOUT,  # no code of ours is sent with it: the server gave up waiting
+    409: E.IDEMPOTENCY_CONFLICT,  # shared with OUT_OF_STOCK, CANCELED, TASK_NOT_CANCELABLE
+    410: E.NOT_FOUND,  # no code of ours is sent with it: gone
     413: E.PAYLOAD_TOO_LARGE,
-    415: E.INVALID_INPUT,
+    415: E.INVALID_INPUT,  # no code of ours is sent with it: unsupported media type
+    # POLICY_DENIED is sent with 422, but a bare 422 is a framework's schema error (FastAPI,
+    # pydantic): a business rule is never read from a status alone.
     422: E.INVALID_INPUT,
-    429: E.RATE_LIMITED,
+    429: E.RATE_LIMITED,  # shared with BUDGET_EXHAUSTED (REST): a bare one is a rate limit
+    # INTERNAL is sent with 500 and its body, and is read by the body. A bare 500 is a foreign
+    # server failing without saying why: a bounded retry is what HTTP clients do with it
+    # (OpenAI's and Anthropic's SDKs, AWS's), and our writes carry idempotency keys.
+    500: E.UNAVAILABLE,
+    501: E.UNSUPPORTED_OPERATION,  # no code of ours is sent with it: not implemented
+    # CONTRACT_VIOLATION is sent with 502 (with its body); a bare 502 is a gateway whose
+    # upstream is down or restarting, which is what UNAVAILABLE means.
     502: E.UNAVAILABLE,
     503: E.UNAVAILABLE,
     504: E.RETRYABLE_TIMEOUT,
+    505: E.VERSION_UNSUPPORTED,  # no code of ours is sent with it: HTTP version not supported
 }
+
+HTTP_CLASS_TO_CODE: Final[Mapping[int, ErrorCode]] = {
+    4: E.INVALID_INPUT,  # a client error the table does not name: the request was wrong
+    5: E.UNAVAILABLE,  # gateway and infrastructure statuses (507, 52x...): the server is down
+}
+"""Statuses not in :data:`HTTP_STATUS_TO_CODE`, by class (``status // 100``)."""
+
+
+def code_for_http_status(status: int) -> ErrorCode:
+    """The contract code of an HTTP error status that came without a contract body."""
+    found = HTTP_STATUS_TO_CODE.get(status)
+    if found is not None:
+        return found
+    return HTTP_CLASS_TO_CODE.get(status // 100, E.INTERNAL)
 
 
 def spec(code: ErrorCode | str) -> ErrorSpec:
@@ -380,11 +415,7 @@ class AccordError(Exception):
         if found is not None:
             return found
         raw = error.get("code")
-        code = (
-            JSONRPC_TO_CODE.get(raw) or FOREIGN_JSONRPC_TO_CODE.get(raw)
-            if isinstance(raw, int)
-            else None
-        )
+        code = code_for_jsonrpc(raw) if isinstance(raw, int) else None
         return cls(code or ErrorCode.INTERNAL, msg)
 
     # -- A2A HTTP+JSON (REST) ----------------------------------------------------------------
@@ -409,8 +440,8 @@ class AccordError(Exception):
             found = _from_error_infos(error.get("details"), msg)
             if found is not None:
                 return found
-            return cls(HTTP_STATUS_FALLBACK.get(status, _status_class(status)), msg)
-        return cls(HTTP_STATUS_FALLBACK.get(status, _status_class(status)))
+            return cls(code_for_http_status(status), msg)
+        return cls(code_for_http_status(status))
 
     # -- plain HTTP --------------------------------------------------------------------------
     def to_http(self) -> tuple[int, dict[str, Any]]:
@@ -421,7 +452,7 @@ class AccordError(Exception):
         error = body.get("error") if isinstance(body, Mapping) else None
         if isinstance(error, Mapping) and "code" in error:
             return cls.from_dict(error)
-        return cls(HTTP_STATUS_FALLBACK.get(status, _status_class(status)))
+        return cls(code_for_http_status(status))
 
     # -- MCP tool result ---------------------------------------------------------------------
     def to_mcp_result(self) -> dict[str, Any]:
@@ -454,14 +485,6 @@ class AccordError(Exception):
             "tool returned an error without a contract code",
             {"text": text[:500]} if text else None,
         )
-
-
-def _status_class(status: int) -> ErrorCode:
-    if 500 <= status < 600:
-        return ErrorCode.UNAVAILABLE if status in (502, 503) else ErrorCode.INTERNAL
-    if 400 <= status < 500:
-        return ErrorCode.INVALID_INPUT
-    return ErrorCode.INTERNAL
 
 
 def _from_error_infos(infos: object, message: str | None) -> AccordError | None:

@@ -11,12 +11,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from accord.contracts import keys
 from accord.contracts.agents import AgentContract, shipped_agent_contracts
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import (
     ERROR_DOMAIN,
     FOREIGN_JSONRPC_TO_CODE,
-    MCP_ERROR_META_KEY,
+    HTTP_CLASS_TO_CODE,
+    HTTP_STATUS_TO_CODE,
     REGISTRY,
     ErrorCode,
     RetryClass,
@@ -26,6 +28,7 @@ from accord.contracts.keys import (
     CONTRACT_VERSION,
     DELEGATION_EXTENSION_URI,
     ERROR_DATA_KIND,
+    MCP_ERROR_META_KEY,
     STATUS_META_KEY,
 )
 from accord.contracts.status import (
@@ -116,6 +119,18 @@ def registry_document() -> dict[str, Any]:
         "mcp_meta_key": MCP_ERROR_META_KEY,
         "codes": [spec.model_dump(mode="json") for spec in REGISTRY.values()],
         "foreign_jsonrpc_codes": {str(k): v.value for k, v in FOREIGN_JSONRPC_TO_CODE.items()},
+        # How an HTTP error status without a contract body reads: the status, else its class.
+        "http_status_codes": {str(k): v.value for k, v in HTTP_STATUS_TO_CODE.items()},
+        "http_status_class_codes": {f"{k}xx": v.value for k, v in HTTP_CLASS_TO_CODE.items()},
+    }
+
+
+def keys_document() -> dict[str, str]:
+    """Every name on the wire (accord.contracts.keys), by its constant's name."""
+    return {
+        name: value
+        for name, value in vars(keys).items()
+        if name.isupper() and isinstance(value, str) and name != "CONTRACT_VERSION"
     }
 
 
@@ -173,6 +188,7 @@ def export_all(directory: Path) -> list[Path]:
         write(f"schemas/{name}", doc)
     write("status.json", status_document())
     write("errors.json", registry_document())
+    write("keys.json", keys_document())
     write(
         "extensions.json",
         {

@@ -1,12 +1,16 @@
-"""Names that appear on the wire: extension URIs and namespaced metadata keys.
+"""Names that appear on the wire: extension URIs, metadata keys, header names.
 
-Spelled once here; every service and client imports them.
+Spelled once here; every service, client and test imports them. The values are part of the
+contract (other languages read them from ``accord contracts export``): changing one breaks
+every peer, so a test pins them.
 """
 
 from typing import Final
 
 CONTRACT_VERSION: Final = "1.0.0"
 """Version of the Accord contract (statuses, registry, envelope, contract file formats)."""
+
+# -- A2A extensions ---------------------------------------------------------------------------
 
 CONTRACT_EXTENSION_URI: Final = "https://accord.dev/a2a/ext/contract/v1"
 """A2A extension an agent declares in its card to say it follows the Accord contract."""
@@ -15,11 +19,48 @@ DELEGATION_EXTENSION_URI: Final = "https://accord.dev/a2a/ext/delegation/v1"
 """A2A extension that carries the delegation envelope; the envelope sits in message
 metadata under this same URI as key."""
 
+# -- A2A metadata -----------------------------------------------------------------------------
+
 STATUS_META_KEY: Final = "dev.accord/status"
 """A2A status-message metadata: {"status", "waiting_reason", "error": {...}, "node"}."""
 
 ERROR_DATA_KIND: Final = "dev.accord/error"
 """`kind` field of the DataPart that repeats a failed task's error for every client."""
 
-TRACEPARENT_META_KEY: Final = "traceparent"
-"""W3C trace context key in MCP `params._meta` (SEP-414) and A2A message metadata."""
+SKILL_META_KEY: Final = "skill"
+"""Message metadata: the id of the skill the caller asks for (default: the first skill)."""
+
+STATE_META_KEY: Final = "dev.accord/state"
+"""Task metadata: the agent's per-task scratch that survives between turns."""
+
+ENVELOPE_META_KEY: Final = "dev.accord/envelope"
+"""Task metadata: the delegation envelope of the first turn (a continuation may omit it)."""
+
+SPENT_META_KEY: Final = "dev.accord/spent"
+"""Task metadata: budget units spent by earlier turns of this task."""
+
+SKILL_TASK_META_KEY: Final = "dev.accord/skill"
+"""Task metadata: the skill the task's first turn asked for (a continuation keeps it)."""
+
+# -- MCP --------------------------------------------------------------------------------------
+
+MCP_ERROR_META_KEY: Final = ERROR_DATA_KIND
+"""Namespaced `_meta` key that carries the contract error in an MCP tool result (the same
+name that marks the error DataPart on A2A: one name for "the Accord error" on both wires)."""
+
+# -- both protocols ---------------------------------------------------------------------------
+
+TRACEPARENT_KEY: Final = "traceparent"
+"""W3C trace context: the HTTP header, the MCP `params._meta` key (SEP-414) and the A2A
+message metadata key."""
+
+API_KEY_HEADER: Final = "X-API-Key"
+"""HTTP header that carries an API key (the card's apiKey security scheme names it)."""
+
+# -- every service ----------------------------------------------------------------------------
+
+HEALTH_PATH: Final = "/healthz"
+"""GET: the process is alive (public)."""
+
+READY_PATH: Final = "/readyz"
+"""GET: the process and its dependencies (store, tool servers, peers) are reachable (public)."""

@@ -11,7 +11,7 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from accord.contracts.errors import REGISTRY
+from accord.contracts.errors import HTTP_CLASS_TO_CODE, HTTP_STATUS_TO_CODE, REGISTRY
 from accord.contracts.keys import (
     CONTRACT_EXTENSION_URI,
     CONTRACT_VERSION,
@@ -136,6 +136,17 @@ def render_markdown() -> str:
             ]
             for c, s in REGISTRY.items()
         ],
+    )
+    lines += [
+        "",
+        "An HTTP error status that comes without a contract body (a proxy, a peer that is not "
+        "Accord, a model provider) reads as one code, the same in every client:",
+        "",
+    ]
+    lines += _table(
+        ["HTTP status", "code"],
+        [[str(status), code.value] for status, code in HTTP_STATUS_TO_CODE.items()]
+        + [[f"other {cls}xx", code.value] for cls, code in HTTP_CLASS_TO_CODE.items()],
     )
     lines += ["", "## Shipped tool contracts", ""]
     lines += _table(

@@ -21,6 +21,7 @@ from typing import Any
 import jwt
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import API_KEY_HEADER
 from accord.protocol.auth import DEFAULT_APP, HS_ALGORITHM, Principal, jwt_secret
 from accord.protocol.auth_keys import ApiKeys
 from accord.protocol.auth_revocation import RevocationList
@@ -68,7 +69,7 @@ class Authenticator:
     def authenticate(self, headers: Mapping[str, str]) -> Principal:
         """``headers`` keys are lower-case (as in an ASGI scope)."""
         authorization = headers.get("authorization", "")
-        api_key = headers.get("x-api-key", "")
+        api_key = headers.get(API_KEY_HEADER.lower(), "")
         if authorization:
             scheme, _, token = authorization.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
@@ -81,7 +82,7 @@ class Authenticator:
             principal = found
         else:
             raise _unauthenticated(
-                "missing credential: send 'Authorization: Bearer <token>' or 'X-API-Key'"
+                f"missing credential: send 'Authorization: Bearer <token>' or '{API_KEY_HEADER}'"
             )
         if self._revoked.is_revoked(principal.credential_id):
             raise _unauthenticated("credential has been revoked")

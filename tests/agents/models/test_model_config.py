@@ -86,11 +86,12 @@ def test_env_builds_openai_tiers_with_the_key_from_the_environment() -> None:
         "https://host/v1",
         "openai:gpt-4o-mini",
     )
-    assert deep._api_key == "sk-model"  # MODEL_API_KEY wins over OPENAI_API_KEY
+    # MODEL_API_KEY wins over OPENAI_API_KEY
+    assert deep.auth_headers() == {"Authorization": "Bearer sk-model"}
     assert "sk-" not in repr(deep)
     fallback_key = build_router(env={**env, "MODEL_API_KEY": ""}).deep.model
     assert isinstance(fallback_key, OpenAICompatModel)
-    assert fallback_key._api_key == "sk-openai"
+    assert fallback_key.auth_headers() == {"Authorization": "Bearer sk-openai"}
 
 
 def test_default_base_url() -> None:
@@ -128,11 +129,11 @@ reserve_fallback: false
     router = build_router(config, env=env)
     deep = router.deep.model
     assert isinstance(deep, OpenAICompatModel)
-    assert (deep.model, deep.timeout_s, deep.json_mode, deep._api_key) == (
+    assert (deep.model, deep.timeout_s, deep.json_mode, deep.auth_headers()) == (
         "big-model",
         12,
         JsonMode.OBJECT,
-        "k-1",
+        {"Authorization": "Bearer k-1"},
     )
     assert (router.cache.ttl_s, router.cache.capacity, router.deep.timeout_s) == (30, 10, 12)
     overridden = load_config({**env, "MODEL_DEEP": "offline"}, settings)

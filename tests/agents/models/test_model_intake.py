@@ -16,9 +16,9 @@ from accord.agents.models import (
     Language,
     Missing,
     OfflineModel,
-    Reason,
 )
 from accord.agents.models.intake import clean_text, find_order_ids, read_intake
+from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
 
 ASK_ORDER_EN = "What is your order number? (e.g. O-1001)"
@@ -31,7 +31,7 @@ async def test_brief_examples() -> None:
     assert (zh.intent, zh.order_id, zh.reason, zh.language) == (
         Intent.REFUND,
         "O-1001",
-        Reason.WRONG_SIZE,
+        RefundReason.WRONG_SIZE,
         Language.ZH,
     )
     assert zh.missing == []
@@ -41,7 +41,7 @@ async def test_brief_examples() -> None:
     assert (en.intent, en.order_id, en.reason, en.language, en.evidence) == (
         Intent.REFUND,
         "O-1005",
-        Reason.DAMAGED,
+        RefundReason.DAMAGED,
         Language.EN,
         None,
     )
@@ -88,39 +88,39 @@ def test_several_orders_are_asked_about_by_name() -> None:
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ("鞋码不合适，想退款 O-1", Reason.WRONG_SIZE),
-        ("尺码太大了 O-1", Reason.WRONG_SIZE),
-        ("衣服太小，穿不下 O-1", Reason.WRONG_SIZE),
-        ("the shoes are the wrong size O-1", Reason.WRONG_SIZE),
-        ("this jacket doesn't fit O-1", Reason.WRONG_SIZE),
-        ("it doesn’t fit, O-1", Reason.WRONG_SIZE),  # curly apostrophe
-        ("too small for me O-1", Reason.WRONG_SIZE),
-        ("杯子碎了 O-1", Reason.DAMAGED),
-        ("屏幕坏了 O-1", Reason.DAMAGED),
-        ("包装破损 O-1", Reason.DAMAGED),
-        ("收到时已损坏 O-1", Reason.DAMAGED),
-        ("my mug arrived broken O-1", Reason.DAMAGED),
-        ("the screen is cracked O-1", Reason.DAMAGED),
-        ("DAMAGED on arrival O-1", Reason.DAMAGED),
-        ("颜色与描述不符 O-1", Reason.NOT_AS_DESCRIBED),
-        ("货不对板 O-1", Reason.NOT_AS_DESCRIBED),
-        ("the item is not as described O-1", Reason.NOT_AS_DESCRIBED),
-        ("this is not what I ordered O-1", Reason.NOT_AS_DESCRIBED),
-        ("不想要了，退款 O-1", Reason.CHANGED_MIND),
-        ("我改变主意了 O-1", Reason.CHANGED_MIND),
-        ("I changed my mind O-1", Reason.CHANGED_MIND),
-        ("I no longer need it O-1", Reason.CHANGED_MIND),
-        ("快递迟到了一周 O-1", Reason.LATE_DELIVERY),
-        ("我还没收到货 O-1", Reason.LATE_DELIVERY),
-        ("the parcel never arrived O-1", Reason.LATE_DELIVERY),
-        ("it came late O-1", Reason.LATE_DELIVERY),
-        ("I haven't received it O-1", Reason.LATE_DELIVERY),
-        ("it is not broken, I just changed my mind O-1", Reason.CHANGED_MIND),
-        ("没坏，就是不想要了 O-1", Reason.CHANGED_MIND),
+        ("鞋码不合适，想退款 O-1", RefundReason.WRONG_SIZE),
+        ("尺码太大了 O-1", RefundReason.WRONG_SIZE),
+        ("衣服太小，穿不下 O-1", RefundReason.WRONG_SIZE),
+        ("the shoes are the wrong size O-1", RefundReason.WRONG_SIZE),
+        ("this jacket doesn't fit O-1", RefundReason.WRONG_SIZE),
+        ("it doesn’t fit, O-1", RefundReason.WRONG_SIZE),  # curly apostrophe
+        ("too small for me O-1", RefundReason.WRONG_SIZE),
+        ("杯子碎了 O-1", RefundReason.DAMAGED),
+        ("屏幕坏了 O-1", RefundReason.DAMAGED),
+        ("包装破损 O-1", RefundReason.DAMAGED),
+        ("收到时已损坏 O-1", RefundReason.DAMAGED),
+        ("my mug arrived broken O-1", RefundReason.DAMAGED),
+        ("the screen is cracked O-1", RefundReason.DAMAGED),
+        ("DAMAGED on arrival O-1", RefundReason.DAMAGED),
+        ("颜色与描述不符 O-1", RefundReason.NOT_AS_DESCRIBED),
+        ("货不对板 O-1", RefundReason.NOT_AS_DESCRIBED),
+        ("the item is not as described O-1", RefundReason.NOT_AS_DESCRIBED),
+        ("this is not what I ordered O-1", RefundReason.NOT_AS_DESCRIBED),
+        ("不想要了，退款 O-1", RefundReason.CHANGED_MIND),
+        ("我改变主意了 O-1", RefundReason.CHANGED_MIND),
+        ("I changed my mind O-1", RefundReason.CHANGED_MIND),
+        ("I no longer need it O-1", RefundReason.CHANGED_MIND),
+        ("快递迟到了一周 O-1", RefundReason.LATE_DELIVERY),
+        ("我还没收到货 O-1", RefundReason.LATE_DELIVERY),
+        ("the parcel never arrived O-1", RefundReason.LATE_DELIVERY),
+        ("it came late O-1", RefundReason.LATE_DELIVERY),
+        ("I haven't received it O-1", RefundReason.LATE_DELIVERY),
+        ("it is not broken, I just changed my mind O-1", RefundReason.CHANGED_MIND),
+        ("没坏，就是不想要了 O-1", RefundReason.CHANGED_MIND),
         ("refund O-1 please", None),
     ],
 )
-def test_reasons(text: str, reason: Reason | None) -> None:
+def test_reasons(text: str, reason: RefundReason | None) -> None:
     intake = read_intake(text)
     assert intake.reason is reason
     assert intake.intent is Intent.REFUND
@@ -210,7 +210,7 @@ def test_a_conversation_fills_in_what_was_missing() -> None:
     assert (second.intent, second.order_id, second.reason, second.language) == (
         Intent.REFUND,
         "O-1001",
-        Reason.WRONG_SIZE,
+        RefundReason.WRONG_SIZE,
         Language.ZH,
     )
     assert second.missing == []
@@ -224,7 +224,7 @@ def test_an_unclassified_answer_to_the_reason_question_is_other() -> None:
     second = read_intake(
         "my cat hates it", IntakeContext(previous=first, expecting=Expecting.REASON)
     )
-    assert second.reason is Reason.OTHER
+    assert second.reason is RefundReason.OTHER
     assert second.missing == []
 
 
@@ -254,7 +254,7 @@ def test_control_characters_are_harmless(text: str) -> None:
     assert (intake.intent, intake.order_id, intake.reason) == (
         Intent.REFUND,
         "O-1001",
-        Reason.DAMAGED,
+        RefundReason.DAMAGED,
     )
     assert intake.model_dump_json()  # serialises: no lone surrogates or controls leaked
 

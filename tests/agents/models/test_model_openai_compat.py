@@ -18,14 +18,14 @@ from accord.agents.models import (
     Missing,
     OpenAICompatModel,
     Outcome,
-    Reason,
     Role,
     Route,
     Router,
     Tier,
     UnitBudget,
 )
-from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.domain import RefundReason
+from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
 from accord.contracts.status import Status
 
 from .standin import SECRET_DETAIL, StandIn, intake_json
@@ -53,7 +53,7 @@ async def test_understand_happy_path_sends_a_schema_request(standin: StandIn) ->
     assert (intake.intent, intake.order_id, intake.reason) == (
         Intent.REFUND,
         "O-1005",
-        Reason.DAMAGED,
+        RefundReason.DAMAGED,
     )
     assert intake.missing == []
     assert intake.question is None
@@ -209,3 +209,14 @@ async def test_router_never_falls_back_on_auth_or_input_errors(standin: StandIn,
     assert routed.record.calls == 1
     assert routed.record.fallback is False
     assert [b["model"] for b in standin.requests] == [mode]
+
+
+@pytest.mark.parametrize("status", [402, 408, 409, 413, 418, 422, 500, 501, 502, 504, 507])
+async def test_a_status_reads_as_the_contract_table_says(standin: StandIn, status: int) -> None:
+    """The provider's status is read by the one table every client uses, not a local copy."""
+    m = model(standin, f"e{status}")
+    with pytest.raises(AccordError) as err:
+        await m.understand("I want a refund for O-1001")
+    await m.aclose()
+    assert err.value.code is code_for_http_status(status)
+    assert err.value.details["http_status"] == status

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from accord.agents.models import Intake, Intent, Language, Missing, Reason, build_router
+from accord.agents.models import Intake, Intent, Language, Missing, build_router
 from accord.agents.refund import nodes_outcome
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import answer_text, answer_value, asked_payload, refund_key
 from accord.agents.refund.graph import NODES, build_graph
-from accord.agents.refund.nodes_intake import _checked, _with_order
+from accord.agents.refund.nodes_intake import checked_order, with_given_order
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import NodeContext, Route
+from accord.contracts.domain import RefundReason
 
 
 def _deps() -> Deps:
@@ -69,12 +70,14 @@ async def test_decide_routes_by_eligibility_and_risk() -> None:
 
 def test_a_structured_order_id_wins_and_a_malformed_one_is_asked_again() -> None:
     asked = Intake(intent=Intent.OTHER, language=Language.EN)
-    given = _with_order(asked, "O-1002")
+    given = with_given_order(asked, "O-1002")
     assert given.intent is Intent.REFUND
     assert given.order_id == "O-1002"
     assert given.missing == [Missing.REASON]
-    short = _checked(
-        Intake(intent=Intent.REFUND, order_id="O-12", reason=Reason.DAMAGED, language=Language.ZH)
+    short = checked_order(
+        Intake(
+            intent=Intent.REFUND, order_id="O-12", reason=RefundReason.DAMAGED, language=Language.ZH
+        )
     )
     assert short.order_id is None
     assert short.missing == [Missing.ORDER_ID]

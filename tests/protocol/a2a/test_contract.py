@@ -12,7 +12,12 @@ import httpx
 import pytest
 
 from accord.contracts.errors import ErrorCode
-from accord.contracts.keys import DELEGATION_EXTENSION_URI, ERROR_DATA_KIND, STATUS_META_KEY
+from accord.contracts.keys import (
+    DELEGATION_EXTENSION_URI,
+    ERROR_DATA_KIND,
+    STATE_META_KEY,
+    STATUS_META_KEY,
+)
 from accord.contracts.status import Status, WaitingReason
 from tests.protocol.a2a.helpers import contract_state, envelope
 from tests.protocol.a2a.wire_client import AgentClient, auth, message
@@ -65,7 +70,7 @@ def test_waiting_then_continuation_completes(
     second = client.send(headers, message(text="42", task_id=first.task["id"]))
     assert second.state == "TASK_STATE_COMPLETED"
     assert second.task["artifacts"][0]["parts"][0]["data"] == {"echo": "42", "user": "C-01"}
-    assert second.task["metadata"]["dev.accord/state"] == {"asked": True}
+    assert second.task["metadata"][STATE_META_KEY] == {"asked": True}
     again = client.send(headers, message(text="43", task_id=first.task["id"]))
     assert again.error is not None
     assert again.error.code is ErrorCode.UNSUPPORTED_OPERATION

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import DELEGATION_EXTENSION_URI, STATUS_META_KEY, TRACEPARENT_META_KEY
+from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
+from accord.contracts.keys import DELEGATION_EXTENSION_URI, STATUS_META_KEY, TRACEPARENT_KEY
 from accord.contracts.retry import RetryPolicy
 from accord.contracts.status import ContractState, Status
 from accord.protocol.a2a.client import A2AClient
@@ -77,7 +77,7 @@ async def test_envelope_traceparent_auth_and_version_go_on_the_wire() -> None:
     body = json.loads(request.content)
     assert body["method"] == "SendMessage"
     message = body["params"]["message"]
-    assert message["metadata"][TRACEPARENT_META_KEY] == trace
+    assert message["metadata"][TRACEPARENT_KEY] == trace
     assert message["metadata"][DELEGATION_EXTENSION_URI]["tenant"]["user"] == "C-01"
     assert message["extensions"] == [DELEGATION_EXTENSION_URI]
     assert message["role"] == "ROLE_USER"
@@ -96,7 +96,7 @@ async def test_a_fresh_traceparent_when_the_caller_has_none() -> None:
         await agent.send(text="hi")
     assert seen[0].url.path == "/message:send"
     assert seen[0].headers["Authorization"] == "Bearer t"
-    sent = json.loads(seen[0].content)["message"]["metadata"][TRACEPARENT_META_KEY]
+    sent = json.loads(seen[0].content)["message"]["metadata"][TRACEPARENT_KEY]
     assert sent == seen[0].headers["traceparent"]
     assert len(sent.split("-")[1]) == 32
 
@@ -253,3 +253,9 @@ async def test_a_card_without_a_1_0_interface_is_version_unsupported() -> None:
     with pytest.raises(AccordError) as caught:
         await A2AClient.connect("http://agent.test", http=http)
     assert caught.value.code is ErrorCode.VERSION_UNSUPPORTED
+
+
+@pytest.mark.parametrize("status", [400, 409, 422, 429, 500, 502, 503, 504, 507])
+@pytest.mark.parametrize("body", [None, "<html>proxy</html>", {"detail": "not ours"}])
+def test_a_bare_status_reads_as_the_contract_table_says(status: int, body: Any) -> None:
+    assert error_from_response(status, body).code is code_for_http_status(status)

@@ -31,7 +31,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import TRACEPARENT_META_KEY
+from accord.contracts.keys import TRACEPARENT_KEY
 from accord.contracts.tools import ToolContract, load_tool_contract, tool_contract
 from tests.protocol.mcp.paths import ECHO_CONTRACT
 
@@ -141,7 +141,7 @@ def build_server(scenario: str, *, stdio: bool = False) -> Server[Any]:
         if params.name == "debug.echo":
             if stdio and args["text"] == "exit":
                 os._exit(3)  # a stdio server that dies mid-call, to test reconnection
-            return _ok({"text": args["text"], "traceparent": meta.get(TRACEPARENT_META_KEY)})
+            return _ok({"text": args["text"], "traceparent": meta.get(TRACEPARENT_KEY)})
         if params.name == "orders.lookup":
             return await _lookup(scenario, args, key)
         if params.name == "refunds.issue":

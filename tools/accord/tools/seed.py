@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
+from accord.contracts.domain import OrderStatus
+
 CURRENCY: Final = "USD"
-DELIVERED: Final = "delivered"
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class Order:
     ordered_days_ago: int
     delivered_days_ago: int | None
     items: tuple[Item, ...]
-    status: str = DELIVERED
+    status: str = OrderStatus.DELIVERED.value
 
     @property
     def total_cents(self) -> int:

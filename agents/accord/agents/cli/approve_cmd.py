@@ -20,15 +20,16 @@ from accord.agents.cli.refund_cmd import (
     orchestrator_url,
     token_for,
 )
+from accord.agents.refund.approvals import APPROVE_SKILL
+from accord.contracts.domain import ApprovalDecision
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
 
-APPROVE_SKILL = "refund.approve"
-
 
 async def send_decision(url: str, token: str, task_id: str, *, reject: bool, note: str) -> TaskView:
-    data = {"task_id": task_id, "decision": "reject" if reject else "approve"}
+    decision = ApprovalDecision.REJECT if reject else ApprovalDecision.APPROVE
+    data = {"task_id": task_id, "decision": decision.value}
     if note:
         data["note"] = note
     async with await A2AClient.connect(url, token=token) as client:

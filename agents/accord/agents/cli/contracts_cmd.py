@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -11,6 +12,9 @@ from rich.table import Table
 from accord.contracts.errors import REGISTRY
 from accord.contracts.export import export_all
 from accord.contracts.status import TRANSITIONS
+from accord.protocol.a2a.errors import a2a_error_document
+
+A2A_ERRORS_FILE = "a2a-errors.json"
 
 contracts_app = typer.Typer(help="Show or export the Accord contract.", no_args_is_help=True)
 
@@ -46,6 +50,13 @@ def export(
 ) -> None:
     """Write JSON Schema documents for every contract format plus the shipped contracts."""
     written = export_all(directory)
+    # A2A's own errors as contract codes: derived from a2a-sdk's tables, which accord.contracts
+    # cannot import, so the protocol layer adds them here.
+    a2a_errors = directory / A2A_ERRORS_FILE
+    a2a_errors.write_text(
+        json.dumps(a2a_error_document(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    written.append(a2a_errors)
     for path in written:
         typer.echo(str(path))
 

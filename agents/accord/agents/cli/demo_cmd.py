@@ -24,7 +24,8 @@ from rich.rule import Rule
 from accord.agents.cli.approve_cmd import print_decision, send_decision
 from accord.agents.cli.mesh import Mesh, MeshError, free_ports, start_mesh
 from accord.agents.cli.refund_cmd import Printer, converse, token_for
-from accord.agents.cli.tasks_cmd import _approval_table, list_approvals
+from accord.agents.cli.tasks_cmd import approval_table, list_approvals
+from accord.contracts.domain import RefundDecision
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
@@ -47,26 +48,26 @@ SCENES = (
         "O-1001: wrong size, refunded automatically",
         "C-01",
         "鞋码不合适，想退款，订单 O-1001",
-        "refunded",
+        RefundDecision.REFUNDED,
     ),
     Scene(
         "O-1004: a laptop, high risk: an approver decides",
         "C-03",
         "I changed my mind about the laptop, please refund order O-1004",
-        "refunded",
+        RefundDecision.REFUNDED,
         approve_note="verified with the customer by phone",
     ),
     Scene(
         "O-1002: outside the 30-day window",
         "C-01",
         "The running shoes from order O-1002 are too small, I want my money back",
-        "not_eligible",
+        RefundDecision.NOT_ELIGIBLE,
     ),
     Scene(
         "O-1005: a broken mug needs evidence",
         "C-01",
         "my mug arrived broken, order O-1005",
-        "refunded",
+        RefundDecision.REFUNDED,
         answers=["the handle snapped off in the box, photo IMG_2291.jpg"],
     ),
 )
@@ -100,7 +101,7 @@ async def _scene(mesh: Mesh, scene: Scene, console: Console) -> bool:
     if scene.approve_note is not None and view.waiting_reason is WaitingReason.APPROVAL:
         approver = token_for(APPROVER)
         console.print(f"[bold]approver {APPROVER}>[/] accord tasks --status waiting")
-        console.print(_approval_table(await list_approvals(url, approver)))
+        console.print(approval_table(await list_approvals(url, approver)))
         console.print(
             f"[bold]approver {APPROVER}>[/] accord approve {view.task_id} "
             f"--note '{scene.approve_note}'",

@@ -21,11 +21,11 @@ from typing import Final
 
 import httpx
 
+from accord.contracts.keys import HEALTH_PATH
 from accord.protocol.settings import DEFAULT_HOST, DEFAULT_PORTS
 
 # Tool servers first, the orchestrator last (it connects to the others lazily anyway).
 ORDER: Final = ("commerce", "payments", "policy", "risk", "orchestrator")
-HEALTH_PATH: Final = "/healthz"
 STOP_GRACE_S: Final = 10.0
 
 

@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 
 from accord.agents.cli.credentials import TOKEN_HELP, given_token
+from accord.contracts.domain import RefundDecision
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status, WaitingReason
@@ -82,7 +83,7 @@ class Printer:
         if view.status is Status.COMPLETED:
             data = view.data or {}
             decision = str(data.get("decision", "done"))
-            color = "green" if decision == "refunded" else "yellow"
+            color = "green" if decision == RefundDecision.REFUNDED else "yellow"
             console.print(f"[bold {color}]{decision}[/]  {view.text}", highlight=False)
             receipt = data.get("receipt")
             if isinstance(receipt, dict):
@@ -91,7 +92,7 @@ class Printer:
                     f"  key {receipt.get('idempotency_key')}",
                     highlight=False,
                 )
-            if data.get("rule") and decision != "refunded":
+            if data.get("rule") and decision != RefundDecision.REFUNDED:
                 console.print(f"  rule: {data['rule']}", highlight=False)
         elif view.status is Status.WAITING and view.waiting_reason is WaitingReason.APPROVAL:
             console.print(f"[bold cyan]waiting for an approver[/]  task {view.task_id}")

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from accord.agents.cli.credentials import TOKEN_HELP, given_token
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url, token_for
+from accord.agents.refund.approvals import APPROVALS_PATH
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
@@ -33,7 +34,7 @@ async def list_tasks(url: str, token: str) -> list[TaskView]:
 
 
 async def list_approvals(url: str, token: str) -> list[dict[str, Any]]:
-    body = await get_json(f"{url}/approvals", token)
+    body = await get_json(f"{url}{APPROVALS_PATH}", token)
     return list((body or {}).get("approvals", []))
 
 
@@ -52,7 +53,7 @@ def _task_table(views: list[TaskView]) -> Table:
     return table
 
 
-def _approval_table(items: list[dict[str, Any]]) -> Table:
+def approval_table(items: list[dict[str, Any]]) -> Table:
     table = Table("task", "order", "customer", "amount", "risk", "signals", "due")
     for item in items:
         facts = item.get("facts") or {}
@@ -103,7 +104,7 @@ def register(app: typer.Typer) -> None:
                 if as_json:
                     typer.echo(json.dumps(items, ensure_ascii=False))
                 else:
-                    console.print(_approval_table(items))
+                    console.print(approval_table(items))
                 return
             views = asyncio.run(list_tasks(base, bearer))
         except AccordError as error:

@@ -21,24 +21,21 @@ from typing import Annotated, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from accord.contracts.domain import RefundReason
 from accord.contracts.errors import ErrorCode
 
-ORDER_ID_PATTERN: Final = r"^O-[0-9]{1,12}$"
+MAX_ORDER_DIGITS: Final = 12
+WRITTEN_ORDER_ID_PATTERN: Final = rf"^O-[0-9]{{1,{MAX_ORDER_DIGITS}}}$"
+"""An order number as a customer writes it, normalised (``O-12`` too). Not the contract's order
+id format (``accord.contracts.domain.ORDER_ID_PATTERN``): the workflow checks an intake against
+that and asks again for an id the tools would refuse, so that what the customer said is kept
+apart from what the tools accept."""
 MAX_FIELD_CHARS: Final = 500
 
 
 class Intent(StrEnum):
     REFUND = "refund"
     APPROVE = "approve"  # only read while a workflow waits for an approval decision
-    OTHER = "other"
-
-
-class Reason(StrEnum):
-    WRONG_SIZE = "wrong_size"
-    DAMAGED = "damaged"
-    NOT_AS_DESCRIBED = "not_as_described"
-    CHANGED_MIND = "changed_mind"
-    LATE_DELIVERY = "late_delivery"
     OTHER = "other"
 
 
@@ -69,8 +66,8 @@ class Intake(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     intent: Intent
-    order_id: Annotated[str, Field(pattern=ORDER_ID_PATTERN)] | None = None
-    reason: Reason | None = None
+    order_id: Annotated[str, Field(pattern=WRITTEN_ORDER_ID_PATTERN)] | None = None
+    reason: RefundReason | None = None
     evidence: Annotated[str, Field(max_length=MAX_FIELD_CHARS)] | None = None
     language: Language
     missing: list[Missing] = Field(default_factory=list)
@@ -106,7 +103,7 @@ class DecisionFacts(BaseModel):
 
     outcome: Outcome
     language: Language
-    order_id: Annotated[str, Field(pattern=ORDER_ID_PATTERN)] | None = None
+    order_id: Annotated[str, Field(pattern=WRITTEN_ORDER_ID_PATTERN)] | None = None
     amount: Annotated[str, Field(pattern=r"^[0-9]{1,9}(\.[0-9]{1,2})?$")] | None = None
     currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")] | None = None
     refund_id: Annotated[str, Field(max_length=128)] | None = None

@@ -16,14 +16,15 @@ from typing import Final, TypeVar
 
 from accord.agents.models.base import (
     MAX_FIELD_CHARS,
+    MAX_ORDER_DIGITS,
     Expecting,
     Intake,
     IntakeContext,
     Intent,
     Language,
     Missing,
-    Reason,
 )
+from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
 
 _T = TypeVar("_T")
@@ -63,11 +64,13 @@ def normalize_question(text: str) -> str:
 
 # -- order ids ---------------------------------------------------------------------------------
 
-_ORDER_ID: Final = re.compile(rf"(?<![A-Za-z0-9])[Oo]\s?[{_DASHES}]\s?([0-9]{{1,12}})(?![0-9])")
+_ORDER_ID: Final = re.compile(
+    rf"(?<![A-Za-z0-9])[Oo]\s?[{_DASHES}]\s?([0-9]{{1,{MAX_ORDER_DIGITS}}})(?![0-9])"
+)
 # A bare number counts only right after an order keyword: "order #1001", "订单号：1001".
 _ORDER_NUMBER: Final = re.compile(
     r"(?:\border(?:\s+(?:number|no\.?|id))?|订单(?:号|编号)?)\s?(?:is\s)?[#:：]?\s?"
-    r"([0-9]{3,12})(?![0-9])",
+    rf"([0-9]{{3,{MAX_ORDER_DIGITS}}})(?![0-9])",
     re.IGNORECASE,
 )
 
@@ -81,9 +84,9 @@ def find_order_ids(text: str) -> list[str]:
 
 # -- reasons -----------------------------------------------------------------------------------
 
-_REASONS: Final[tuple[tuple[Reason, re.Pattern[str]], ...]] = (
+_REASONS: Final[tuple[tuple[RefundReason, re.Pattern[str]], ...]] = (
     (
-        Reason.NOT_AS_DESCRIBED,
+        RefundReason.NOT_AS_DESCRIBED,
         re.compile(
             r"与描述不符|和描述不符|描述不符|与图片不符|和图片不一样|货不对板|发错|不是我(?:买|订)的"
             r"|not as described|not what i ordered|wrong item"
@@ -92,7 +95,7 @@ _REASONS: Final[tuple[tuple[Reason, re.Pattern[str]], ...]] = (
         ),
     ),
     (
-        Reason.WRONG_SIZE,
+        RefundReason.WRONG_SIZE,
         re.compile(
             r"尺码|鞋码|码数|尺寸不|不合适|不合身|太大|太小|偏大|偏小|穿不下|穿不了"
             r"|wrong size|(?:doesn't|does not|didn't|did not|don't|do not) fit|not fit"
@@ -100,7 +103,7 @@ _REASONS: Final[tuple[tuple[Reason, re.Pattern[str]], ...]] = (
         ),
     ),
     (
-        Reason.DAMAGED,
+        RefundReason.DAMAGED,
         re.compile(
             r"损坏|破损|破了|碎了|坏了|摔坏|裂|瑕疵|划痕|破|碎|坏"
             r"|broken|damaged|cracked|shattered|smashed|defective|torn|scratched|dented"
@@ -108,7 +111,7 @@ _REASONS: Final[tuple[tuple[Reason, re.Pattern[str]], ...]] = (
         ),
     ),
     (
-        Reason.CHANGED_MIND,
+        RefundReason.CHANGED_MIND,
         re.compile(
             r"不想要|不要了|改变主意|改主意|不需要了|不喜欢"
             r"|changed my mind|change of mind|(?:don't|do not) (?:want|need|like) it"
@@ -116,7 +119,7 @@ _REASONS: Final[tuple[tuple[Reason, re.Pattern[str]], ...]] = (
         ),
     ),
     (
-        Reason.LATE_DELIVERY,
+        RefundReason.LATE_DELIVERY,
         re.compile(
             r"迟到|没收到|未收到|还没到|没到货|还没收到|太慢|延迟|晚到|迟迟"
             r"|\blate\b|never arrived|(?:hasn't|has not|didn't|did not|haven't) (?:arrived|come)"
@@ -135,9 +138,9 @@ def _negated(text: str, start: int) -> bool:
     return bool(_NEGATION_EN.search(before)) or before.rstrip().endswith(_NEGATION_ZH)
 
 
-def find_reasons(folded: str) -> list[Reason]:
+def find_reasons(folded: str) -> list[RefundReason]:
     """Distinct reasons in order of first (non-negated) mention."""
-    first: dict[Reason, int] = {}
+    first: dict[RefundReason, int] = {}
     # Earlier rows win overlapping spans ("描述不符" is not also a bare "不..."); a byte per
     # character keeps the overlap check linear in the text, whatever it contains.
     taken = bytearray(len(folded))
@@ -229,7 +232,9 @@ def help_offer(language: Language) -> str:
     return _OFFER_HELP[language]
 
 
-def missing_of(intake_intent: Intent, order_id: str | None, reason: Reason | None) -> list[Missing]:
+def missing_of(
+    intake_intent: Intent, order_id: str | None, reason: RefundReason | None
+) -> list[Missing]:
     """Missing fields follow from the others; no model decides them."""
     if intake_intent is not Intent.REFUND:
         return []
@@ -256,7 +261,7 @@ def read_intake(text: str, context: IntakeContext | None = None) -> Intake:
         evidence = clean[:MAX_FIELD_CHARS]  # a description given when asked for evidence
     reason = reasons[0] if reasons else (prev.reason if prev else None)
     if reason is None and ctx.expecting is Expecting.REASON and clean and not orders:
-        reason = Reason.OTHER  # they answered the question; we just cannot classify it
+        reason = RefundReason.OTHER  # they answered the question; we just cannot classify it
 
     if ctx.expecting is Expecting.APPROVAL and _is_approval(folded):
         intent = Intent.APPROVE

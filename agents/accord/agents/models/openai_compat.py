@@ -5,10 +5,10 @@ text to decide a retry):
 
     httpx timeout            -> RETRYABLE_TIMEOUT
     connection refused, etc. -> UNAVAILABLE
-    HTTP 400 / 422           -> INVALID_INPUT        HTTP 401 -> UNAUTHENTICATED
-    HTTP 403                 -> PERMISSION_DENIED    HTTP 404 -> NOT_FOUND (model or base URL)
-    HTTP 408 / 504           -> RETRYABLE_TIMEOUT    HTTP 413 -> PAYLOAD_TOO_LARGE
-    HTTP 429                 -> RATE_LIMITED         other 5xx -> UNAVAILABLE
+    an HTTP error status     -> the contract's one reading of a bare status
+                                (accord.contracts.errors.HTTP_STATUS_TO_CODE: 401 UNAUTHENTICATED,
+                                404 NOT_FOUND (model or base URL), 429 RATE_LIMITED,
+                                500/502/503 UNAVAILABLE, 504 RETRYABLE_TIMEOUT, ...)
     an answer that is not the JSON we asked for      -> CONTRACT_VIOLATION
 
 The API key is sent as a bearer token and never appears in errors, metrics or ``repr``.
@@ -20,26 +20,14 @@ import asyncio
 import json
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any
 
 import httpx
 import jsonschema
 
 from accord.agents.models.base import CompletionRequest, CompletionResponse, Usage
 from accord.agents.models.chat import ChatModel
-from accord.contracts.errors import AccordError, ErrorCode
-
-_STATUS_CODES: Final[Mapping[int, ErrorCode]] = {
-    400: ErrorCode.INVALID_INPUT,
-    401: ErrorCode.UNAUTHENTICATED,
-    403: ErrorCode.PERMISSION_DENIED,
-    404: ErrorCode.NOT_FOUND,
-    408: ErrorCode.RETRYABLE_TIMEOUT,
-    413: ErrorCode.PAYLOAD_TOO_LARGE,
-    422: ErrorCode.INVALID_INPUT,
-    429: ErrorCode.RATE_LIMITED,
-    504: ErrorCode.RETRYABLE_TIMEOUT,
-}
+from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
 
 
 class JsonMode(StrEnum):
@@ -47,12 +35,6 @@ class JsonMode(StrEnum):
 
     SCHEMA = "json_schema"
     OBJECT = "json_object"
-
-
-def code_for_status(status: int) -> ErrorCode:
-    if status in _STATUS_CODES:
-        return _STATUS_CODES[status]
-    return ErrorCode.UNAVAILABLE if status >= 500 else ErrorCode.INVALID_INPUT
 
 
 class OpenAICompatModel(ChatModel):
@@ -104,7 +86,7 @@ class OpenAICompatModel(ChatModel):
                 }
             else:
                 body["response_format"] = {"type": "json_object"}
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        headers = self.auth_headers()
         try:
             reply = await self._http().post(
                 f"{self.base_url}/chat/completions",
@@ -123,6 +105,10 @@ class OpenAICompatModel(ChatModel):
         if reply.status_code >= 400:
             raise self._status_error(reply)
         return self._read(reply, request)
+
+    def auth_headers(self) -> dict[str, str]:
+        """The headers that carry the API key (none without one); never logged."""
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
     async def aclose(self) -> None:
         if self._client is not None and self._owns_client:
@@ -158,7 +144,7 @@ class OpenAICompatModel(ChatModel):
         except (ValueError, AttributeError):
             pass
         return self._error(
-            code_for_status(reply.status_code),
+            code_for_http_status(reply.status_code),
             f"the model endpoint answered HTTP {reply.status_code}",
             details,
         )

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import Final
 
 from accord.agents.refund.approvals import (
@@ -39,13 +38,13 @@ from accord.agents.refund.conversation import (
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.workflow import Event, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
+from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 
 logger = logging.getLogger(__name__)
 
-CUSTOMER_ID: Final = re.compile(r"^C-[0-9]{2,10}$")
 CANCEL_REASON: Final = "canceled by the caller"
 
 
@@ -86,7 +85,7 @@ class OrchestratorExecutor(ContractExecutor):
         envelope = self._effective_envelope(turn)
         # The customer is who the credential says (or the tenant a service acts for).
         customer = envelope.tenant.user if principal.is_service else principal.subject
-        if not CUSTOMER_ID.match(customer):
+        if not is_customer_id(customer):
             raise AccordError(
                 ErrorCode.PERMISSION_DENIED,
                 "refunds are requested by a customer (subject C-<digits>)",

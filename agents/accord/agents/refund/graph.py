@@ -21,6 +21,7 @@ from accord.agents.refund import nodes_checks, nodes_intake, nodes_outcome
 from accord.agents.refund.config import GRAPH_NAME, GRAPH_VERSION
 from accord.agents.refund.deps import Deps
 from accord.agents.workflow import Graph, NodeContext
+from accord.contracts.domain import ApprovalDecision
 from accord.contracts.retry import RetryPolicy
 
 NODES: Final = (
@@ -70,7 +71,7 @@ def build_graph(deps: Deps) -> Graph:
     graph.route("decide", {"refund": "refund", "approval": "approval"}, default="explain")
     graph.route(
         "approval",
-        {nodes_outcome.APPROVE: "refund", nodes_outcome.REJECT: "rejected"},
+        {ApprovalDecision.APPROVE: "refund", ApprovalDecision.REJECT: "rejected"},
         default="rejected",
     )
     return graph

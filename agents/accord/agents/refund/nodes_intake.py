@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any, Final
+from typing import Any
 
 from accord.agents.models import Expecting, Intake, IntakeContext, Intent, Missing
 from accord.agents.models.intake import help_offer, missing_of, question_for
 from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import MAX_QUESTIONS, WorkflowInput, answer_text
 from accord.agents.workflow import NodeContext
+from accord.contracts.domain import is_order_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
-
-ORDER_ID_FORMAT: Final = re.compile(r"^O-[0-9]{4,10}$")  # the tools' contract format
 
 
 async def intake(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
     inp = WorkflowInput.model_validate(ctx.input)
     model = deps.model(inp)
-    found = _with_order(await model.understand(inp.text), inp.order_id)
+    found = with_given_order(await model.understand(inp.text), inp.order_id)
     # Every answer so far is replayed in order: the same questions come back, the answers
     # recorded in the log answer them, and only a new question interrupts.
     for _ in range(MAX_QUESTIONS):
@@ -30,7 +28,7 @@ async def intake(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
         payload = {"question": question, "expecting": expecting.value if expecting else None}
         answer = ctx.interrupt(WaitingReason.INPUT, payload)
         context = IntakeContext(previous=found, expecting=expecting, language=found.language)
-        found = _checked(await model.understand(answer_text(answer.value), context=context))
+        found = checked_order(await model.understand(answer_text(answer.value), context=context))
     else:
         raise AccordError(
             ErrorCode.INVALID_INPUT,
@@ -46,7 +44,7 @@ async def intake(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
     }
 
 
-def _with_order(found: Intake, order_id: str | None) -> Intake:
+def with_given_order(found: Intake, order_id: str | None) -> Intake:
     """A structured ``order_id`` from the request's DataPart wins over the text."""
     if order_id:
         intent = Intent.REFUND
@@ -60,12 +58,12 @@ def _with_order(found: Intake, order_id: str | None) -> Intake:
                 "question": question,
             }
         )
-    return _checked(found)
+    return checked_order(found)
 
 
-def _checked(found: Intake) -> Intake:
+def checked_order(found: Intake) -> Intake:
     """An order id the tools would refuse (``O-12``) is asked for again."""
-    if found.order_id is None or ORDER_ID_FORMAT.match(found.order_id):
+    if found.order_id is None or is_order_id(found.order_id):
         return found
     missing = [Missing.ORDER_ID, *(m for m in found.missing if m is not Missing.ORDER_ID)]
     return found.model_copy(

@@ -13,15 +13,11 @@ from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import WorkflowInput, refund_key
 from accord.agents.refund.pause_points import pause
 from accord.agents.workflow import NodeContext, Route
+from accord.contracts.domain import ApprovalDecision, RefundDecision, RiskLevel
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
 
-REFUNDED: Final = "refunded"
-REJECTED: Final = "rejected"
-NOT_ELIGIBLE: Final = "not_eligible"
 ORDER_NOT_FOUND: Final = "order_not_found"
-APPROVE: Final = "approve"
-REJECT: Final = "reject"
 MAX_DETAIL: Final = 300
 
 
@@ -42,7 +38,7 @@ async def decide(deps: Deps, ctx: NodeContext) -> Route:
         return Route("explain", {**summary, "rule": ORDER_NOT_FOUND, "amount_cents": 0})
     if not policy.get("eligible") or summary["amount_cents"] <= 0:
         return Route("explain", summary)
-    if risk.get("risk") == "high":
+    if risk.get("risk") == RiskLevel.HIGH:
         return Route("approval", summary)
     return Route("refund", summary)
 
@@ -54,7 +50,8 @@ async def approval(deps: Deps, ctx: NodeContext) -> Route:
     # A timeout makes this call raise RETRYABLE_TIMEOUT: the workflow fails with that code.
     answer = ctx.interrupt(WaitingReason.APPROVAL, ask, timeout_s=deps.settings.approval_timeout_s)
     value = answer.value if isinstance(answer.value, dict) else {}
-    decision = APPROVE if value.get("decision") == APPROVE else REJECT
+    approve = value.get("decision") == ApprovalDecision.APPROVE
+    decision = ApprovalDecision.APPROVE if approve else ApprovalDecision.REJECT
     return Route(
         decision,
         {"decision": decision, "note": value.get("note") or "", "approver": value.get("approver")},
@@ -106,7 +103,7 @@ async def refund(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
         )
     )
     return _final(
-        REFUNDED,
+        RefundDecision.REFUNDED,
         summary,
         reasons,
         explanation,
@@ -135,7 +132,7 @@ async def explain(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
             detail=detail[:MAX_DETAIL] or None,
         )
     )
-    return _final(NOT_ELIGIBLE, summary, reasons, explanation, amount=0)
+    return _final(RefundDecision.NOT_ELIGIBLE, summary, reasons, explanation, amount=0)
 
 
 async def rejected(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
@@ -154,7 +151,7 @@ async def rejected(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
         )
     )
     return _final(
-        REJECTED,
+        RefundDecision.REJECTED,
         summary,
         _reasons(summary, decided),
         explanation,

@@ -28,8 +28,9 @@ from accord.agents.refund.conversation import describe, final_result, waiting_an
 from accord.agents.refund.facts import RefusedInput
 from accord.agents.workflow import Event, EventType, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import SKILL_TASK_META_KEY, SPENT_META_KEY
 from accord.contracts.status import ContractState, Status
-from accord.protocol.a2a.executor import ARTIFACT_NAME, SKILL_TASK_META_KEY
+from accord.protocol.a2a.executor import ARTIFACT_NAME
 from accord.protocol.a2a.task_view import (
     TaskView,
     ViewArtifact,
@@ -37,7 +38,6 @@ from accord.protocol.a2a.task_view import (
     ViewPage,
     ViewQuery,
 )
-from accord.protocol.a2a.wire import SPENT_META_KEY
 
 REQUEST_SKILL: Final = "refund.request"
 CANCELED_TEXT: Final = "the task was canceled by its caller"

@@ -29,7 +29,6 @@ from accord.agents.models import Metrics, ModelsConfig, build_router
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.conversation import Conversation, Step
 from accord.agents.refund.deps import Deps
-from accord.agents.refund.executor import CUSTOMER_ID
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.graph import build_graph
 from accord.agents.runner.events import Content, Event, Part, new_id
@@ -41,6 +40,7 @@ from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
 from accord.agents.workflow import Event as LogEvent
 from accord.agents.workflow import EventType, Runtime, WorkflowSnapshot
+from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import new_traceparent
@@ -238,7 +238,7 @@ class Runner:
                 ErrorCode.INVALID_INPUT, "a Runner serves the event loop it was opened in"
             )
         key = SessionKey(self.app_name, user, session)
-        if not CUSTOMER_ID.match(user):
+        if not is_customer_id(user):
             raise AccordError(
                 ErrorCode.PERMISSION_DENIED,
                 "refunds are requested by a customer (user C-<digits>)",

@@ -176,7 +176,7 @@ class WorkflowRunner:
                     await self.runtime.log.release(self.workflow_id, self.runtime.owner)
                 except AccordError:
                     logger.warning("workflow %s: could not release its lease", self.workflow_id)
-            self.runtime._forget(self)
+            self.runtime.forget(self)
             self.done.set()
             if self._stepped is not None and not self._stepped.done():
                 self._stepped.set_result(None)
@@ -276,8 +276,8 @@ class WorkflowRunner:
             self._db_status = status
             if status is not Status.RUNNING:
                 self._holds_idle_lease = False  # the append released it
-            if self.runtime._observers:
-                await self.runtime._notify(appended)
+            if self.runtime.observed:
+                await self.runtime.notify(appended)
         for node in launched:
             self._launch(node)
         for node, delay_s in retries:
@@ -286,7 +286,7 @@ class WorkflowRunner:
                 delay_s, self.post, _RetryDue(node, token)
             )
         for due_at in timers:
-            self.runtime._timer_set(due_at)
+            self.runtime.timer_set(due_at)
         for future, value in after:
             if not future.done():
                 future.set_result(value)
@@ -419,7 +419,7 @@ class WorkflowRunner:
         # Order: stop the node tasks, let each node cancel what it started (child A2A tasks),
         # then record `canceled`; after it the log refuses every append.
         await self._stop_nodes(call_hooks=True)
-        for ctx in self.runtime._waiting_contexts(self.graph, self.state):
+        for ctx in self.runtime.waiting_contexts(self.graph, self.state):
             await self._hook(ctx)
         self._emit(
             events,

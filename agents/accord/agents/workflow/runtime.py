@@ -227,7 +227,7 @@ class Runtime:
             if self._runs.get(workflow_id) is runner:
                 del self._runs[workflow_id]
             raise
-        await self._notify(appended)
+        await self.notify(appended)
         runner.begin([start], step_first=False)
         return WorkflowHandle(self, workflow_id, runner)
 
@@ -264,7 +264,7 @@ class Runtime:
             )
         except VersionConflictError:
             return
-        await self._notify(appended)
+        await self.notify(appended)
 
     def replay(self, events: list[Event]) -> WorkflowSnapshot:
         """The snapshot of a workflow from its events (read by the caller)."""
@@ -355,8 +355,17 @@ class Runtime:
 
         return unsubscribe
 
-    # -- internals used by runners and the scheduler -----------------------------------------
-    async def _notify(self, events: list[Event]) -> None:
+    def in_memory(self, workflow_id: str) -> bool:
+        """Whether a runner for the workflow is live in this process (a waiting one is not)."""
+        return workflow_id in self._runs
+
+    # -- what a WorkflowRunner asks of its runtime -------------------------------------------
+    @property
+    def observed(self) -> bool:
+        """Whether anyone subscribed: a runner skips building notifications otherwise."""
+        return bool(self._observers)
+
+    async def notify(self, events: list[Event]) -> None:
         if not self._observers:
             return
         for observer, only in list(self._observers):
@@ -367,10 +376,10 @@ class Runtime:
                     except Exception:
                         logger.exception("workflow observer failed")
 
-    def _timer_set(self, due_at: float) -> None:
+    def timer_set(self, due_at: float) -> None:
         self._timers.timer_set(due_at)
 
-    def _forget(self, runner: WorkflowRunner) -> None:
+    def forget(self, runner: WorkflowRunner) -> None:
         if self._runs.get(runner.workflow_id) is runner:
             del self._runs[runner.workflow_id]
 
@@ -379,7 +388,7 @@ class Runtime:
             raise AccordError(ErrorCode.INTERNAL, "workflow log does not begin with its start")
         return self._graph(str(started.data.get("graph")), str(started.data.get("version")))
 
-    def _waiting_contexts(self, graph: Graph, state: WorkflowState) -> list[NodeContext]:
+    def waiting_contexts(self, graph: Graph, state: WorkflowState) -> list[NodeContext]:
         """The contexts of the nodes waiting on an interrupt, for their cancel hooks. Each
         gets its pending interrupt's payload as ``waiting_on``: a hook must not ask the
         runtime (its runner is the one canceling, and would never answer)."""
@@ -486,7 +495,7 @@ class Runtime:
             events = await self.log.read(workflow_id)
             state = _replay(workflow_id, graph, events)
             version = state.version
-            for ctx in self._waiting_contexts(graph, state):
+            for ctx in self.waiting_contexts(graph, state):
                 hook = graph.nodes[ctx.node].on_cancel
                 if hook is not None:
                     try:
@@ -502,7 +511,7 @@ class Runtime:
             )
         except VersionConflictError:
             return False
-        await self._notify(appended)
+        await self.notify(appended)
         return True
 
 

@@ -26,6 +26,7 @@ from a2a.utils.constants import PROTOCOL_VERSION_1_0, TransportProtocol
 
 from accord.contracts.agents import AgentContract
 from accord.contracts.keys import (
+    API_KEY_HEADER,
     CONTRACT_EXTENSION_URI,
     CONTRACT_VERSION,
     DELEGATION_EXTENSION_URI,
@@ -34,7 +35,6 @@ from accord.contracts.keys import (
 
 BEARER_SCHEME: Final = "bearer"
 API_KEY_SCHEME: Final = "apiKey"
-API_KEY_HEADER: Final = "X-API-Key"
 
 
 def build_agent_card(contract: AgentContract, url: str) -> AgentCard:

@@ -35,6 +35,7 @@ from types import TracebackType
 from typing import Any, Final, TypeVar
 
 import httpx
+from a2a.extensions.common import HTTP_EXTENSION_HEADER
 from a2a.types.a2a_pb2 import (
     ListTasksRequest,
     Message,
@@ -50,19 +51,17 @@ from opentelemetry.trace import Span, SpanKind
 
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import DELEGATION_EXTENSION_URI, TRACEPARENT_META_KEY
+from accord.contracts.keys import DELEGATION_EXTENSION_URI, SKILL_META_KEY, TRACEPARENT_KEY
 from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.protocol import telemetry
 from accord.protocol.a2a.client_card import ResolvedCard, resolve_card
 from accord.protocol.a2a.client_view import TaskTracker, TaskView, view_of_task
 from accord.protocol.a2a.client_wire import Wire, WireError, make_wire
-from accord.protocol.a2a.wire import SKILL_META_KEY, data_part
+from accord.protocol.a2a.wire import data_part
 from accord.protocol.telemetry import instruments, spans
 
 __all__ = ["A2AClient", "ResolvedCard", "TaskView", "new_traceparent"]
 
-EXTENSIONS_HEADER: Final = "A2A-Extensions"
-TRACEPARENT_HEADER: Final = "traceparent"
 DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=120.0)
 _POLL_S: Final = (0.05, 1.0)  # first and longest pause while polling a non-streaming agent
 
@@ -381,7 +380,7 @@ class A2AClient:
             task_id=task_id or "",
             context_id=context_id or "",
         )
-        metadata: dict[str, Any] = {TRACEPARENT_META_KEY: trace}
+        metadata: dict[str, Any] = {TRACEPARENT_KEY: trace}
         if envelope is not None:
             metadata.update(envelope.to_metadata())
             message.extensions.append(DELEGATION_EXTENSION_URI)
@@ -393,13 +392,13 @@ class A2AClient:
         )
         headers = self._headers(trace)
         if envelope is not None and self.card.accord_delegation:
-            headers[EXTENSIONS_HEADER] = DELEGATION_EXTENSION_URI
+            headers[HTTP_EXTENSION_HEADER] = DELEGATION_EXTENSION_URI
         return request, headers
 
     def _headers(self, traceparent: str | None) -> dict[str, str]:
         headers = {VERSION_HEADER: PROTOCOL_VERSION_CURRENT, **self._auth}
         if traceparent:
-            headers[TRACEPARENT_HEADER] = traceparent
+            headers[TRACEPARENT_KEY] = traceparent
         return headers
 
     async def _call(self, op: Callable[[], Awaitable[T]]) -> T:

@@ -18,13 +18,11 @@ from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from google.protobuf import json_format
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
+from accord.contracts.keys import API_KEY_HEADER, CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
 from accord.protocol.a2a.client_wire import HTTP_JSON, JSONRPC, error_from_response
 
 BINDINGS: Final = {"jsonrpc": JSONRPC, "rest": HTTP_JSON}
 """CLI/transport names to A2A protocol bindings."""
-
-DEFAULT_API_KEY_HEADER: Final = "X-API-Key"
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,7 @@ class ResolvedCard:
                 api = scheme.api_key_security_scheme
                 if api.location.lower() == "header" and api.name:
                     return str(api.name)
-        return DEFAULT_API_KEY_HEADER
+        return API_KEY_HEADER
 
     def interfaces(self) -> list[AgentInterface]:
         return [i for i in self.card.supported_interfaces if _usable(i)]

@@ -34,12 +34,12 @@ from a2a.types.a2a_pb2 import (
     StreamResponse,
     Task,
 )
-from a2a.utils.errors import A2A_REASON_TO_ERROR, JSON_RPC_ERROR_CODE_MAP
 from a2a.utils.proto_utils import parse_lenient
 from google.protobuf import json_format
 from google.protobuf.message import Message as ProtoMessage
 
-from accord.contracts.errors import ERROR_INFO_TYPE, AccordError, ErrorCode
+from accord.contracts.errors import ERROR_DOMAIN, ERROR_INFO_TYPE, AccordError, ErrorCode
+from accord.protocol.a2a.errors import A2A_REASON_TO_CODE
 
 JSONRPC: Final = "JSONRPC"
 HTTP_JSON: Final = "HTTP+JSON"
@@ -105,19 +105,23 @@ def _json_body(response: httpx.Response) -> Any:
         return None
 
 
-def _foreign_rest_error(status: int, body: Any) -> AccordError | None:
-    """A REST error with A2A's own ErrorInfo reason (e.g. TASK_NOT_CANCELABLE): read it through
-    a2a-sdk's reason table and the JSON-RPC code it shares with the contract registry."""
+def _foreign_rest_error(body: Any) -> AccordError | None:
+    """A REST error with A2A's own ErrorInfo reason (e.g. TASK_NOT_CANCELABLE) and none of ours,
+    read through the table derived from a2a-sdk's (:mod:`accord.protocol.a2a.errors`)."""
     error = body.get("error") if isinstance(body, Mapping) else None
     details = error.get("details") if isinstance(error, Mapping) else None
-    for info in details if isinstance(details, list) else []:
-        if isinstance(info, Mapping) and info.get("@type") == ERROR_INFO_TYPE:
-            cls = A2A_REASON_TO_ERROR.get(str(info.get("reason")))
-            if cls is not None:
-                message = error.get("message") if isinstance(error, Mapping) else None
-                return AccordError.from_jsonrpc_error(
-                    {"code": JSON_RPC_ERROR_CODE_MAP[cls], "message": message}
-                )
+    infos = [
+        info
+        for info in (details if isinstance(details, list) else [])
+        if isinstance(info, Mapping) and info.get("@type") == ERROR_INFO_TYPE
+    ]
+    if any(info.get("domain") == ERROR_DOMAIN for info in infos):
+        return None
+    for info in infos:
+        code = A2A_REASON_TO_CODE.get(str(info.get("reason")))
+        if code is not None:
+            message = error.get("message") if isinstance(error, Mapping) else None
+            return AccordError(code, message if isinstance(message, str) else None)
     return None
 
 
@@ -129,10 +133,9 @@ def error_from_response(status: int, body: Any) -> AccordError:
             return AccordError.from_http(status, body)
         if "jsonrpc" in body:
             return AccordError.from_jsonrpc_error(error)
-        mapped = AccordError.from_rest(status, body)
-        if mapped.code is ErrorCode.INVALID_INPUT or mapped.code is ErrorCode.INTERNAL:
-            return _foreign_rest_error(status, body) or mapped
-        return mapped
+        # A reason says more than a status: A2A's own (a2a-sdk's REST errors) is read before the
+        # status, unless the body carries ours, which from_rest reads first.
+        return _foreign_rest_error(body) or AccordError.from_rest(status, body)
     return AccordError.from_rest(status, None)
 
 

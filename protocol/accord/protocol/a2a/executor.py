@@ -41,6 +41,13 @@ from opentelemetry.trace import Span
 from accord.contracts.agents import AgentContract, Skill
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant, parse_envelope
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import (
+    ENVELOPE_META_KEY,
+    SKILL_META_KEY,
+    SKILL_TASK_META_KEY,
+    SPENT_META_KEY,
+    STATE_META_KEY,
+)
 from accord.contracts.status import (
     ContractState,
     Status,
@@ -49,10 +56,6 @@ from accord.contracts.status import (
     from_a2a,
 )
 from accord.protocol.a2a.wire import (
-    ENVELOPE_META_KEY,
-    SKILL_META_KEY,
-    SPENT_META_KEY,
-    STATE_META_KEY,
     a2a_task_state,
     data_part,
     failed_status,
@@ -69,7 +72,6 @@ logger = logging.getLogger(__name__)
 PRINCIPAL_STATE_KEY: Final = "accord.principal"
 """ServerCallContext.state key under which the server puts the verified Principal."""
 
-SKILL_TASK_META_KEY: Final = "dev.accord/skill"
 DEFAULT_BUDGET_UNITS: Final = 100
 DEFAULT_BUDGET_TOOL_CALLS: Final = 50
 ARTIFACT_NAME: Final = "result"

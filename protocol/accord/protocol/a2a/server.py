@@ -37,6 +37,7 @@ from starlette.routing import BaseRoute, Route
 
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import HEALTH_PATH, READY_PATH
 from accord.protocol.a2a.card import build_agent_card
 from accord.protocol.a2a.executor import PRINCIPAL_STATE_KEY, ContractExecutor
 from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
@@ -53,8 +54,6 @@ from accord.protocol.settings import (
 logger = logging.getLogger(__name__)
 
 RPC_PATH: Final = "/"
-HEALTH_PATH: Final = "/healthz"
-READY_PATH: Final = "/readyz"
 IDLE_RELEASE_S: Final = 30.0
 """A task waiting for input is dropped from memory after this long; its state is in the store
 and the next message (or a cancel) picks it up from there."""

@@ -14,36 +14,11 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from a2a.utils.errors import A2A_ERROR_MAPPING
-
-from accord.contracts.errors import (
-    ERROR_DOMAIN,
-    FOREIGN_JSONRPC_TO_CODE,
-    JSONRPC_TO_CODE,
-    AccordError,
-    ErrorCode,
-)
+from accord.contracts.errors import ERROR_DOMAIN, AccordError, ErrorCode, code_for_jsonrpc
+from accord.protocol.a2a.errors import A2A_REASON_TO_CODE
 from accord.protocol.a2a.server_gate_types import Message, Send
 
 E = ErrorCode
-# A2A's REST reasons (a2a.utils.errors.A2A_ERROR_MAPPING) -> contract codes. One table.
-A2A_REASON_TO_CODE: Final[Mapping[str, ErrorCode]] = {
-    "TASK_NOT_FOUND": E.NOT_FOUND,
-    "TASK_NOT_CANCELABLE": E.TASK_NOT_CANCELABLE,
-    "PUSH_NOTIFICATION_NOT_SUPPORTED": E.UNSUPPORTED_OPERATION,
-    "UNSUPPORTED_OPERATION": E.UNSUPPORTED_OPERATION,
-    "CONTENT_TYPE_NOT_SUPPORTED": E.INVALID_INPUT,
-    "INVALID_AGENT_RESPONSE": E.CONTRACT_VIOLATION,
-    "EXTENDED_AGENT_CARD_NOT_CONFIGURED": E.UNSUPPORTED_OPERATION,
-    "EXTENSION_SUPPORT_REQUIRED": E.INVALID_INPUT,
-    "VERSION_NOT_SUPPORTED": E.VERSION_UNSUPPORTED,
-    "INVALID_PARAMS": E.INVALID_INPUT,
-    "INVALID_REQUEST": E.INVALID_INPUT,
-    "METHOD_NOT_FOUND": E.UNSUPPORTED_OPERATION,
-    "INTERNAL_ERROR": E.INTERNAL,
-}
-assert {m.reason for m in A2A_ERROR_MAPPING.values()} <= set(A2A_REASON_TO_CODE)
-
 GENERIC_INTERNAL: Final = "internal error"
 _RPC_ERROR_PREFIX: Final = b'{"error":'
 
@@ -70,11 +45,7 @@ def rewrite_rpc(body: bytes) -> bytes:
     if not isinstance(error, dict) or _ours(error.get("data")):
         return body
     raw = error.get("code")
-    code = (
-        JSONRPC_TO_CODE.get(raw) or FOREIGN_JSONRPC_TO_CODE.get(raw)
-        if isinstance(raw, int)
-        else None
-    ) or E.INTERNAL
+    code = (code_for_jsonrpc(raw) if isinstance(raw, int) else None) or E.INTERNAL
     if code is E.INTERNAL:
         error["message"] = GENERIC_INTERNAL
         error.pop("data", None)

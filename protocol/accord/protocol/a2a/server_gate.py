@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any, Final
 
+from a2a.utils.constants import PROTOCOL_VERSION_1_0, VERSION_HEADER
 from packaging.version import InvalidVersion, Version
 from starlette.authentication import AuthCredentials, BaseUser
 
@@ -103,7 +104,7 @@ class Gate:
                     if isinstance(raw_id, str | int) and not isinstance(raw_id, bool)
                     else None
                 )
-            _check_version(headers.get("a2a-version", ""))
+            _check_version(headers.get(VERSION_HEADER.lower(), ""))
             self._check_send(scope["path"], is_rpc, parsed, principal)
         except _RefusedError as refused:
             await _respond(send, refused, is_rpc, rpc_id)
@@ -188,8 +189,9 @@ def _check_version(value: str) -> None:
         raise _RefusedError(
             AccordError(
                 ErrorCode.VERSION_UNSUPPORTED,
-                "missing A2A-Version header: this agent speaks A2A 1.0, send 'A2A-Version: 1.0'",
-                {"header": "A2A-Version", "supported": ["1.0"]},
+                f"missing {VERSION_HEADER} header: this agent speaks A2A {PROTOCOL_VERSION_1_0}, "
+                f"send '{VERSION_HEADER}: {PROTOCOL_VERSION_1_0}'",
+                {"header": VERSION_HEADER, "supported": [PROTOCOL_VERSION_1_0]},
             )
         )
     try:
@@ -200,8 +202,9 @@ def _check_version(value: str) -> None:
         raise _RefusedError(
             AccordError(
                 ErrorCode.VERSION_UNSUPPORTED,
-                f"A2A-Version {value.strip()!r} is not supported: this agent speaks A2A 1.0",
-                {"header": "A2A-Version", "supported": ["1.0"]},
+                f"{VERSION_HEADER} {value.strip()!r} is not supported: this agent speaks A2A "
+                f"{PROTOCOL_VERSION_1_0}",
+                {"header": VERSION_HEADER, "supported": [PROTOCOL_VERSION_1_0]},
             )
         )
 

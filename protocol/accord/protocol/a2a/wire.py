@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from a2a.types import Message, Part, Role, TaskState, TaskStatus
 from google.protobuf import struct_pb2
@@ -24,19 +24,6 @@ from google.protobuf.json_format import MessageToDict, ParseDict
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import ERROR_DATA_KIND, STATUS_META_KEY
 from accord.contracts.status import A2AState, ContractState, Status, WaitingReason, from_a2a, to_a2a
-
-STATE_META_KEY: Final = "dev.accord/state"
-"""Task metadata: the agent's per-task scratch that survives between turns."""
-
-ENVELOPE_META_KEY: Final = "dev.accord/envelope"
-"""Task metadata: the delegation envelope of the first turn (a continuation may omit it)."""
-
-SPENT_META_KEY: Final = "dev.accord/spent"
-"""Task metadata: budget units spent by earlier turns of this task."""
-
-SKILL_META_KEY: Final = "skill"
-"""Message metadata: the id of the skill the caller asks for (default: the first skill)."""
-
 
 # -- writing --------------------------------------------------------------------------------
 

@@ -15,9 +15,9 @@ import jwt
 from accord.contracts.keys import (
     CONTRACT_EXTENSION_URI,
     DELEGATION_EXTENSION_URI,
+    SKILL_META_KEY,
 )
 from accord.contracts.status import A2AState
-from accord.protocol.a2a.wire import SKILL_META_KEY
 from accord.protocol.kit.a2a_wire import (
     A2AWire,
     Answer,
@@ -209,6 +209,14 @@ class A2AContext:
         if isinstance(value, Skipped):
             raise Skipped(value.reason)
         return value  # type: ignore[no-any-return]
+
+    def remember(self, key: str, value: Any) -> None:
+        """Keep what one check observed for a later one (e.g. a task it saw end)."""
+        self._memo[key] = value
+
+    def recall(self, key: str) -> Any:
+        """What an earlier check remembered under ``key`` (None when it did not run)."""
+        return self._memo.get(key)
 
     # -- the probe conversation -----------------------------------------------------------------
     def pick_probe(self) -> tuple[str, AgentProbe]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import httpx
+from a2a.utils.constants import PROTOCOL_VERSION_1_0, VERSION_HEADER
 
 from accord.contracts.errors import (
     ERROR_DOMAIN,
@@ -24,7 +25,7 @@ from accord.contracts.errors import (
 from accord.contracts.keys import ERROR_DATA_KIND, STATUS_META_KEY
 
 CARD_PATH: Final = "/.well-known/agent-card.json"
-VERSION_HEADERS: Final = {"A2A-Version": "1.0"}
+VERSION_HEADERS: Final = {VERSION_HEADER: PROTOCOL_VERSION_1_0}
 JSONRPC_BINDING: Final = "JSONRPC"
 REST_BINDING: Final = "HTTP+JSON"
 

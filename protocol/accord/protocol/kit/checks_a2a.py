@@ -16,7 +16,7 @@ from typing import Any, Final
 from google.protobuf.json_format import ParseDict, ParseError
 
 from accord.contracts.errors import ERROR_DOMAIN, REGISTRY, ErrorCode
-from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
+from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI, STATUS_META_KEY
 from accord.contracts.status import (
     A2AState,
     ContractState,
@@ -276,12 +276,12 @@ async def budget_exhausted(ctx: A2AContext) -> None:
         fill(probe.message, ctx.run), metadata=ctx.metadata(probe, skill, ctx.envelope(units=0))
     )
     obs = await ctx.send("budget units 0", message)
-    ctx._memo["budget_task"] = obs
+    ctx.remember("budget_task", obs)
     _expect_failed(
         obs,
         E.BUDGET_EXHAUSTED,
         "work the budget cannot cover is not started; the task fails with "
-        "BUDGET_EXHAUSTED in dev.accord/status and an error DataPart",
+        f"BUDGET_EXHAUSTED in {STATUS_META_KEY} and an error DataPart",
     )
 
 
@@ -385,7 +385,7 @@ async def cancel_terminal(ctx: A2AContext) -> None:
     if last_state(run.last) in TERMINAL_A2A:
         task_id = run.task_id
     else:
-        budget = ctx._memo.get("budget_task")
+        budget = ctx.recall("budget_task")
         if isinstance(budget, Observed) and last_state(budget) in TERMINAL_A2A:
             task_id = budget.task_id
     if task_id is None:
@@ -425,7 +425,7 @@ async def cancel_waiting(ctx: A2AContext) -> None:
         meta.get("status") != Status.FAILED or meta_error_code(status) != E.CANCELED
     ):
         raise Violation(
-            "the canceled task's dev.accord/status is not failed/CANCELED",
+            f"the canceled task's {STATUS_META_KEY} is not failed/CANCELED",
             sent=got.sent,
             received=got.shown(),
         )
@@ -502,7 +502,7 @@ async def mapping_consistent(ctx: A2AContext) -> None:
                 allowed.add(A2AState.REJECTED.value)
             if state not in allowed:
                 raise Violation(
-                    f"{obs.label}: A2A state {state} but dev.accord/status says "
+                    f"{obs.label}: A2A state {state} but {STATUS_META_KEY} says "
                     f"{claimed.status.value}"
                     + (f"/{claimed.error_code.value}" if claimed.error_code else "")
                     + f" (which maps to {sorted(allowed)})",
@@ -511,7 +511,7 @@ async def mapping_consistent(ctx: A2AContext) -> None:
                 )
 
 
-@check("STATUS-007", "every status update carries dev.accord/status")
+@check("STATUS-007", f"every status update carries {STATUS_META_KEY}")
 async def status_metadata(ctx: A2AContext) -> None:
     await _provoke(ctx)
     for obs in _observed(ctx):
@@ -522,7 +522,7 @@ async def status_metadata(ctx: A2AContext) -> None:
             if _contract_of(status) is None:
                 raise Violation(
                     f"{obs.label}: a {status.get('state')} status without a valid "
-                    "dev.accord/status (status, waiting_reason, error)",
+                    f"{STATUS_META_KEY} (status, waiting_reason, error)",
                     sent=obs.answer.sent,
                     received=status,
                 )

@@ -10,7 +10,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from accord.contracts.errors import MCP_ERROR_META_KEY, ErrorCode
+from accord.contracts.errors import ErrorCode
+from accord.contracts.keys import MCP_ERROR_META_KEY
 from accord.contracts.tools import IDEMPOTENCY_FIELD
 from accord.protocol.kit.check import CheckList
 from accord.protocol.kit.mcp_context import Call, MCPContext

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
+from accord.contracts.keys import API_KEY_HEADER
 from accord.contracts.tools import ToolContract
 from accord.protocol.kit.probes import BUILTIN, Probes
 
@@ -17,7 +18,7 @@ class Credential:
 
     token: str | None = None
     api_key: str | None = None
-    api_key_header: str = "X-API-Key"
+    api_key_header: str = API_KEY_HEADER
 
     @property
     def present(self) -> bool:

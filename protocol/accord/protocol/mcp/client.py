@@ -54,7 +54,7 @@ from opentelemetry.trace import SpanKind
 from pydantic import ValidationError
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import TRACEPARENT_META_KEY
+from accord.contracts.keys import TRACEPARENT_KEY
 from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.protocol import telemetry
@@ -135,7 +135,8 @@ def _session_broken(exc: BaseException) -> bool:
 
 
 def _http_failure(server: str, status: int, body: bytes) -> AccordError:
-    """A non-JSON-RPC HTTP error answer as a contract error (5xx: the server is unavailable)."""
+    """A non-JSON-RPC HTTP error answer as a contract error (the contract's reading of a bare
+    status, :func:`~accord.contracts.errors.code_for_http_status`, when it carries no code)."""
     try:
         parsed = json.loads(body) if body else None
     except ValueError:
@@ -147,11 +148,8 @@ def _http_failure(server: str, status: int, body: bytes) -> AccordError:
         and "code" in parsed["error"]
     ):
         return found  # an Accord side door said exactly what went wrong
-    code = found.code
-    if status >= 500:
-        code = ErrorCode.RETRYABLE_TIMEOUT if status == 504 else ErrorCode.UNAVAILABLE
     return AccordError(
-        code,
+        found.code,
         f"tool server {server!r} answered HTTP {status}",
         {"server": server, "http_status": status},
     )
@@ -506,7 +504,7 @@ class ToolClient:
         ) as span:
             trace = spans.current_traceparent() or traceparent
             # RequestParamsMeta is an open TypedDict (PEP 728) that mypy cannot extend yet.
-            meta = cast(types.RequestParamsMeta, {TRACEPARENT_META_KEY: trace}) if trace else None
+            meta = cast(types.RequestParamsMeta, {TRACEPARENT_KEY: trace}) if trace else None
             attempt = 1
             try:
                 while True:

@@ -7,7 +7,7 @@ comes from the contract verbatim; nothing is retyped here. Each call goes throug
 
     arguments ── jsonschema(input) ──> handler ── jsonschema(output) ──> structuredContent + text
         │ bad input: INVALID_INPUT      │ AccordError: its code      │ bad output: INTERNAL
-        └──────────────── isError + JSON text + _meta["dev.accord/error"] ─────────────────┘
+        └──────────────── isError + JSON text + _meta[MCP_ERROR_META_KEY] ─────────────────┘
 
 Python exception text never reaches a client: unknown exceptions are logged here and answered
 as INTERNAL. The low-level server is used rather than ``MCPServer`` because it lets the
@@ -42,6 +42,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import HEALTH_PATH, READY_PATH, TRACEPARENT_KEY
 from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContract
 from accord.protocol import telemetry
 from accord.protocol.mcp._server_http import (
@@ -56,7 +57,6 @@ from accord.protocol.telemetry import instruments, spans
 logger = logging.getLogger("accord.protocol.mcp.server")
 
 MCP_PATH: Final = "/mcp"
-TRACEPARENT_KEY: Final = "traceparent"
 
 current_traceparent: ContextVar[str | None] = ContextVar("accord_mcp_traceparent", default=None)
 """W3C traceparent of the tool call being served (from ``params._meta``), for logs and spans."""
@@ -375,7 +375,7 @@ def build_http_app(
             yield
 
     app = Starlette(
-        routes=[Route("/healthz", healthz), Route("/readyz", readyz), Mount("/", app=mcp_app)],
+        routes=[Route(HEALTH_PATH, healthz), Route(READY_PATH, readyz), Mount("/", app=mcp_app)],
         lifespan=lifespan,
     )
     return BodySizeLimit(app, max_body_bytes)

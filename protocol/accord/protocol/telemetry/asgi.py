@@ -23,13 +23,14 @@ from opentelemetry import context, propagate
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from accord.contracts.keys import HEALTH_PATH, READY_PATH, TRACEPARENT_KEY
 from accord.protocol.telemetry import instruments
 from accord.protocol.telemetry.spans import ERROR_TYPE, OPERATION, PROTOCOL, TRACER, mark_error
 
-SKIPPED_PATHS: Final = frozenset({"/healthz", "/readyz"})
+SKIPPED_PATHS: Final = frozenset({HEALTH_PATH, READY_PATH})
 PEEK_LIMIT: Final = 64 * 1024  # a JSON-RPC envelope is small; bigger bodies pass unpeeked
 ERROR_BODY_LIMIT: Final = 8 * 1024
-_PROPAGATION_HEADERS: Final = frozenset({b"traceparent", b"tracestate", b"baggage"})
+_PROPAGATION_HEADERS: Final = frozenset({TRACEPARENT_KEY.encode(), b"tracestate", b"baggage"})
 
 # A2A HTTP+JSON routes (any tenant prefix) -> the JSON-RPC method of the same operation.
 _REST: Final = (
@@ -92,8 +93,9 @@ async def _peek(receive: Receive) -> tuple[bytes | None, Receive]:
     return (body if complete else None), replay
 
 
-def _contract_code(status: int, body: bytes) -> str:
-    """The contract code an error answer carries ({"error": {"code": ...}}), else the status."""
+def error_type_of(status: int, body: bytes) -> str:
+    """The ``error.type`` of an error answer: the contract code it carries
+    ({"error": {"code": ...}}), else its status."""
     try:
         parsed = json.loads(body) if body else None
     except ValueError:
@@ -204,7 +206,7 @@ class _Outcome:
                 if len(self._error_body) < ERROR_BODY_LIMIT:
                     self._error_body += message.get("body", b"")[:ERROR_BODY_LIMIT]
                 if not message.get("more_body", False):
-                    self.error = _contract_code(self.status, bytes(self._error_body))
+                    self.error = error_type_of(self.status, bytes(self._error_body))
             await send(message)
 
         return sending

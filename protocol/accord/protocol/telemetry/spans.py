@@ -22,11 +22,10 @@ from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import TRACEPARENT_KEY
 
 TRACER: Final = trace.get_tracer("accord")
 """Resolves to the installed provider once setup_telemetry ran; a pass-through no-op before."""
-
-TRACEPARENT: Final = "traceparent"
 
 # GenAI semantic conventions (incubating in opentelemetry-semantic-conventions, so spelled here).
 GEN_AI_OPERATION: Final = "gen_ai.operation.name"
@@ -53,7 +52,7 @@ def traceparent_of(context: Context | None = None) -> str | None:
     """The W3C traceparent of ``context`` (default: the current one), if it holds a span."""
     carrier: dict[str, str] = {}
     propagate.inject(carrier, context=context)
-    return carrier.get(TRACEPARENT)
+    return carrier.get(TRACEPARENT_KEY)
 
 
 def current_traceparent() -> str | None:
@@ -67,7 +66,7 @@ def context_of(traceparent: str | None) -> Context | None:
     """A context whose parent is ``traceparent``; None when absent or malformed."""
     if not traceparent:
         return None
-    ctx = propagate.extract({TRACEPARENT: traceparent})
+    ctx = propagate.extract({TRACEPARENT_KEY: traceparent})
     return ctx if trace.get_current_span(ctx).get_span_context().is_valid else None
 
 

@@ -1,0 +1,61 @@
+"""The names on the wire are part of the contract: pinned here, spelled once in production."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from accord.contracts import keys
+from accord.contracts.export import keys_document
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("contracts", "protocol", "tools", "agents")
+
+# Changing one of these breaks every peer in every language: it is a contract version bump.
+WIRE_VALUES = {
+    "CONTRACT_EXTENSION_URI": "https://accord.dev/a2a/ext/contract/v1",
+    "DELEGATION_EXTENSION_URI": "https://accord.dev/a2a/ext/delegation/v1",
+    "STATUS_META_KEY": "dev.accord/status",
+    "ERROR_DATA_KIND": "dev.accord/error",
+    "SKILL_META_KEY": "skill",
+    "STATE_META_KEY": "dev.accord/state",
+    "ENVELOPE_META_KEY": "dev.accord/envelope",
+    "SPENT_META_KEY": "dev.accord/spent",
+    "SKILL_TASK_META_KEY": "dev.accord/skill",
+    "MCP_ERROR_META_KEY": "dev.accord/error",
+    "TRACEPARENT_KEY": "traceparent",
+    "API_KEY_HEADER": "X-API-Key",
+    "HEALTH_PATH": "/healthz",
+    "READY_PATH": "/readyz",
+}
+
+
+def test_wire_values_are_unchanged_and_all_exported() -> None:
+    assert keys_document() == WIRE_VALUES
+
+
+def _production_sources() -> list[Path]:
+    return [
+        path
+        for package in PACKAGES
+        for path in (ROOT / package / "accord").rglob("*.py")
+        if path != Path(keys.__file__)
+    ]
+
+
+@pytest.mark.parametrize(
+    "value",
+    sorted({v for v in WIRE_VALUES.values() if v.startswith(("dev.accord/", "X-", "/"))}),
+)
+def test_no_production_module_spells_an_accord_key(value: str) -> None:
+    """Accord's own names (namespaced or header) are imported, never retyped. Comments and
+    docstrings may name them; a string literal in code may not."""
+    literal = re.compile(r"""(?<![\w/])["']""" + re.escape(value) + r"""["']""", re.IGNORECASE)
+    found = []
+    for path in _production_sources():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if literal.search(line) and not line.lstrip().startswith("#"):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "spell it via accord.contracts.keys:\n" + "\n".join(found)
