@@ -196,7 +196,7 @@ async def test_interrupts_and_resume(make_runtime: RuntimeFactory) -> None:
     assert ask.reason is WaitingReason.INPUT
     assert ask.payload == {"ask": "which item?"}
     assert ask.interrupt_id != other.interrupts[0].interrupt_id
-    assert "w1" not in runtime._runs  # a waiting workflow holds no memory
+    assert not runtime.holds("w1")  # a waiting workflow holds no memory
 
     with pytest.raises(AccordError) as caught:
         await runtime.resume("w1", "not-an-interrupt", "x", "u:1")
@@ -474,4 +474,4 @@ async def test_cancel_during_retry_backoff(make_runtime: RuntimeFactory) -> None
     snap = await handle.settled(5)  # the runner closed: no retry timer keeps it alive
     assert snap.error is not None
     assert snap.error.code is ErrorCode.CANCELED
-    assert "w" not in runtime._runs
+    assert not runtime.holds("w")
