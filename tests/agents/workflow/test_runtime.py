@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 from tests.agents.workflow.appended import Appended
 from tests.agents.workflow.conftest import RuntimeFactory
 from tests.support.clock import ManualClock
@@ -501,3 +502,27 @@ async def test_cancel_during_retry_backoff(make_runtime: RuntimeFactory) -> None
     assert snap.error is not None
     assert snap.error.code is ErrorCode.CANCELED
     assert not runtime.holds("w")
+
+
+async def test_a_typed_output_is_logged_as_json(make_runtime: RuntimeFactory) -> None:
+    class Found(BaseModel):
+        order_id: str
+        cents: int
+
+    async def look(ctx: NodeContext) -> Any:
+        return Route("found", Found(order_id="O-1", cents=5))
+
+    async def use(ctx: NodeContext) -> Any:
+        found = Found.model_validate(ctx.outputs["look"])  # read back as the model
+        return found.model_copy(update={"cents": found.cents * 2})
+
+    g = Graph("typed", "1").node("look", look).node("use", use).node("other", use)
+    g.route("look", {"found": "use"}, default="other")
+    runtime = await make_runtime(g)
+    snap = await (await runtime.start("typed", "w")).settled(10)
+    assert snap.result == {"use": {"order_id": "O-1", "cents": 10}}
+    outputs = [e.data for e in await runtime.log.read("w") if e.type is EventType.NODE_OUTPUT]
+    assert outputs == [
+        {"output": {"order_id": "O-1", "cents": 5}, "label": "found"},
+        {"output": {"order_id": "O-1", "cents": 10}, "label": None},
+    ]

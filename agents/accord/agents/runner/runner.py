@@ -39,7 +39,7 @@ from accord.agents.runner.portal import Portal
 from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
 from accord.agents.workflow import Event as LogEvent
-from accord.agents.workflow import EventType, Runtime, WorkflowHandle, WorkflowSnapshot
+from accord.agents.workflow import Clock, EventType, Runtime, WorkflowHandle, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import new_traceparent
@@ -79,6 +79,7 @@ class Runner:
         units: int = DEFAULT_UNITS,
         deadline_s: float = DEFAULT_DEADLINE_S,
         approval_timeout_s: float | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.app_name = app_name
         self.event_log_url = event_log_url
@@ -89,6 +90,7 @@ class Runner:
         self._units = units
         self._deadline_s = deadline_s
         self._approval_timeout_s = approval_timeout_s
+        self._clock = clock
         self._hub = Hub()
         self.metrics: Metrics = ObservedMetrics(self._hub)
         self._runtime: Runtime | None = None
@@ -132,7 +134,7 @@ class Runner:
             router=build_router(self._models, metrics=self.metrics),
             settings=settings,
         )
-        runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}")
+        runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}", clock=self._clock)
         deps.runtime = runtime
         runtime.register(build_graph(deps))
         try:
