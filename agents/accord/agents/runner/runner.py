@@ -38,8 +38,8 @@ from accord.agents.runner.observe import ObservedMetrics, ObservedPeers, Observe
 from accord.agents.runner.portal import Portal
 from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
-from accord.agents.workflow import Event as LogEvent
 from accord.agents.workflow import Clock, EventType, Runtime, WorkflowHandle, WorkflowSnapshot
+from accord.agents.workflow import Event as LogEvent
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import new_traceparent
