@@ -1,9 +1,16 @@
 """The refund workflow's pure parts: the graph's shape, intake's order-id rules, the routing of
-decide, and what an answer carries. End-to-end behaviour is in tests/mesh/."""
+decide, what an answer carries, and the node outputs' JSON. End-to-end behaviour is in
+tests/mesh/ and tests/agents/runner/."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import pytest
+from pydantic import BaseModel
 
 from accord.agents.models import Intake, Intent, Language, Missing, build_router
 from accord.agents.refund import nodes_outcome
@@ -12,10 +19,27 @@ from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import answer_text, answer_value, asked_payload, refund_key
 from accord.agents.refund.graph import NODES, build_graph
 from accord.agents.refund.nodes_intake import checked_order, with_given_order
+from accord.agents.refund.outputs import (
+    ApprovalDecision,
+    OrderFound,
+    OrderNotFound,
+    PolicyVerdict,
+    RefundResult,
+    Summary,
+    Upstream,
+    from_peer,
+)
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import NodeContext, Route
 from accord.contracts.domain import RefundReason
+from accord.contracts.errors import AccordError, ErrorCode
+
+# Every node's output as the 0.1 nodes wrote it to the log (captured from real runs of the
+# in-process Runner on 0.1, with the approval and rejected outputs written in their shape).
+OUTPUTS_0_1: dict[str, dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "outputs_0_1.json").read_text()
+)
 
 
 def _deps() -> Deps:
@@ -38,34 +62,69 @@ def test_the_graph_is_valid_and_shaped_as_documented() -> None:
     assert {n for n in graph.nodes if graph.is_sink(n)} == {"refund", "explain", "rejected"}
 
 
-async def _route(**outputs: dict[str, Any]) -> Route:
-    base = {
-        "intake": {"order_id": "O-1001"},
-        "order": {"found": True, "currency": "USD"},
-        "policy": {
-            "found": True,
-            "eligible": True,
-            "rule": "within_window",
-            "max_refund_cents": 5999,
-        },
-        "risk": {"found": True, "risk": "low", "score": 0.05, "signals": []},
-    }
-    return await nodes_outcome.decide(_deps(), _ctx({**base, **outputs}))
+async def _route(**changes: dict[str, Any]) -> Route:
+    base = OUTPUTS_0_1["refunded O-1001"]
+    outputs = {n: {**base[n], **changes.get(n, {})} for n in ("intake", "order", "policy", "risk")}
+    return await nodes_outcome.decide(_deps(), _ctx(outputs))
 
 
 async def test_decide_routes_by_eligibility_and_risk() -> None:
-    assert (await _route()).label == "refund"
-    high = await _route(risk={"found": True, "risk": "high", "signals": ["large_amount"]})
+    low = await _route()
+    assert low.label == "refund"
+    assert isinstance(low.output, Summary)
+    assert (low.output.amount_cents, low.output.currency) == (5999, "USD")
+    high = await _route(risk={"risk": "high", "score": 0.55, "signals": ["large_amount"]})
     assert high.label == "approval"
-    assert high.output["signals"] == ["large_amount"]
-    denied = await _route(
-        policy={"found": True, "eligible": False, "rule": "final_sale", "max_refund_cents": 0}
-    )
+    assert high.output.signals == ["large_amount"]
+    denied = await _route(policy={"eligible": False, "rule": "final_sale", "max_refund_cents": 0})
     assert denied.label == "explain"
-    assert denied.output["rule"] == "final_sale"
-    missing = await _route(order={"found": False})
+    assert denied.output.rule == "final_sale"
+    missing = await nodes_outcome.decide(_deps(), _ctx(OUTPUTS_0_1["not found O-9999"]))
     assert missing.label == "explain"
-    assert missing.output["rule"] == "order_not_found"
+    assert missing.output.rule == "order_not_found"
+    assert missing.output.model_dump(mode="json") == OUTPUTS_0_1["not found O-9999"]["decide"]
+
+
+@pytest.mark.parametrize("run", sorted(OUTPUTS_0_1))
+def test_outputs_logged_by_0_1_read_back_and_dump_to_the_same_json(run: str) -> None:
+    """A log written by 0.1 replays: every node's output reads into its model, and the model
+    writes the same JSON again (so new logs have the 0.1 shape too)."""
+    outputs = OUTPUTS_0_1[run]
+    upstream = Upstream(outputs)
+    readers: dict[str, Callable[[], BaseModel | None]] = {
+        "intake": upstream.intake,
+        "order": upstream.order,
+        "policy": upstream.policy,
+        "risk": upstream.risk,
+        "decide": upstream.decide,
+        "approval": upstream.approval,
+    }
+    for node, output in outputs.items():
+        # An end node's output is the orchestrator skill's output.
+        read = readers.get(node, lambda: RefundResult.model_validate(output))  # noqa: B023
+        model = read()
+        assert model is not None
+        assert model.model_dump(mode="json") == output, node
+    order = upstream.order()
+    assert isinstance(order, OrderFound if outputs["order"]["found"] else OrderNotFound)
+    if "approval" in outputs:
+        assert isinstance(upstream.approval(), ApprovalDecision)
+
+
+async def test_decide_writes_what_0_1_wrote() -> None:
+    for run in ("refunded O-1001", "final sale O-1003", "rejected O-1004"):
+        outputs = OUTPUTS_0_1[run]
+        routed = await nodes_outcome.decide(_deps(), _ctx(outputs))
+        assert isinstance(routed.output, Summary)
+        assert routed.output.model_dump(mode="json") == outputs["decide"], run
+
+
+def test_a_peer_answering_outside_its_contract_is_a_contract_violation() -> None:
+    answer = {k: v for k, v in OUTPUTS_0_1["refunded O-1001"]["policy"].items() if k != "rule"}
+    with pytest.raises(AccordError) as caught:
+        from_peer(PolicyVerdict, answer, "policy-check")
+    assert caught.value.code is ErrorCode.CONTRACT_VIOLATION
+    assert caught.value.details == {"peer": "policy-check", "field": "rule", "rule": "missing"}
 
 
 def test_a_structured_order_id_wins_and_a_malformed_one_is_asked_again() -> None:

@@ -6,7 +6,10 @@ import asyncio
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
+from tests.agents.workflow.appended import Appended
 from tests.agents.workflow.conftest import RuntimeFactory
+from tests.support.clock import ManualClock
 
 from accord.agents.workflow import Event, EventType, Graph, NodeContext, Route
 from accord.contracts.errors import AccordError, ErrorCode
@@ -14,6 +17,11 @@ from accord.contracts.retry import RetryPolicy
 from accord.contracts.status import Status, WaitingReason
 
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_ms=1, max_delay_ms=5, deadline_ms=5_000)
+# Backoffs of up to 10 s (and a 10 min retry deadline) on a clock the test moves: a test that
+# slept through them would take 20 s, and one whose retries ignored the clock would not wait.
+SLOW_RETRY = RetryPolicy(
+    max_attempts=3, base_delay_ms=10_000, max_delay_ms=10_000, deadline_ms=600_000
+)
 
 
 async def types_of(runtime: Any, workflow_id: str) -> list[tuple[str, str | None]]:
@@ -79,15 +87,24 @@ async def test_retry_class_retry_is_retried(make_runtime: RuntimeFactory) -> Non
             raise AccordError(ErrorCode.RETRYABLE_TIMEOUT)
         return "ok"
 
-    runtime = await make_runtime(Graph("retry", "1").node("flaky", flaky, retry=FAST_RETRY))
-    snap = await (await runtime.start("retry", "w")).settled(10)
+    clock = ManualClock()
+    g = Graph("retry", "1").node("flaky", flaky, retry=SLOW_RETRY)
+    runtime = await make_runtime(g, clock=clock)
+    appended = Appended(runtime)
+    handle = await runtime.start("retry", "w")
+    for attempt in (1, 2):
+        failed = await appended.next(EventType.NODE_FAILED)
+        assert failed.data["attempt"] == attempt
+        assert 0 <= failed.data["retry_in_ms"] <= 10_000
+        if failed.data["retry_in_ms"] > 0:  # (full jitter may pick 0: then it runs at once)
+            assert attempts == [1, 2][:attempt]  # the next attempt waits for the clock
+        await clock.advance(failed.data["retry_in_ms"] / 1000)  # exactly the backoff
+    snap = await handle.settled(10)
     assert snap.status is Status.COMPLETED
     assert attempts == [1, 2, 3]
-    failed = [e for e in await runtime.log.read("w") if e.type is EventType.NODE_FAILED]
-    assert [e.data["attempt"] for e in failed] == [1, 2]
-    assert all(
-        "retry_in_ms" in e.data and e.data["error"]["code"] == "RETRYABLE_TIMEOUT" for e in failed
-    )
+    failed_events = [e for e in await runtime.log.read("w") if e.type is EventType.NODE_FAILED]
+    assert [e.data["attempt"] for e in failed_events] == [1, 2]
+    assert all(e.data["error"]["code"] == "RETRYABLE_TIMEOUT" for e in failed_events)
 
 
 async def test_stop_class_is_not_retried(make_runtime: RuntimeFactory) -> None:
@@ -112,8 +129,14 @@ async def test_retries_run_out(make_runtime: RuntimeFactory) -> None:
     async def down(ctx: NodeContext) -> Any:
         raise AccordError(ErrorCode.UNAVAILABLE)
 
-    runtime = await make_runtime(Graph("down", "1").node("n", down, retry=FAST_RETRY))
-    snap = await (await runtime.start("down", "w")).settled(10)
+    clock = ManualClock()
+    runtime = await make_runtime(Graph("down", "1").node("n", down, retry=SLOW_RETRY), clock=clock)
+    appended = Appended(runtime)
+    handle = await runtime.start("down", "w")
+    for _ in range(2):
+        backing_off = await appended.next(EventType.NODE_FAILED)
+        await clock.advance(backing_off.data["retry_in_ms"] / 1000)
+    snap = await handle.settled(10)
     assert snap.status is Status.FAILED
     assert snap.error is not None
     assert snap.error.code is ErrorCode.UNAVAILABLE
@@ -140,15 +163,22 @@ async def test_replan_goes_to_the_error_path(make_runtime: RuntimeFactory) -> No
 
 async def test_node_timeout(make_runtime: RuntimeFactory) -> None:
     never = asyncio.Event()
+    running = asyncio.Event()
 
     async def slow(ctx: NodeContext) -> Any:
+        running.set()
         await never.wait()
 
-    runtime = await make_runtime(Graph("slow", "1").node("n", slow, timeout_s=0.05))
-    snap = await (await runtime.start("slow", "w")).settled(10)
+    clock = ManualClock()
+    runtime = await make_runtime(Graph("slow", "1").node("n", slow, timeout_s=30), clock=clock)
+    handle = await runtime.start("slow", "w")
+    await asyncio.wait_for(running.wait(), 10)
+    await clock.advance(30)  # a node that ignored the clock would outlast settled(10)
+    snap = await handle.settled(10)
     assert snap.status is Status.FAILED
     assert snap.error is not None
     assert snap.error.code is ErrorCode.RETRYABLE_TIMEOUT
+    assert snap.error.details["timeout_s"] == 30
 
 
 async def test_unexpected_exception_is_internal(make_runtime: RuntimeFactory) -> None:
@@ -196,7 +226,7 @@ async def test_interrupts_and_resume(make_runtime: RuntimeFactory) -> None:
     assert ask.reason is WaitingReason.INPUT
     assert ask.payload == {"ask": "which item?"}
     assert ask.interrupt_id != other.interrupts[0].interrupt_id
-    assert not runtime.in_memory("w1")  # a waiting workflow holds no memory
+    assert not runtime.holds("w1")  # a waiting workflow holds no memory
 
     with pytest.raises(AccordError) as caught:
         await runtime.resume("w1", "not-an-interrupt", "x", "u:1")
@@ -393,7 +423,7 @@ async def test_version_is_recorded_and_checked(make_runtime: RuntimeFactory) -> 
 async def test_interrupt_timer_fires(make_runtime: RuntimeFactory) -> None:
     async def ask(ctx: NodeContext) -> Any:
         try:
-            ctx.interrupt(WaitingReason.APPROVAL, {"q": 1}, timeout_s=0.2)
+            ctx.interrupt(WaitingReason.APPROVAL, {"q": 1}, timeout_s=60)
         except AccordError as error:
             return Route("expired", error.code.value)
         return Route("answered")
@@ -403,18 +433,15 @@ async def test_interrupt_timer_fires(make_runtime: RuntimeFactory) -> None:
 
     g = Graph("timer", "1").node("ask", ask).node("expired", leaf).node("answered", leaf)
     g.route("ask", {"expired": "expired"}, default="answered")
-    runtime = await make_runtime(g, timer_rescan_s=30)
-    done = asyncio.Event()
-
-    async def observe(event: Event) -> None:
-        if event.type is EventType.WORKFLOW_FINISHED:
-            done.set()
-
-    runtime.subscribe(observe)
+    clock = ManualClock()
+    # The rescan is an hour away: only the timer this process set can wake the scheduler.
+    runtime = await make_runtime(g, timer_rescan_s=3600, clock=clock)
+    appended = Appended(runtime)
     snap = await (await runtime.start("timer", "w")).settled(10)
     assert snap.status is Status.WAITING
-    assert snap.interrupts[0].due_at is not None
-    await asyncio.wait_for(done.wait(), 10)
+    assert snap.interrupts[0].due_at == clock.now() + 60
+    await clock.advance(60)
+    await appended.next(EventType.WORKFLOW_FINISHED)
     final = await runtime.snapshot("w")
     assert final.result == {"expired": "expired"}
     assert final.outputs["ask"] == "RETRYABLE_TIMEOUT"
@@ -474,4 +501,28 @@ async def test_cancel_during_retry_backoff(make_runtime: RuntimeFactory) -> None
     snap = await handle.settled(5)  # the runner closed: no retry timer keeps it alive
     assert snap.error is not None
     assert snap.error.code is ErrorCode.CANCELED
-    assert not runtime.in_memory("w")
+    assert not runtime.holds("w")
+
+
+async def test_a_typed_output_is_logged_as_json(make_runtime: RuntimeFactory) -> None:
+    class Found(BaseModel):
+        order_id: str
+        cents: int
+
+    async def look(ctx: NodeContext) -> Any:
+        return Route("found", Found(order_id="O-1", cents=5))
+
+    async def use(ctx: NodeContext) -> Any:
+        found = Found.model_validate(ctx.outputs["look"])  # read back as the model
+        return found.model_copy(update={"cents": found.cents * 2})
+
+    g = Graph("typed", "1").node("look", look).node("use", use).node("other", use)
+    g.route("look", {"found": "use"}, default="other")
+    runtime = await make_runtime(g)
+    snap = await (await runtime.start("typed", "w")).settled(10)
+    assert snap.result == {"use": {"order_id": "O-1", "cents": 10}}
+    outputs = [e.data for e in await runtime.log.read("w") if e.type is EventType.NODE_OUTPUT]
+    assert outputs == [
+        {"output": {"order_id": "O-1", "cents": 5}, "label": "found"},
+        {"output": {"order_id": "O-1", "cents": 10}, "label": None},
+    ]

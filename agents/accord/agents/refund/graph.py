@@ -6,7 +6,8 @@
                                          │                            └─ default   ──> rejected
                                          └─ default    ──> explain
 
-Nodes are closures over :class:`Deps`; the graph is validated when the runtime registers it.
+Nodes are closures over :class:`Deps` and return the typed models of ``outputs.py`` (logged as
+JSON); the graph is validated when the runtime registers it.
 Retries: the checks and the refund retry transient failures (class ``retry``); intake,
 decide, approval and the explanations do not (their failures are not transient).
 """

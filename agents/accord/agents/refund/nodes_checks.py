@@ -1,7 +1,7 @@
 """The three checks that run in parallel after intake: order (MCP), policy and risk (A2A).
 
-A check that finds no such order (another customer's, or a typo) answers ``{"found": false}``
-instead of failing, so that ``decide`` can explain it to the customer. policy-check may answer
+A check that finds no such order (another customer's, or a typo) answers `NotFound` instead
+of failing, so that ``decide`` can explain it to the customer. policy-check may answer
 ``waiting(input)`` (a damage claim needs evidence): the question goes up to the customer as this
 workflow's own INPUT interrupt, and the answer goes back into the SAME child task.
 """
@@ -10,10 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import WorkflowInput, answer_text, asked_payload
+from accord.agents.refund.outputs import (
+    NotFound,
+    OrderFacts,
+    OrderFound,
+    OrderNotFound,
+    PolicyVerdict,
+    RiskVerdict,
+    Understood,
+    Upstream,
+    from_peer,
+)
 from accord.agents.refund.pause_points import pause
 from accord.agents.refund.peers import child_envelope
 from accord.agents.workflow import NodeContext
@@ -30,45 +41,48 @@ POLL_S: Final = (0.05, 1.0)
 # the agent to look up itself. policy-check and risk-check 1.0 implement only the facts form,
 # so the checks send the facts they looked up (one shared orders.lookup per workflow).
 SEND_ORDER_FACTS: Final = True
+V = TypeVar("V", PolicyVerdict, RiskVerdict)
 
 
-def _facts(ctx: NodeContext) -> tuple[WorkflowInput, dict[str, Any]]:
-    return WorkflowInput.model_validate(ctx.input), dict(ctx.outputs["intake"])
+def _facts(ctx: NodeContext) -> tuple[WorkflowInput, Understood]:
+    return WorkflowInput.model_validate(ctx.input), Upstream(ctx.outputs).intake()
 
 
-async def lookup(deps: Deps, ctx: NodeContext) -> dict[str, Any] | None:
+async def lookup(deps: Deps, ctx: NodeContext) -> OrderFacts | None:
     """orders.lookup for the customer (None: no such order of theirs). Concurrent callers of
     one workflow share one call."""
     inp, asked = _facts(ctx)
-    key = (ctx.workflow_id, str(asked["order_id"]))
+    key = (ctx.workflow_id, asked.order_id)
     call = deps.lookups.get(key)
     if call is None:
         call = asyncio.ensure_future(
             deps.tools.call(
                 ORDER_TOOL,
-                {"order_id": asked["order_id"], "customer_id": inp.customer_id},
+                {"order_id": asked.order_id, "customer_id": inp.customer_id},
                 traceparent=inp.traceparent,
             )
         )
         deps.lookups[key] = call
         call.add_done_callback(lambda _: deps.lookups.pop(key, None))
     try:
-        return await asyncio.shield(call)
+        found = await asyncio.shield(call)
     except AccordError as error:
         if error.code is ErrorCode.NOT_FOUND:
             return None
         raise
+    return from_peer(OrderFacts, found, ORDER_TOOL)
 
 
-async def order(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
+async def order(deps: Deps, ctx: NodeContext) -> OrderFound | OrderNotFound:
     found = await lookup(deps, ctx)
+    order_id = Upstream(ctx.outputs).intake().order_id
     if found is None:
-        return {"found": False, "order_id": ctx.outputs["intake"]["order_id"]}
-    await pause("order.after_lookup", ctx.outputs["intake"]["order_id"])
-    return {"found": True, **found}
+        return OrderNotFound(order_id=order_id)
+    await pause("order.after_lookup", order_id)
+    return OrderFound.model_validate(found.model_dump())
 
 
-async def policy(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
+async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
     inp, asked = _facts(ctx)
     agent = await deps.peers.client("policy")
     # Answers already recorded: replay them in order (they return at once), then deliver the
@@ -76,17 +90,17 @@ async def policy(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
     replayed = [ctx.interrupt(WaitingReason.INPUT) for _ in range(len(ctx.answers))]
     remember = _remembering(ctx)
     if not replayed:
-        facts = await lookup(deps, ctx) if SEND_ORDER_FACTS else {}
-        if facts is None:
-            return {"found": False}
-        data: dict[str, Any] = {"reason": asked["reason"] or "other"}
+        data: dict[str, Any] = {"reason": asked.reason.value if asked.reason else "other"}
         if SEND_ORDER_FACTS:
-            data["order"] = facts
+            facts = await lookup(deps, ctx)
+            if facts is None:
+                return NotFound()
+            data["order"] = facts.model_dump(mode="json")
         else:
-            data.update(order_id=asked["order_id"], customer_id=inp.customer_id)
-        if asked.get("evidence"):
-            data["evidence"] = asked["evidence"]
-        envelope = child_envelope(inp, ctx.workflow_id, f"refund policy for {asked['order_id']}")
+            data.update(order_id=asked.order_id, customer_id=inp.customer_id)
+        if asked.evidence:
+            data["evidence"] = asked.evidence
+        envelope = child_envelope(inp, ctx.workflow_id, f"refund policy for {asked.order_id}")
         view = await agent.send(
             data=data, envelope=envelope, skill=POLICY_SKILL, on_update=remember
         )
@@ -111,19 +125,19 @@ async def policy(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
                 "expecting": "evidence",
             },
         )
-    return _result(view)
+    return _result(view, PolicyVerdict, "policy-check")
 
 
-async def risk(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
+async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
     inp, asked = _facts(ctx)
-    data: dict[str, Any] = {"order_id": asked["order_id"], "customer_id": inp.customer_id}
+    data: dict[str, Any] = {"order_id": asked.order_id, "customer_id": inp.customer_id}
     if SEND_ORDER_FACTS:
         facts = await lookup(deps, ctx)
         if facts is None:
-            return {"found": False}
-        data["amount_cents"] = int(facts["refundable_cents"])
+            return NotFound()
+        data["amount_cents"] = facts.refundable_cents
     agent = await deps.peers.client("risk")
-    envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked['order_id']}")
+    envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked.order_id}")
     view = await agent.send(
         data=data,
         envelope=envelope,
@@ -132,7 +146,7 @@ async def risk(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
     )
     if view.status is Status.WAITING:
         raise _unexpected_wait("risk-check", view)
-    return _result(view)
+    return _result(view, RiskVerdict, "risk-check")
 
 
 async def cancel_child(deps: Deps, ctx: NodeContext) -> None:
@@ -153,7 +167,7 @@ def _remembering(ctx: NodeContext) -> Any:
         if view.task_id and ctx.state.get(CHILD_KEY) != view.task_id:
             ctx.state[CHILD_KEY] = view.task_id
             if ctx.node == "policy":
-                await pause("policy.child_running", ctx.outputs["intake"]["order_id"])
+                await pause("policy.child_running", Upstream(ctx.outputs).intake().order_id)
 
     return remember
 
@@ -168,13 +182,13 @@ async def _settled(agent: A2AClient, view: TaskView) -> TaskView:
     return view
 
 
-def _result(view: TaskView) -> dict[str, Any]:
+def _result(view: TaskView, verdict: type[V], agent: str) -> V | NotFound:
     if view.status is Status.FAILED:
         error = view.error or AccordError(ErrorCode.INTERNAL, "the child task failed")
         if error.code is ErrorCode.NOT_FOUND:
-            return {"found": False}
+            return NotFound()
         raise error
-    return {"found": True, **(view.data or {}), CHILD_KEY: view.task_id}
+    return from_peer(verdict, {**(view.data or {}), CHILD_KEY: view.task_id}, agent)
 
 
 def _unexpected_wait(agent: str, view: TaskView) -> AccordError:

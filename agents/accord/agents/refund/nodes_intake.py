@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from accord.agents.models import Expecting, Intake, IntakeContext, Intent, Missing
 from accord.agents.models.intake import help_offer, missing_of, question_for
 from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import MAX_QUESTIONS, WorkflowInput, answer_text
+from accord.agents.refund.outputs import Understood
 from accord.agents.workflow import NodeContext
 from accord.contracts.domain import is_order_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
 
 
-async def intake(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
+async def intake(deps: Deps, ctx: NodeContext) -> Understood:
     inp = WorkflowInput.model_validate(ctx.input)
     model = deps.model(inp)
     found = with_given_order(await model.understand(inp.text), inp.order_id)
@@ -30,18 +29,24 @@ async def intake(deps: Deps, ctx: NodeContext) -> dict[str, Any]:
         context = IntakeContext(previous=found, expecting=expecting, language=found.language)
         found = checked_order(await model.understand(answer_text(answer.value), context=context))
     else:
-        raise AccordError(
-            ErrorCode.INVALID_INPUT,
-            "the request could not be understood as a refund request",
-            {"field": "text", "questions": MAX_QUESTIONS},
-        )
-    return {
-        "order_id": found.order_id,
-        "reason": found.reason.value if found.reason else None,
-        "evidence": found.evidence,
-        "language": found.language.value,
-        "customer_id": inp.customer_id,
-    }
+        raise _not_understood()
+    if found.order_id is None:  # nothing missing means it is there (missing_of)
+        raise _not_understood()
+    return Understood(
+        order_id=found.order_id,
+        reason=found.reason,
+        evidence=found.evidence,
+        language=found.language,
+        customer_id=inp.customer_id,
+    )
+
+
+def _not_understood() -> AccordError:
+    return AccordError(
+        ErrorCode.INVALID_INPUT,
+        "the request could not be understood as a refund request",
+        {"field": "text", "questions": MAX_QUESTIONS},
+    )
 
 
 def with_given_order(found: Intake, order_id: str | None) -> Intake:

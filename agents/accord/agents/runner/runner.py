@@ -38,8 +38,8 @@ from accord.agents.runner.observe import ObservedMetrics, ObservedPeers, Observe
 from accord.agents.runner.portal import Portal
 from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
+from accord.agents.workflow import Clock, EventType, Runtime, WorkflowSnapshot
 from accord.agents.workflow import Event as LogEvent
-from accord.agents.workflow import EventType, Runtime, WorkflowSnapshot
 from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
@@ -80,6 +80,7 @@ class Runner:
         units: int = DEFAULT_UNITS,
         deadline_s: float = DEFAULT_DEADLINE_S,
         approval_timeout_s: float | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.app_name = app_name
         self.event_log_url = event_log_url
@@ -90,6 +91,7 @@ class Runner:
         self._units = units
         self._deadline_s = deadline_s
         self._approval_timeout_s = approval_timeout_s
+        self._clock = clock
         self._hub = Hub()
         self.metrics: Metrics = ObservedMetrics(self._hub)
         self._runtime: Runtime | None = None
@@ -134,7 +136,7 @@ class Runner:
             router=build_router(self._models, metrics=self.metrics),
             settings=settings,
         )
-        runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}")
+        runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}", clock=self._clock)
         runtime.register(build_graph(deps))
         try:
             await runtime.open()

@@ -1,5 +1,6 @@
 """accord.agents.workflow: a durable workflow runtime on an append-only event log."""
 
+from accord.agents.workflow.clock import Clock, SystemClock
 from accord.agents.workflow.context import Answer, NodeContext
 from accord.agents.workflow.eventlog import (
     EventLog,
@@ -15,6 +16,7 @@ from accord.agents.workflow.state import PendingInterrupt
 
 __all__ = [
     "Answer",
+    "Clock",
     "Event",
     "EventLog",
     "EventType",
@@ -25,6 +27,7 @@ __all__ = [
     "PendingInterrupt",
     "Route",
     "Runtime",
+    "SystemClock",
     "Timer",
     "VersionConflictError",
     "WorkflowClosedError",

@@ -18,12 +18,11 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
-from accord.agents.workflow.context import NodeContext
+from accord.agents.workflow.clock import SYSTEM_CLOCK, Clock
 from accord.agents.workflow.eventlog import (
     EventLog,
     VersionConflictError,
@@ -31,17 +30,23 @@ from accord.agents.workflow.eventlog import (
     open_event_log,
 )
 from accord.agents.workflow.events import Event, EventType, NewEvent, Timer, encode_json
+from accord.agents.workflow.execution import (
+    Cancel,
+    Fire,
+    GoneError,
+    Host,
+    Resume,
+    WorkflowExecution,
+)
 from accord.agents.workflow.graph import Graph
 from accord.agents.workflow.leases import LeaseKeeper
-from accord.agents.workflow.runner import Cancel, Fire, GoneError, Resume, WorkflowRunner
+from accord.agents.workflow.observers import Observer, Observers
 from accord.agents.workflow.state import PendingInterrupt, WorkflowState
 from accord.agents.workflow.timers import TimerScheduler
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 
 logger = logging.getLogger(__name__)
-
-Observer = Callable[[Event], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,26 +67,29 @@ class WorkflowSnapshot:
 class WorkflowHandle:
     """A started (or resumed) workflow."""
 
-    def __init__(self, runtime: Runtime, workflow_id: str, runner: WorkflowRunner | None) -> None:
+    def __init__(
+        self, runtime: Runtime, workflow_id: str, execution: WorkflowExecution | None
+    ) -> None:
         self.runtime = runtime
         self.workflow_id = workflow_id
-        self._runner = runner
+        self._execution = execution
 
     async def settled(self, timeout_s: float | None = None) -> WorkflowSnapshot:
         """Wait until the workflow completes, fails or waits for an answer.
 
         This waits for a workflow running in this process; for one running elsewhere (another
         replica started it) it returns its current snapshot from the log at once.
+        ``timeout_s`` is the caller's own bound, in real time (not the runtime's clock).
         """
-        runner = self._runner
-        if runner is not None:
+        execution = self._execution
+        if execution is not None:
             if timeout_s is None:
-                await runner.done.wait()
+                await execution.done.wait()
             else:
                 async with asyncio.timeout(timeout_s):
-                    await runner.done.wait()
-            if not runner.lost:
-                return _snapshot(runner.graph, runner.state)
+                    await execution.done.wait()
+            if not execution.lost:
+                return _snapshot(execution.graph, execution.state)
         return await self.runtime.snapshot(self.workflow_id)
 
 
@@ -95,19 +103,32 @@ class Runtime:
         auto_recover: bool = True,
         timer_rescan_s: float = 5.0,
         hook_timeout_s: float = 10.0,
+        clock: Clock | None = None,
     ) -> None:
         self.log = open_event_log(log) if isinstance(log, str) else log
         self.owner = owner or uuid.uuid4().hex
         self.lease_ttl_s = lease_ttl_s
         self.hook_timeout_s = hook_timeout_s
+        self.clock = clock or SYSTEM_CLOCK
         self._auto_recover = auto_recover
         self._graphs: dict[str, Graph] = {}
         self._latest: dict[str, Graph] = {}
-        self._runs: dict[str, WorkflowRunner] = {}
-        self._observers: list[tuple[Observer, str | None]] = []
-        self._timers = TimerScheduler(self.log, self._fire_timer, rescan_s=timer_rescan_s)
+        self._live: dict[str, WorkflowExecution] = {}
+        self._observers = Observers()
+        self._timers = TimerScheduler(
+            self.log, self._fire_timer, self.clock, rescan_s=timer_rescan_s
+        )
         self._leases = LeaseKeeper(
-            self.log, self.owner, lease_ttl_s, self.recover if auto_recover else None
+            self.log, self.owner, lease_ttl_s, self.clock, self.recover if auto_recover else None
+        )
+        self._host = Host(
+            log=self.log,
+            owner=self.owner,
+            clock=self.clock,
+            hook_timeout_s=hook_timeout_s,
+            observers=self._observers,
+            timer_set=self._timers.timer_set,
+            ended=self._forget,
         )
         self._background: list[asyncio.Task[None]] = []
         self._open = False
@@ -157,8 +178,8 @@ class Runtime:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         self._background = []
-        for runner in list(self._runs.values()):
-            await runner.stop()
+        for execution in list(self._live.values()):
+            await execution.stop()
         try:
             await self.log.drop_owner(self.owner)
         finally:
@@ -185,7 +206,7 @@ class Runtime:
         """Start a workflow; the same id again is the same run (its handle is returned).
         ``scope`` and ``context_id`` are what the log lists it under (``list_workflows``)."""
         spec = self._graph(graph, version)
-        live = self._runs.get(workflow_id)
+        live = self._live.get(workflow_id)
         if live is not None:
             _same_input(workflow_id, live.state.input, input)
             return WorkflowHandle(self, workflow_id, live)
@@ -204,8 +225,8 @@ class Runtime:
         ]
         for event in events:
             state.apply(event)
-        runner = WorkflowRunner(self, spec, state, leased=False)
-        self._runs[workflow_id] = runner
+        execution = WorkflowExecution(self._host, spec, state, leased=False)
+        self._live[workflow_id] = execution
         try:
             appended = await self.log.append(
                 workflow_id,
@@ -217,19 +238,19 @@ class Runtime:
                 context_id=context_id,
             )
         except VersionConflictError:
-            if self._runs.get(workflow_id) is runner:
-                del self._runs[workflow_id]
+            if self._live.get(workflow_id) is execution:
+                del self._live[workflow_id]
             existing = await self.log.read(workflow_id)
             if existing:
                 _same_input(workflow_id, existing[0].data.get("input"), input)
-            return WorkflowHandle(self, workflow_id, self._runs.get(workflow_id))
+            return WorkflowHandle(self, workflow_id, self._live.get(workflow_id))
         except BaseException:
-            if self._runs.get(workflow_id) is runner:
-                del self._runs[workflow_id]
+            if self._live.get(workflow_id) is execution:
+                del self._live[workflow_id]
             raise
-        await self.notify(appended)
-        runner.begin([start], step_first=False)
-        return WorkflowHandle(self, workflow_id, runner)
+        await self._notify(appended)
+        execution.begin([start], step_first=False)
+        return WorkflowHandle(self, workflow_id, execution)
 
     async def record_refused(
         self,
@@ -264,7 +285,7 @@ class Runtime:
             )
         except VersionConflictError:
             return
-        await self.notify(appended)
+        await self._notify(appended)
 
     def replay(self, events: list[Event]) -> WorkflowSnapshot:
         """The snapshot of a workflow from its events (read by the caller)."""
@@ -277,15 +298,15 @@ class Runtime:
         """Answer an interrupt; its node runs again with the answer."""
         _check_json(value, "value")
         for _ in range(5):
-            runner = await self._load(workflow_id)
+            execution = await self._load(workflow_id)
             reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            if not runner.post(Resume(interrupt_id, value, principal, reply)):
+            if not execution.post(Resume(interrupt_id, value, principal, reply)):
                 continue
             try:
                 await reply
             except GoneError:
                 continue
-            return WorkflowHandle(self, workflow_id, runner)
+            return WorkflowHandle(self, workflow_id, execution)
         raise AccordError(
             ErrorCode.UNAVAILABLE, "the workflow is busy; try again", {"workflow_id": workflow_id}
         )
@@ -295,16 +316,16 @@ class Runtime:
     ) -> None:
         """Cancel: stop running nodes, call their cancel hooks, record `canceled`."""
         for _ in range(5):
-            runner = self._runs.get(workflow_id)
-            if runner is not None:
+            execution = self._live.get(workflow_id)
+            if execution is not None:
                 reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-                if runner.post(Cancel(principal, reason, reply)):
+                if execution.post(Cancel(principal, reason, reply)):
                     try:
                         await reply
                         return
                     except GoneError:
                         continue
-                await runner.done.wait()
+                await execution.done.wait()
                 continue
             if await self._cancel_cold(workflow_id, principal, reason):
                 return
@@ -328,11 +349,11 @@ class Runtime:
 
     async def snapshot(self, workflow_id: str) -> WorkflowSnapshot:
         """The workflow's state: from memory if it runs here, else from its log."""
-        runner = self._runs.get(workflow_id)
-        if runner is not None and not runner.closed:
-            await runner.durable()
-            if not runner.lost:  # running, or just ended after a successful append
-                return _snapshot(runner.graph, runner.state)
+        execution = self._live.get(workflow_id)
+        if execution is not None and not execution.closed:
+            await execution.durable()
+            if not execution.lost:  # running, or just ended after a successful append
+                return _snapshot(execution.graph, execution.state)
         events = await self.log.read(workflow_id)
         if not events:
             raise AccordError(ErrorCode.NOT_FOUND, "no such workflow", {"workflow_id": workflow_id})
@@ -340,79 +361,37 @@ class Runtime:
         return _snapshot(graph, _replay(workflow_id, graph, events))
 
     def handle(self, workflow_id: str) -> WorkflowHandle:
-        return WorkflowHandle(self, workflow_id, self._runs.get(workflow_id))
+        return WorkflowHandle(self, workflow_id, self._live.get(workflow_id))
+
+    def holds(self, workflow_id: str) -> bool:
+        """Whether the workflow is in this runtime's memory now (it runs here). A waiting or
+        ended workflow is not: its state is in the log only."""
+        return workflow_id in self._live
 
     def subscribe(self, observer: Observer, workflow_id: str | None = None) -> Callable[[], None]:
         """Call ``observer`` with every event appended from now on (by this runtime), in
         order; only those of ``workflow_id`` if given. Returns an unsubscribe function.
         Observers run inline: keep them quick (hand work to a queue if it is slow)."""
-        entry = (observer, workflow_id)
-        self._observers.append(entry)
+        return self._observers.subscribe(observer, workflow_id)
 
-        def unsubscribe() -> None:
-            if entry in self._observers:
-                self._observers.remove(entry)
+    # -- internals ----------------------------------------------------------------------------
+    async def _notify(self, events: list[Event]) -> None:
+        if self._observers:
+            await self._observers.notify(events)
 
-        return unsubscribe
-
-    def in_memory(self, workflow_id: str) -> bool:
-        """Whether a runner for the workflow is live in this process (a waiting one is not)."""
-        return workflow_id in self._runs
-
-    # -- what a WorkflowRunner asks of its runtime -------------------------------------------
-    @property
-    def observed(self) -> bool:
-        """Whether anyone subscribed: a runner skips building notifications otherwise."""
-        return bool(self._observers)
-
-    async def notify(self, events: list[Event]) -> None:
-        if not self._observers:
-            return
-        for observer, only in list(self._observers):
-            for event in events:
-                if only is None or event.workflow_id == only:
-                    try:
-                        await observer(event)
-                    except Exception:
-                        logger.exception("workflow observer failed")
-
-    def timer_set(self, due_at: float) -> None:
-        self._timers.timer_set(due_at)
-
-    def forget(self, runner: WorkflowRunner) -> None:
-        if self._runs.get(runner.workflow_id) is runner:
-            del self._runs[runner.workflow_id]
+    def _forget(self, execution: WorkflowExecution) -> None:
+        if self._live.get(execution.workflow_id) is execution:
+            del self._live[execution.workflow_id]
 
     def _graph_of(self, started: Event) -> Graph:
         if started.type is not EventType.WORKFLOW_STARTED:
             raise AccordError(ErrorCode.INTERNAL, "workflow log does not begin with its start")
         return self._graph(str(started.data.get("graph")), str(started.data.get("version")))
 
-    def waiting_contexts(self, graph: Graph, state: WorkflowState) -> list[NodeContext]:
-        """The contexts of the nodes waiting on an interrupt, for their cancel hooks. Each
-        gets its pending interrupt's payload as ``waiting_on``: a hook must not ask the
-        runtime (its runner is the one canceling, and would never answer)."""
-        return [
-            NodeContext(
-                state.workflow_id,
-                act.node,
-                state.input,
-                act.inputs,
-                MappingProxyType(state.outputs),
-                act.attempt,
-                dict(act.answers),
-                frozenset(act.timed_out),
-                act.error,
-                waiting_on=state.interrupts[act.waiting].payload,
-            )
-            for act in state.pending.values()
-            if act.waiting is not None and act.waiting in state.interrupts
-        ]
-
-    async def _load(self, workflow_id: str, *, leased: bool = False) -> WorkflowRunner:
-        """The workflow's runner here: the live one, or one rebuilt from the log."""
+    async def _load(self, workflow_id: str, *, leased: bool = False) -> WorkflowExecution:
+        """The workflow's execution here: the live one, or one rebuilt from the log."""
         while True:
-            live = self._runs.get(workflow_id)
+            live = self._live.get(workflow_id)
             if live is None:
                 break
             if not live.closed:
@@ -452,25 +431,25 @@ class Runtime:
         except BaseException:
             await self.log.release(workflow_id, self.owner)
             raise
-        live = self._runs.get(workflow_id)
+        live = self._live.get(workflow_id)
         if live is not None and not live.closed:
             return live  # loaded concurrently in this process
         # Nothing runs in memory for it: nodes the log shows as started run again.
         for act in state.pending.values():
             act.running = False
             act.backoff = False
-        runner = WorkflowRunner(self, graph, state, leased=True)
-        self._runs[workflow_id] = runner
-        runner.begin([], step_first=True)
-        return runner
+        execution = WorkflowExecution(self._host, graph, state, leased=True)
+        self._live[workflow_id] = execution
+        execution.begin([], step_first=True)
+        return execution
 
     async def _fire_timer(self, timer: Timer) -> bool:
         try:
-            runner = await self._load(timer.workflow_id)
+            execution = await self._load(timer.workflow_id)
         except AccordError:
             return False
         reply: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        if not runner.post(Fire(timer.timer_id, reply)):
+        if not execution.post(Fire(timer.timer_id, reply)):
             return False
         try:
             return await reply
@@ -495,11 +474,12 @@ class Runtime:
             events = await self.log.read(workflow_id)
             state = _replay(workflow_id, graph, events)
             version = state.version
-            for ctx in self.waiting_contexts(graph, state):
+            for ctx in state.waiting_contexts():
                 hook = graph.nodes[ctx.node].on_cancel
                 if hook is not None:
                     try:
-                        await asyncio.wait_for(hook(ctx), self.hook_timeout_s)
+                        async with self.clock.timeout(self.hook_timeout_s):
+                            await hook(ctx)
                     except Exception:
                         logger.exception("workflow %s: cancel hook failed", workflow_id)
         try:
@@ -511,7 +491,7 @@ class Runtime:
             )
         except VersionConflictError:
             return False
-        await self.notify(appended)
+        await self._notify(appended)
         return True
 
 

@@ -8,9 +8,10 @@ its log is in exactly the state the crashed process had durably reached.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
-from accord.agents.workflow.context import Answer
+from accord.agents.workflow.context import Answer, NodeContext
 from accord.agents.workflow.events import Event, EventType, NewEvent
 from accord.agents.workflow.graph import Graph
 from accord.contracts.errors import AccordError, ErrorCode
@@ -167,6 +168,27 @@ class WorkflowState:
 
     def sink_outputs(self) -> dict[str, Any]:
         return {n: v for n, v in self.outputs.items() if self.graph.is_sink(n)}
+
+    def waiting_contexts(self) -> list[NodeContext]:
+        """A context for each node that waits for an answer (what its cancel hook sees). Each
+        gets its pending interrupt's payload as ``waiting_on``: a hook must not ask the
+        runtime (the execution that cancels is the one that would have to answer)."""
+        return [
+            NodeContext(
+                self.workflow_id,
+                act.node,
+                self.input,
+                act.inputs,
+                MappingProxyType(self.outputs),
+                act.attempt,
+                dict(act.answers),
+                frozenset(act.timed_out),
+                act.error,
+                waiting_on=self.interrupts[act.waiting].payload,
+            )
+            for act in self.pending.values()
+            if act.waiting is not None and act.waiting in self.interrupts
+        ]
 
     def error(self) -> AccordError | None:
         if self.canceled:

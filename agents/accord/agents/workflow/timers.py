@@ -2,7 +2,8 @@
 
 The loop sleeps until the earliest due timer of ANY workflow (or until this process sets an
 earlier one), fires what is due, and looks again. It never polls per workflow; a periodic
-rescan (default 5 s) only catches timers other processes set, e.g. a dead replica's.
+rescan (default 5 s) only catches timers other processes set, e.g. a dead replica's. Due
+times and sleeps are on the runtime's clock (`clock.py`).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import asyncio
 import contextlib
 import logging
 import math
-import time
 from collections.abc import Awaitable, Callable
 
+from accord.agents.workflow.clock import Clock
 from accord.agents.workflow.eventlog import EventLog
 from accord.agents.workflow.events import Timer
 from accord.contracts.errors import AccordError
@@ -26,11 +27,13 @@ class TimerScheduler:
         self,
         log: EventLog,
         fire: Callable[[Timer], Awaitable[bool]],
+        clock: Clock,
         *,
         rescan_s: float = 5.0,
     ) -> None:
         self._log = log
         self._fire = fire
+        self._clock = clock
         self._rescan_s = rescan_s
         self._wake = asyncio.Event()
         self._sleeping_until = math.inf
@@ -44,19 +47,20 @@ class TimerScheduler:
         while True:
             self._wake.clear()
             try:
-                delay = await self._fire_due()
+                wake_at = await self._fire_due()
             except AccordError:
                 logger.warning("timer scheduler: event log unavailable")
-                delay = self._rescan_s
-            self._sleeping_until = time.time() + delay
+                wake_at = self._clock.now() + self._rescan_s
+            self._sleeping_until = wake_at
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                async with self._clock.timeout_at(wake_at):
+                    await self._wake.wait()
             self._sleeping_until = math.inf
 
     async def _fire_due(self) -> float:
-        """Fire due timers; return how long to sleep."""
+        """Fire due timers; return when to look again."""
         while True:
-            now = time.time()
+            now = self._clock.now()
             due = await self._log.due_timers(now, 100)
             if not due:
                 break
@@ -72,8 +76,9 @@ class TimerScheduler:
                         error.code.value,
                     )
             if not fired_any:
-                return self._rescan_s  # owned elsewhere or not runnable here: look later
+                return now + self._rescan_s  # owned elsewhere or not runnable here: look later
+        rescan_at = self._clock.now() + self._rescan_s
         upcoming = await self._log.next_timer()
         if upcoming is None:
-            return self._rescan_s
-        return max(0.0, min(upcoming.due_at - time.time(), self._rescan_s))
+            return rescan_at
+        return min(upcoming.due_at, rescan_at)

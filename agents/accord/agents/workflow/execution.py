@@ -1,32 +1,38 @@
-"""One workflow in memory: an actor that owns the workflow's log while it runs.
+"""One workflow executing in memory: an actor that owns the workflow's log while it runs.
 
-Everything that changes the workflow goes through the runner's inbox: node results, retry
-timers, resume answers, fired timers, cancel. The runner takes every message queued since
+Everything that changes the workflow goes through the execution's inbox: node results, retry
+timers, resume answers, fired timers, cancel. The execution takes every message queued since
 its last step, turns them into events, applies them to the state, starts the nodes that
 became ready (their node_started events go in the same batch), and appends the batch in ONE
 call with its expected version. So a fan-out of three trivial nodes costs one append for the
 three outputs and the join's start, and the log has exactly one writer per workflow.
 
-When nothing is running (the workflow waits for an answer, or ended), the runner closes and
-the runtime forgets it: a waiting workflow holds no memory.
+When nothing is running (the workflow waits for an answer, or ended), the execution closes
+and the runtime forgets it: a waiting workflow holds no memory. What an execution needs from
+its runtime is handed to it as a `Host`; it touches nothing else of the runtime.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from opentelemetry.trace import Span
+from pydantic import BaseModel
 
+from accord.agents.workflow.clock import Cancelable, Clock
 from accord.agents.workflow.context import InterruptSignal, NodeContext
-from accord.agents.workflow.eventlog import VersionConflictError, WorkflowClosedError
+from accord.agents.workflow.eventlog import EventLog, VersionConflictError, WorkflowClosedError
 from accord.agents.workflow.events import EventType, NewEvent, encode_json
 from accord.agents.workflow.graph import Graph, Route
+from accord.agents.workflow.observers import Observers
 from accord.agents.workflow.state import WorkflowState
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import Action, decide
@@ -34,14 +40,11 @@ from accord.contracts.status import Status
 from accord.protocol import telemetry
 from accord.protocol.telemetry import bind_task, instruments, spans
 
-if TYPE_CHECKING:
-    from accord.agents.workflow.runtime import Runtime
-
 logger = logging.getLogger(__name__)
 
 
 class GoneError(Exception):
-    """The runner closed before it handled a message: load the workflow again."""
+    """The execution closed before it handled a message: load the workflow again."""
 
 
 @dataclass(slots=True)
@@ -78,13 +81,26 @@ class Cancel:
     reply: asyncio.Future[None]
 
 
-_Message = _Result | _RetryDue | Resume | Fire | Cancel
+Message = _Result | _RetryDue | Resume | Fire | Cancel
 _NO_ANSWERS: MappingProxyType[int, Any] = MappingProxyType({})
 
 
-class WorkflowRunner:
-    def __init__(self, runtime: Runtime, graph: Graph, state: WorkflowState, leased: bool) -> None:
-        self.runtime = runtime
+@dataclass(frozen=True, slots=True)
+class Host:
+    """What an execution needs from the runtime that runs it."""
+
+    log: EventLog
+    owner: str
+    clock: Clock
+    hook_timeout_s: float
+    observers: Observers
+    timer_set: Callable[[float], None]  # a durable timer was set, due at this time
+    ended: Callable[[WorkflowExecution], None]  # the execution closed: forget it
+
+
+class WorkflowExecution:
+    def __init__(self, host: Host, graph: Graph, state: WorkflowState, leased: bool) -> None:
+        self.host = host
         self.graph = graph
         self.state = state
         self.workflow_id = state.workflow_id
@@ -93,13 +109,13 @@ class WorkflowRunner:
         self.done = asyncio.Event()
         self._db_status = state.status()
         self._holds_idle_lease = leased  # leased by acquire/claim and not yet given back
-        self._inbox: list[_Message] = []
+        self._inbox: list[Message] = []
         self._wake: asyncio.Future[None] | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._contexts: dict[str, NodeContext] = {}
         self._tokens: dict[str, int] = {}
         self._first_start: dict[str, float] = {}
-        self._retry_handles: dict[str, asyncio.TimerHandle] = {}
+        self._retry_handles: dict[str, Cancelable] = {}
         self._next_token = 0
         self._loop_task: asyncio.Task[None] | None = None
         self._in_step = False
@@ -115,7 +131,7 @@ class WorkflowRunner:
             self._loop(step_first), name=f"workflow:{self.workflow_id}"
         )
 
-    def post(self, message: _Message) -> bool:
+    def post(self, message: Message) -> bool:
         if self.closed:
             return False
         self._inbox.append(message)
@@ -152,7 +168,7 @@ class WorkflowRunner:
             await self._stop_nodes(call_hooks=False)
             raise
         except Exception:
-            logger.exception("workflow %s: runner failed", self.workflow_id)
+            logger.exception("workflow %s: execution failed", self.workflow_id)
             self.lost = True
             await self._stop_nodes(call_hooks=False)
         finally:
@@ -173,15 +189,15 @@ class WorkflowRunner:
             # release only clears our own.)
             if self._holds_idle_lease or self.lost:
                 try:
-                    await self.runtime.log.release(self.workflow_id, self.runtime.owner)
+                    await self.host.log.release(self.workflow_id, self.host.owner)
                 except AccordError:
                     logger.warning("workflow %s: could not release its lease", self.workflow_id)
-            self.runtime.forget(self)
+            self.host.ended(self)
             self.done.set()
             if self._stepped is not None and not self._stepped.done():
                 self._stepped.set_result(None)
 
-    def _take(self) -> list[_Message]:
+    def _take(self) -> list[Message]:
         messages, self._inbox = self._inbox, []
         return messages
 
@@ -198,7 +214,7 @@ class WorkflowRunner:
                 self._stepped = asyncio.get_running_loop().create_future()
             await asyncio.shield(self._stepped)
 
-    async def _step(self, messages: list[_Message]) -> None:
+    async def _step(self, messages: list[Message]) -> None:
         self._in_step = True
         try:
             await self._step_once(messages)
@@ -208,12 +224,12 @@ class WorkflowRunner:
             if stepped is not None and not stepped.done():
                 stepped.set_result(None)
 
-    async def _step_once(self, messages: list[_Message]) -> None:
+    async def _step_once(self, messages: list[Message]) -> None:
         state = self.state
         base = state.version
         events: list[NewEvent] = []
         after: list[tuple[asyncio.Future[Any], Any]] = []
-        retries: list[tuple[str, float]] = []
+        retries: list[tuple[str, float]] = []  # (node, when its next attempt is due)
         timers: list[float] = []
         hooks: list[NodeContext] = []
         for message in messages:
@@ -272,21 +288,21 @@ class WorkflowRunner:
         if events:
             status = state.status()
             changed = status if status is not self._db_status else None
-            appended = await self.runtime.log.append(self.workflow_id, base, events, status=changed)
+            appended = await self.host.log.append(self.workflow_id, base, events, status=changed)
             self._db_status = status
             if status is not Status.RUNNING:
                 self._holds_idle_lease = False  # the append released it
-            if self.runtime.observed:
-                await self.runtime.notify(appended)
+            if self.host.observers:
+                await self.host.observers.notify(appended)
         for node in launched:
             self._launch(node)
-        for node, delay_s in retries:
+        for node, retry_at in retries:
             token = self._tokens[node]
-            self._retry_handles[node] = asyncio.get_running_loop().call_later(
-                delay_s, self.post, _RetryDue(node, token)
+            self._retry_handles[node] = self.host.clock.call_at(
+                retry_at, partial(self.post, _RetryDue(node, token))
             )
         for due_at in timers:
-            self.runtime.timer_set(due_at)
+            self.host.timer_set(due_at)
         for future, value in after:
             if not future.done():
                 future.set_result(value)
@@ -332,16 +348,15 @@ class WorkflowRunner:
                 ),
             )
         elif isinstance(outcome, AccordError):
-            elapsed_ms = int(
-                (time.monotonic() - self._first_start.get(node, time.monotonic())) * 1000
-            )
+            now = self.host.clock.now()
+            elapsed_ms = int((now - self._first_start.get(node, now)) * 1000)
             decision = decide(
                 outcome.code, max(1, act.attempt), elapsed_ms, self.graph.nodes[node].retry
             )
             data: dict[str, Any] = {"error": outcome.to_dict(), "attempt": act.attempt}
             if decision.action is Action.RETRY:
                 data["retry_in_ms"] = decision.delay_ms
-                retries.append((node, decision.delay_ms / 1000))
+                retries.append((node, now + decision.delay_ms / 1000))
             else:
                 data["final"] = True
                 data["action"] = decision.action.value
@@ -358,7 +373,7 @@ class WorkflowRunner:
             timer: NewEvent | None = None
             if outcome.timeout_s is not None:
                 timer_id = uuid.uuid4().hex
-                due_at = time.time() + outcome.timeout_s
+                due_at = self.host.clock.now() + outcome.timeout_s
                 data.update(timer_id=timer_id, due_at=due_at)
                 timer = NewEvent(
                     EventType.TIMER_SET,
@@ -419,7 +434,7 @@ class WorkflowRunner:
         # Order: stop the node tasks, let each node cancel what it started (child A2A tasks),
         # then record `canceled`; after it the log refuses every append.
         await self._stop_nodes(call_hooks=True)
-        for ctx in self.runtime.waiting_contexts(self.graph, self.state):
+        for ctx in self.state.waiting_contexts():
             await self._hook(ctx)
         self._emit(
             events,
@@ -448,10 +463,16 @@ class WorkflowRunner:
         token = self._next_token
         self._tokens[node] = token
         self._contexts[node] = ctx
-        self._first_start.setdefault(node, time.monotonic())
-        self._tasks[node] = asyncio.create_task(self._run_node(node, token, ctx))
+        now = self.host.clock.now()
+        self._first_start.setdefault(node, now)
+        timeout_s = self.graph.nodes[node].timeout_s
+        # The deadline counts from the node_started append, not from when its task first runs.
+        deadline = None if timeout_s is None else now + timeout_s
+        self._tasks[node] = asyncio.create_task(self._run_node(node, token, ctx, deadline))
 
-    async def _run_node(self, node: str, token: int, ctx: NodeContext) -> None:
+    async def _run_node(
+        self, node: str, token: int, ctx: NodeContext, deadline: float | None
+    ) -> None:
         spec = self.graph.nodes[node]
         outcome: tuple[Any, str | None, str] | AccordError | InterruptSignal
         # One span per node attempt, under whatever was current when the workflow was started
@@ -468,10 +489,10 @@ class WorkflowRunner:
             ) as span,
         ):
             try:
-                if spec.timeout_s is None:
+                if deadline is None:
                     value = await spec.fn(ctx)
                 else:
-                    value = await _with_timeout(spec.fn(ctx), spec.timeout_s, node)
+                    value = await self._with_deadline(spec.fn(ctx), deadline, node)
                 outcome = self._as_output(node, value)
             except InterruptSignal as signal:
                 outcome = signal
@@ -487,6 +508,17 @@ class WorkflowRunner:
             _describe(span, node, outcome)
         self.post(_Result(node, token, outcome))
 
+    async def _with_deadline(self, running: Awaitable[Any], deadline: float, node: str) -> Any:
+        try:
+            async with self.host.clock.timeout_at(deadline):
+                return await running
+        except TimeoutError:
+            raise AccordError(
+                ErrorCode.RETRYABLE_TIMEOUT,
+                "the node did not finish in time",
+                {"node": node, "timeout_s": self.graph.nodes[node].timeout_s},
+            ) from None
+
     def _as_output(self, node: str, value: Any) -> tuple[Any, str | None, str] | AccordError:
         if isinstance(value, Route):
             output, label = value.output, value.label
@@ -494,6 +526,8 @@ class WorkflowRunner:
             output, label = value, value
         else:
             output, label = value, None
+        if isinstance(output, BaseModel):  # typed outputs are logged (and read back) as JSON
+            output = output.model_dump(mode="json")
         try:
             encoded = encode_json(output)
         except (TypeError, ValueError):
@@ -510,7 +544,9 @@ class WorkflowRunner:
         for task in tasks.values():
             task.cancel()
         if tasks:
-            await asyncio.wait(tasks.values(), timeout=self.runtime.hook_timeout_s)
+            with contextlib.suppress(TimeoutError):
+                async with self.host.clock.timeout(self.host.hook_timeout_s):
+                    await asyncio.wait(tasks.values())
         if call_hooks:
             for ctx in contexts:
                 await self._hook(ctx)
@@ -520,7 +556,8 @@ class WorkflowRunner:
         if hook is None:
             return
         try:
-            await asyncio.wait_for(hook(ctx), self.runtime.hook_timeout_s)
+            async with self.host.clock.timeout(self.host.hook_timeout_s):
+                await hook(ctx)
         except Exception:
             logger.exception("workflow %s: cancel hook of %s failed", self.workflow_id, ctx.node)
 
@@ -540,19 +577,7 @@ def _describe(
     instruments.workflow_nodes.add(1, measured)
 
 
-async def _with_timeout(coro: Any, timeout_s: float, node: str) -> Any:
-    try:
-        async with asyncio.timeout(timeout_s):
-            return await coro
-    except TimeoutError:
-        raise AccordError(
-            ErrorCode.RETRYABLE_TIMEOUT,
-            "the node did not finish in time",
-            {"node": node, "timeout_s": timeout_s},
-        ) from None
-
-
-def _reply_error(message: _Message, error: AccordError) -> None:
+def _reply_error(message: Message, error: AccordError) -> None:
     reply = getattr(message, "reply", None)
     if reply is not None and not reply.done():
         reply.set_exception(error)

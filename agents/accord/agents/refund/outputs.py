@@ -1,0 +1,209 @@
+"""The refund graph's node outputs, as typed models.
+
+A node returns one of these (or `Route(label, model)`); the runtime logs it as JSON with
+`model_dump(mode="json")`, and the next nodes read it back through `Upstream`. The JSON is the
+shape the 0.1 nodes wrote as dicts, key for key, so logs written then replay with this code.
+`RefundResult` is what the end nodes return: the orchestrator skill's output (refund.request),
+which the executor and the Runner read from the log as JSON.
+
+Models of what a peer returns (orders.lookup's facts, policy-check's and risk-check's answers,
+a payments receipt) mirror the peer's contract and forbid extra fields: a peer answering
+outside its contract fails the node with CONTRACT_VIOLATION (see `from_peer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from accord.agents.models import Language
+from accord.contracts.domain import RefundReason
+from accord.contracts.errors import AccordError, ErrorCode
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class _Output(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# -- intake ---------------------------------------------------------------------------------
+class Understood(_Output):
+    """intake: the refund request, complete (intake asks until it is)."""
+
+    order_id: str
+    reason: RefundReason | None
+    evidence: str | None
+    language: Language
+    customer_id: str
+
+
+# -- the three checks -----------------------------------------------------------------------
+class NotFound(_Output):
+    """A check found no such order of this customer's (decide explains it)."""
+
+    found: Literal[False] = False
+
+
+class OrderItem(_Output):
+    sku: str
+    name: str
+    quantity: int
+    unit_price_cents: int
+    category: str
+    final_sale: bool
+
+
+class OrderFacts(_Output):
+    """orders.lookup's output (tool contract orders.lookup); date-times kept as sent."""
+
+    order_id: str
+    customer_id: str
+    status: str
+    currency: str
+    total_cents: int
+    refunded_cents: int
+    refundable_cents: int
+    ordered_at: str
+    delivered_at: str | None
+    days_since_delivery: int | None
+    final_sale: bool
+    items: list[OrderItem]
+
+
+class OrderFound(OrderFacts):
+    """order: the facts of the customer's order."""
+
+    found: Literal[True] = True
+
+
+class OrderNotFound(NotFound):
+    """order: no such order of theirs."""
+
+    order_id: str
+
+
+class PolicyVerdict(_Output):
+    """policy: policy-check's answer (skill refund.policy) and the child task that gave it."""
+
+    found: Literal[True] = True
+    eligible: bool
+    rule: str
+    max_refund_cents: int
+    explanation: str
+    child_task_id: str
+
+
+class RiskVerdict(_Output):
+    """risk: risk-check's answer (skill refund.risk) and the child task that gave it."""
+
+    found: Literal[True] = True
+    risk: str
+    score: float
+    signals: list[str]
+    child_task_id: str
+
+
+OrderOutput = Annotated[OrderFound | OrderNotFound, Field(discriminator="found")]
+PolicyOutput = Annotated[PolicyVerdict | NotFound, Field(discriminator="found")]
+RiskOutput = Annotated[RiskVerdict | NotFound, Field(discriminator="found")]
+
+
+# -- decide, approval -----------------------------------------------------------------------
+class Summary(_Output):
+    """decide: what the checks found, as the ends and the approver need it."""
+
+    order_id: str
+    currency: str | None
+    rule: str | None
+    amount_cents: int
+    policy: str | None  # policy-check's explanation
+    risk: str | None
+    score: float | None
+    signals: list[str]
+
+
+class ApprovalDecision(_Output):
+    """approval: what the approver decided."""
+
+    decision: Literal["approve", "reject"]
+    note: str
+    approver: str | None
+
+
+# -- the ends -------------------------------------------------------------------------------
+class Receipt(_Output):
+    """A payments receipt (tool contracts refunds.issue and refunds.get)."""
+
+    receipt_id: str
+    idempotency_key: str
+    order_id: str
+    customer_id: str
+    amount_cents: int
+    currency: str
+    reason: str
+    approved_by: str | None
+    created_at: str
+
+
+class RefundResult(_Output):
+    """refund, explain, rejected: the orchestrator skill's output (refund.request)."""
+
+    decision: Literal["refunded", "rejected", "not_eligible"]
+    order_id: str | None
+    rule: str | None
+    amount_cents: int
+    reasons: list[str]
+    receipt: Receipt | None
+    approved_by: str | None
+    explanation: str
+
+
+# -- reading ----------------------------------------------------------------------------------
+_ORDER: TypeAdapter[OrderFound | OrderNotFound] = TypeAdapter(OrderOutput)
+_POLICY: TypeAdapter[PolicyVerdict | NotFound] = TypeAdapter(PolicyOutput)
+_RISK: TypeAdapter[RiskVerdict | NotFound] = TypeAdapter(RiskOutput)
+
+
+class Upstream:
+    """The outputs of the nodes that finished before this one, typed."""
+
+    def __init__(self, outputs: Mapping[str, Any]) -> None:
+        self._outputs = outputs
+
+    def intake(self) -> Understood:
+        return Understood.model_validate(self._outputs["intake"])
+
+    def order(self) -> OrderFound | OrderNotFound:
+        return _ORDER.validate_python(self._outputs["order"])
+
+    def policy(self) -> PolicyVerdict | NotFound:
+        return _POLICY.validate_python(self._outputs["policy"])
+
+    def risk(self) -> RiskVerdict | NotFound:
+        return _RISK.validate_python(self._outputs["risk"])
+
+    def decide(self) -> Summary:
+        return Summary.model_validate(self._outputs["decide"])
+
+    def approval(self) -> ApprovalDecision | None:
+        """None unless the workflow went through approval."""
+        value = self._outputs.get("approval")
+        return None if value is None else ApprovalDecision.model_validate(value)
+
+
+def from_peer(model: type[M], data: Any, peer: str) -> M:
+    """A peer's answer as ``model``; CONTRACT_VIOLATION (naming the field, not echoing the
+    value) if it is not what the peer's contract says."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "(root)"
+        raise AccordError(
+            ErrorCode.CONTRACT_VIOLATION,
+            f"{peer} answered outside its contract",
+            {"peer": peer, "field": field, "rule": first["type"]},
+        ) from None
