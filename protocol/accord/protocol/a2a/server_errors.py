@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from a2a.utils.errors import A2A_ERROR_MAPPING
+from starlette.types import Message, Send
 
 from accord.contracts.errors import (
     ERROR_DOMAIN,
@@ -23,7 +24,6 @@ from accord.contracts.errors import (
     AccordError,
     ErrorCode,
 )
-from accord.protocol.a2a.server_gate_types import Message, Send
 
 E = ErrorCode
 # A2A's REST reasons (a2a.utils.errors.A2A_ERROR_MAPPING) -> contract codes. One table.

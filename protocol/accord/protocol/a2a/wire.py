@@ -37,6 +37,9 @@ SPENT_META_KEY: Final = "dev.accord/spent"
 SKILL_META_KEY: Final = "skill"
 """Message metadata: the id of the skill the caller asks for (default: the first skill)."""
 
+SKILL_TASK_META_KEY: Final = "dev.accord/skill"
+"""Task metadata: the skill of the task's first turn, which its later turns continue."""
+
 
 # -- writing --------------------------------------------------------------------------------
 
