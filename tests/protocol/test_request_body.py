@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -136,8 +137,7 @@ async def test_a_kept_body_request_answers_from_the_scope(parses: list[bytes]) -
 # -- the whole app ----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def app() -> ASGIApp:
+def build(max_body_bytes: int = 1024 * 1024) -> ASGIApp:
     return build_agent_app(
         agent_app.CONTRACT,
         agent_app.TestExecutor(agent_app.CONTRACT),
@@ -145,7 +145,13 @@ def app() -> ASGIApp:
         service_name="test",
         task_store=InMemoryTaskStore(),
         authenticator=Authenticator(secret=SECRET),
+        max_body_bytes=max_body_bytes,
     )
+
+
+@pytest.fixture
+def app() -> ASGIApp:
+    return build()
 
 
 @pytest.fixture
@@ -203,3 +209,23 @@ async def test_a_rest_body_is_parsed_once_by_us_and_once_into_protobuf_by_the_sd
     # a2a-sdk's REST route reads the bytes (the kept ones) and parses them straight into
     # protobuf (json_format.Parse); telemetry and the gate share one parse.
     assert parses.count(body) == 2
+
+
+async def test_a_body_kept_by_telemetry_still_meets_the_gates_limit(
+    headers: dict[str, str],
+) -> None:
+    small = ServerTelemetry(build(max_body_bytes=1024), protocol="a2a")
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 9, "method": "SendMessage", "params": {"message": send_message()}}
+    ).encode()
+    async with client_for(small) as client:
+        fits = await client.post("/", content=body, headers=headers)
+        padded = json.dumps({"message": send_message("p" * 2048)}).encode()
+
+        async def streamed() -> AsyncIterator[bytes]:  # no Content-Length to refuse it early
+            yield padded
+
+        too_big = await client.post("/message:send", content=streamed(), headers=headers)
+    assert fits.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert too_big.status_code == 413
+    assert too_big.json()["error"]["details"][0]["reason"] == "PAYLOAD_TOO_LARGE"
