@@ -12,6 +12,7 @@ from opentelemetry import context
 from starlette.types import Message, Receive, Scope, Send
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.request_body import RequestBody
 from accord.protocol.settings import AccordSettings
 from accord.protocol.telemetry import bind_task, spans
 from accord.protocol.telemetry.asgi import (
@@ -90,13 +91,13 @@ def test_rest_routes_are_named_by_operation(method: str, path: str, operation: s
 
 def test_json_rpc_bodies_are_named_by_method_and_tool() -> None:
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "refunds.issue"}}
-    assert body_operation(json.dumps(call).encode()) == ("tools/call", "refunds.issue")
-    assert body_operation(b'{"jsonrpc":"2.0","id":1,"method":"SendMessage"}') == (
+    assert body_operation(RequestBody(json.dumps(call).encode())) == ("tools/call", "refunds.issue")
+    assert body_operation(RequestBody(b'{"jsonrpc":"2.0","id":1,"method":"SendMessage"}')) == (
         "SendMessage",
         None,
     )
-    assert body_operation(b"not json") is None
-    assert body_operation(b"[1, 2]") is None
+    assert body_operation(RequestBody(b"not json")) is None
+    assert body_operation(RequestBody(b"[1, 2]")) is None
 
 
 def test_error_answers_are_named_by_their_contract_code() -> None:

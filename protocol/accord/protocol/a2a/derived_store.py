@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Any
 
 from a2a.server.context import ServerCallContext
 from a2a.server.owner_resolver import OwnerResolver, resolve_user_scope
@@ -39,16 +38,16 @@ from a2a.types import (
 from a2a.utils.constants import DEFAULT_LIST_TASKS_PAGE_SIZE
 from a2a.utils.errors import InvalidParamsError
 from a2a.utils.task import ListTasksCursor, decode_list_tasks_cursor, encode_list_tasks_cursor
-from google.protobuf.json_format import MessageToDict
 
+from accord.contracts.errors import AccordError
 from accord.contracts.keys import STATUS_META_KEY
 from accord.contracts.status import from_a2a
 from accord.protocol.a2a.task_view import TaskSource, TaskView, ViewMessage, ViewQuery
+from accord.protocol.a2a.turn import read_parts
 from accord.protocol.a2a.wire import (
     a2a_task_state,
     data_part,
     error_data,
-    plain,
     read_contract_state,
     status_meta,
 )
@@ -207,18 +206,14 @@ def _message(message: ViewMessage, view: TaskView) -> Message:
 
 
 def _view_message(message: Message) -> ViewMessage:
-    texts: list[str] = []
-    data: dict[str, Any] | None = None
-    for part in message.parts:
-        if part.HasField("text"):
-            texts.append(part.text)
-        elif part.HasField("data") and data is None:
-            value = plain(MessageToDict(part.data))
-            data = value if isinstance(value, dict) else None
+    try:
+        text, data = read_parts(message)
+    except AccordError:  # a DataPart that is not an object: keep the text
+        text, data = read_parts(Message(parts=[p for p in message.parts if p.HasField("text")]))
     return ViewMessage(
         message_id=message.message_id,
         role="user" if message.role == Role.ROLE_USER else "agent",
-        text="\n".join(texts),
+        text=text,
         data=data,
     )
 

@@ -39,10 +39,12 @@ from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import HEALTH_PATH, READY_PATH
 from accord.protocol.a2a.card import build_agent_card
-from accord.protocol.a2a.executor import PRINCIPAL_STATE_KEY, ContractExecutor
+from accord.protocol.a2a.executor import ContractExecutor
 from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
 from accord.protocol.a2a.store import AccordTaskStore, table_name
+from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
 from accord.protocol.auth_verify import Authenticator
+from accord.protocol.request_body import reading_kept_body
 from accord.protocol.settings import (
     DEFAULT_PORTS,
     ServeOptions,
@@ -62,13 +64,15 @@ PUBLIC_URL_OPTION: Final = "public_url"  # ServeOptions.extra: URL written into 
 
 
 class PrincipalContextBuilder(DefaultServerCallContextBuilder):
-    """Puts the verified principal where the executor finds it; the user is the owner scope."""
+    """Hands the executor what the gate verified: the principal (the user is the owner scope)
+    and the envelope of the request's message."""
 
     def build(self, request: Request) -> ServerCallContext:
         context = super().build(request)
         user = request.scope.get("user")
         if isinstance(user, PrincipalUser):
             context.state[PRINCIPAL_STATE_KEY] = user.principal
+        context.state[ENVELOPE_STATE_KEY] = request.scope.get(ENVELOPE_STATE_KEY)
         return context
 
 
@@ -183,8 +187,13 @@ def build_agent_app(
         Route(HEALTH_PATH, healthz, methods=["GET"]),
         Route(READY_PATH, readyz, methods=["GET"]),
         *create_agent_card_routes(card, cache_control="public, max-age=60"),
-        *create_jsonrpc_routes(handler, rpc_url=RPC_PATH, context_builder=context_builder),
-        *create_rest_routes(handler, context_builder=context_builder),
+        # The SDK's routes read the body the gate kept (parsed once: request_body.py).
+        *reading_kept_body(
+            [
+                *create_jsonrpc_routes(handler, rpc_url=RPC_PATH, context_builder=context_builder),
+                *create_rest_routes(handler, context_builder=context_builder),
+            ]
+        ),
     ]
     gate_options: dict[str, Any] = {
         "authenticator": authenticator or Authenticator(),

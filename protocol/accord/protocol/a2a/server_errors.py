@@ -14,9 +14,10 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
+from starlette.types import Message, Send
+
 from accord.contracts.errors import ERROR_DOMAIN, AccordError, ErrorCode, code_for_jsonrpc
 from accord.protocol.a2a.errors import A2A_REASON_TO_CODE
-from accord.protocol.a2a.server_gate_types import Message, Send
 
 E = ErrorCode
 GENERIC_INTERNAL: Final = "internal error"

@@ -3,8 +3,10 @@ acting-on-behalf check, answered in the shape of the transport the caller used.
 
 A pure ASGI middleware (no per-request task or copy): the public card and the health endpoints
 pass through; everything else needs a verified credential. The request body is read once, up to
-the limit, and replayed to the app, so an oversized body is refused before any work, whether it
-declared its length or streamed it.
+the limit, and kept for the SDK's route (:mod:`accord.protocol.request_body`), so an oversized
+body is refused before any work, whether it declared its length or streamed it. What the gate
+verified is handed on in the request scope: the principal as Starlette's ``user``, the envelope
+of a sent message under ``ENVELOPE_STATE_KEY`` (the executor does not parse it again).
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ from typing import Any, Final
 from a2a.utils.constants import PROTOCOL_VERSION_1_0, VERSION_HEADER
 from packaging.version import InvalidVersion, Version
 from starlette.authentication import AuthCredentials, BaseUser
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from accord.contracts.envelope import parse_envelope
+from accord.contracts.envelope import DelegationEnvelope, parse_envelope
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.executor import check_on_behalf
+from accord.protocol.a2a.delegation import check_on_behalf
 from accord.protocol.a2a.server_errors import contract_error_filter
-from accord.protocol.a2a.server_gate_types import ASGIApp, Message, Receive, Scope, Send
+from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY
 from accord.protocol.auth import Principal
 from accord.protocol.auth_verify import Authenticator
+from accord.protocol.request_body import RequestBody, read_body
 
 logger = logging.getLogger(__name__)
 
@@ -95,8 +99,8 @@ class Gate:
         rpc_id: Any = None
         try:
             principal = self._authenticate(headers)
-            body = await self._read_body(scope, headers, receive)
-            parsed = _json_or_none(body)
+            body, receive = await self._read_body(scope, headers, receive)
+            parsed = body.json if body is not None else None
             if is_rpc and isinstance(parsed, dict):
                 raw_id = parsed.get("id")
                 rpc_id = (
@@ -104,14 +108,15 @@ class Gate:
                     if isinstance(raw_id, str | int) and not isinstance(raw_id, bool)
                     else None
                 )
-            _check_version(headers.get(VERSION_HEADER.lower(), ""))
-            self._check_send(scope["path"], is_rpc, parsed, principal)
+            _check_version(headers.get("a2a-version", ""))
+            envelope = self._check_send(scope["path"], is_rpc, parsed, principal)
         except _RefusedError as refused:
             await _respond(send, refused, is_rpc, rpc_id)
             return
         scope["user"] = PrincipalUser(principal)
         scope["auth"] = AuthCredentials(sorted(principal.roles))
-        await self.app(scope, _replay(body, receive), contract_error_filter(send, is_rpc))
+        scope[ENVELOPE_STATE_KEY] = envelope
+        await self.app(scope, receive, contract_error_filter(send, is_rpc))
 
     def _authenticate(self, headers: dict[str, str]) -> Principal:
         try:
@@ -123,7 +128,9 @@ class Gate:
                 challenge += f', error="invalid_token", error_description="{description}"'
             raise _RefusedError(error, 401, {"WWW-Authenticate": challenge}) from None
 
-    async def _read_body(self, scope: Scope, headers: dict[str, str], receive: Receive) -> bytes:
+    async def _read_body(
+        self, scope: Scope, headers: dict[str, str], receive: Receive
+    ) -> tuple[RequestBody | None, Receive]:
         declared = headers.get("content-length")
         if declared is not None:
             try:
@@ -134,37 +141,30 @@ class Gate:
                     AccordError(ErrorCode.INVALID_INPUT, "invalid Content-Length header"), 400
                 ) from None
         if scope["method"] in ("GET", "HEAD", "DELETE"):
-            return b""
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                raise _RefusedError(_too_large(self.max_body_bytes), 413)
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        return b"".join(chunks)
+            return None, receive
+        body, receive = await read_body(scope, receive, limit=self.max_body_bytes)
+        if body is None:
+            raise _RefusedError(_too_large(self.max_body_bytes), 413)
+        return body, receive
 
-    def _check_send(self, path: str, is_rpc: bool, parsed: Any, principal: Principal) -> None:
-        """Envelope and acting on behalf, before the SDK creates (and stores) a task."""
+    def _check_send(
+        self, path: str, is_rpc: bool, parsed: Any, principal: Principal
+    ) -> DelegationEnvelope | None:
+        """Envelope and acting on behalf, before the SDK creates (and stores) a task; the
+        envelope of a sent message, or None."""
         if not isinstance(parsed, dict):
-            return  # not JSON: the SDK answers with its parse error
+            return None  # not JSON: the SDK answers with its parse error
         if is_rpc:
             if parsed.get("method") not in SEND_METHODS:
-                return
+                return None
             params = parsed.get("params")
         elif path.endswith(REST_SEND_SUFFIXES):
             params = parsed
         else:
-            return
+            return None
         message = params.get("message") if isinstance(params, dict) else None
         if not isinstance(message, dict):
-            return  # the SDK reports the malformed request
+            return None  # the SDK reports the malformed request
         metadata = message.get("metadata")
         continuing = bool(message.get("taskId") or message.get("task_id"))
         try:
@@ -176,6 +176,7 @@ class Gate:
                 check_on_behalf(principal, envelope)
         except AccordError as error:
             raise _RefusedError(error) from None
+        return envelope
 
 
 def _too_large(limit: int) -> AccordError:
@@ -207,28 +208,6 @@ def _check_version(value: str) -> None:
                 {"header": VERSION_HEADER, "supported": [PROTOCOL_VERSION_1_0]},
             )
         )
-
-
-def _json_or_none(body: bytes) -> Any:
-    if not body:
-        return None
-    try:
-        return json.loads(body)
-    except ValueError:
-        return None
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    delivered = False
-
-    async def replay() -> Message:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 async def _respond(send: Send, refused: _RefusedError, is_rpc: bool, rpc_id: Any) -> None:

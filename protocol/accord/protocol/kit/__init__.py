@@ -12,7 +12,7 @@ from accord.protocol.kit.model import CheckResult, Outcome, Report, TargetKind
 from accord.protocol.kit.options import Credential, KitOptions
 from accord.protocol.kit.probes import AgentProbe, Probes, ToolProbe, load_probes
 from accord.protocol.kit.report import junit_xml, render_table, write_junit
-from accord.protocol.kit.runner import checks_for, detect, run_kit, run_target
+from accord.protocol.kit.run_checks import checks_for, detect, run_kit, run_target
 
 __all__ = [
     "AgentProbe",

@@ -66,7 +66,7 @@ class ContractKit:
         self._reports: dict[str, Report] = {}
 
     async def run_async(self, url: str) -> Report:
-        from accord.protocol.kit.runner import run_kit
+        from accord.protocol.kit.run_checks import run_kit
 
         if url not in self._reports:
             self._reports[url] = await run_kit([url], self.options)
@@ -116,7 +116,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             indirect=True,
         )
         return
-    from accord.protocol.kit.runner import checks_for, detect
+    from accord.protocol.kit.run_checks import checks_for, detect
 
     options = _options(metafunc.config)
     params: list[Any] = []

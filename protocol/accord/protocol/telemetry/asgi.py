@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -24,11 +23,12 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from accord.contracts.keys import HEALTH_PATH, READY_PATH, TRACEPARENT_KEY
+from accord.protocol.request_body import RequestBody, read_body
 from accord.protocol.telemetry import instruments
 from accord.protocol.telemetry.spans import ERROR_TYPE, OPERATION, PROTOCOL, TRACER, mark_error
 
 SKIPPED_PATHS: Final = frozenset({HEALTH_PATH, READY_PATH})
-PEEK_LIMIT: Final = 64 * 1024  # a JSON-RPC envelope is small; bigger bodies pass unpeeked
+PEEK_LIMIT: Final = 64 * 1024  # a JSON-RPC envelope is small; bigger bodies pass unread
 ERROR_BODY_LIMIT: Final = 8 * 1024
 _PROPAGATION_HEADERS: Final = frozenset({TRACEPARENT_KEY.encode(), b"tracestate", b"baggage"})
 
@@ -55,42 +55,15 @@ def rest_operation(method: str, path: str) -> str:
     return f"HTTP {method}"  # never the raw path: it would make one metric series per task id
 
 
-def body_operation(body: bytes) -> tuple[str, str | None] | None:
+def body_operation(body: RequestBody) -> tuple[str, str | None] | None:
     """(JSON-RPC method, tool name for tools/call) of a body, or None when it is not JSON-RPC."""
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        return None
+    parsed = body.json
     if not isinstance(parsed, dict) or not isinstance(parsed.get("method"), str):
         return None
     method: str = parsed["method"][:64]
     params = parsed.get("params")
     tool = params.get("name") if isinstance(params, dict) else None
     return method, tool[:128] if isinstance(tool, str) else None
-
-
-async def _peek(receive: Receive) -> tuple[bytes | None, Receive]:
-    """The request body if it is small, and a ``receive`` that replays what was read."""
-    pending: deque[Message] = deque()
-    size = 0
-    complete = False
-    while True:
-        message = await receive()
-        pending.append(message)
-        if message["type"] != "http.request":
-            break
-        size += len(message.get("body", b""))
-        if size > PEEK_LIMIT:
-            break
-        if not message.get("more_body", False):
-            complete = True
-            break
-    body = b"".join(m.get("body", b"") for m in pending if m["type"] == "http.request")
-
-    async def replay() -> Message:
-        return pending.popleft() if pending else await receive()
-
-    return (body if complete else None), replay
 
 
 def error_type_of(status: int, body: bytes) -> str:
@@ -120,7 +93,8 @@ class ServerTelemetry:
         method: str = scope.get("method", "GET")
         operation: str | None = None
         if method == "POST":
-            body, receive = await _peek(receive)
+            # Read once for every later reader (the gate, the SDK's route): request_body.py.
+            body, receive = await read_body(scope, receive, limit=PEEK_LIMIT)
             found = body_operation(body) if body is not None else None
             if found is not None:
                 operation = found[0]

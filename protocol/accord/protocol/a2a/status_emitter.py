@@ -1,0 +1,149 @@
+"""Status updates that keep the contract, emitted through a2a-sdk's ``TaskUpdater``.
+
+:class:`ContractTaskUpdater` is the SDK's updater (which already refuses anything after a
+terminal state) with the contract's lifecycle on top. Every status it emits, through
+:meth:`~ContractTaskUpdater.status` and :meth:`~ContractTaskUpdater.fail` or through the SDK's
+own ``start_work()``, ``complete()``, ``failed()``...:
+
+* is first checked as a legal contract transition (STATUS-003), a refused one raises
+  CONTRACT_VIOLATION and emits nothing;
+* carries the contract status (and error, and the node it reports on) in its message's
+  metadata, and a failure repeats its error as a DataPart (see :mod:`accord.protocol.a2a.wire`);
+* when it changes the status, counts in the task metrics and goes on the turn's span.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import Message, TaskState, TaskStatus
+from opentelemetry.trace import Span
+
+from accord.contracts.errors import AccordError
+from accord.contracts.status import ContractState, Status, check_transition
+from accord.protocol.a2a.wire import (
+    a2a_task_state,
+    read_contract_state,
+    read_status_meta,
+    status_message,
+)
+from accord.protocol.telemetry import instruments, mark_error, spans
+
+
+class ContractTaskUpdater(TaskUpdater):
+    """A TaskUpdater for one task that starts at contract status ``current``."""
+
+    def __init__(
+        self,
+        event_queue: EventQueue,
+        task_id: str,
+        context_id: str,
+        current: Status,
+        *,
+        agent: str = "",
+        span: Span | None = None,  # the turn's invoke_agent span: a failure's code goes on it
+    ) -> None:
+        super().__init__(event_queue, task_id, context_id)
+        self.current = current
+        self.agent = agent
+        self.span = span
+
+    async def status(
+        self,
+        state: ContractState,
+        *,
+        text: str = "",
+        data: dict[str, Any] | None = None,
+        error: AccordError | None = None,
+        node: str | None = None,
+        task_meta: dict[str, Any] | None = None,
+    ) -> None:
+        """Emit ``state`` with a status message of ``text``, ``data`` and the contract metadata;
+        ``task_meta`` goes into the task's metadata."""
+        message = status_message(
+            state,
+            task_id=self.task_id,
+            context_id=self.context_id,
+            text=text,
+            data=data,
+            error=error,
+            node=node,
+        )
+        await self._emit(state, error, message, metadata=task_meta)
+
+    async def fail(self, error: AccordError, *, node: str | None = None) -> None:
+        """End the task failed with ``error`` (canceled, for code CANCELED)."""
+        state = ContractState(status=Status.FAILED, error_code=error.code)
+        await self.status(state, text=error.message, error=error, node=node)
+
+    async def update_status(
+        self,
+        state: TaskState,
+        message: Message | None = None,
+        timestamp: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """The SDK's way in: the contract state is what the message's metadata says (or the
+        contract's reading of ``state``), and a message without contract metadata gets it."""
+        contract, error = read_contract_state(TaskStatus(state=state, message=message))
+        if message is None or read_status_meta(message) is None:
+            described = status_message(
+                contract, task_id=self.task_id, context_id=self.context_id, error=error
+            )
+            if message is not None:  # the caller's parts first, then the error DataPart
+                parts = [*message.parts, *described.parts]
+                del described.parts[:]
+                described.parts.extend(parts)
+            message = described
+        await self._emit(contract, error, message, metadata=metadata, timestamp=timestamp)
+
+    async def _emit(
+        self,
+        state: ContractState,
+        error: AccordError | None,
+        message: Message,
+        *,
+        metadata: dict[str, Any] | None,
+        timestamp: str | None = None,
+    ) -> None:
+        # A progress note while running is not a transition; everything else must be legal.
+        if not (state.status is Status.RUNNING and self.current is Status.RUNNING):
+            check_transition(self.current, state.status)
+        # Checked and taken before the first await, so concurrent updates keep their order.
+        previous, self.current = self.current, state.status
+        await super().update_status(
+            TaskState.Value(a2a_task_state(state)),
+            message=message,
+            timestamp=timestamp,
+            metadata=metadata or None,
+        )
+        if state.status is not previous:
+            self._measure(state.status, error)
+
+    def _measure(self, status: Status, error: AccordError | None) -> None:
+        """Tasks by status in the metrics; the status (and a failure's code) on the span."""
+        measured = {spans.GEN_AI_AGENT_NAME: self.agent, spans.STATUS: status.value}
+        failure = error if status is Status.FAILED else None
+        if failure is not None:
+            measured[spans.ERROR_TYPE] = failure.code.value
+        instruments.tasks.add(1, measured)
+        if self.span is not None:
+            self.span.set_attribute(spans.STATUS, status.value)
+            if failure is not None:
+                mark_error(self.span, failure)
+
+
+class Progress:
+    """Handed to ``run()``: emits WORKING status updates naming the current step."""
+
+    def __init__(self, updater: ContractTaskUpdater) -> None:
+        self._updater = updater
+
+    async def update(
+        self, text: str, *, node: str | None = None, data: dict[str, Any] | None = None
+    ) -> None:
+        await self._updater.status(
+            ContractState(status=Status.RUNNING), text=text, node=node, data=data
+        )

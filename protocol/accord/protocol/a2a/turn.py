@@ -1,0 +1,157 @@
+"""What ``ContractExecutor.run()`` sees (a :class:`Turn`) and returns (:class:`Completed` or
+:class:`NeedsInput`), and how a turn is read from the SDK's ``RequestContext``.
+
+The principal and the delegation envelope are not read from the message again: the gate
+verified the credential, parsed the envelope and checked acting on behalf before the SDK
+created the task, and the server hands both on in ``ServerCallContext.state``
+(:data:`PRINCIPAL_STATE_KEY`, :data:`ENVELOPE_STATE_KEY`). A later turn that brings no envelope
+continues under the one the task stored at its first turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from a2a.server.agent_execution import RequestContext
+from a2a.types import Message
+from google.protobuf.json_format import MessageToDict
+
+from accord.contracts.agents import AgentContract, Skill
+from accord.contracts.envelope import DelegationEnvelope
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import (
+    ENVELOPE_META_KEY,
+    SKILL_META_KEY,
+    SKILL_TASK_META_KEY,
+    SPENT_META_KEY,
+    STATE_META_KEY,
+)
+from accord.contracts.status import WaitingReason
+from accord.protocol.a2a.delegation import check_on_behalf
+from accord.protocol.a2a.skill_schemas import SkillSchemas
+from accord.protocol.a2a.wire import (
+    plain,
+)
+from accord.protocol.auth import Principal
+
+PRINCIPAL_STATE_KEY: Final = "accord.principal"
+"""ServerCallContext.state key under which the server puts the verified Principal."""
+
+ENVELOPE_STATE_KEY: Final = "accord.envelope"
+"""Request scope and ServerCallContext.state key of the envelope the gate parsed from the
+request's message (None when it brought none)."""
+
+
+@dataclass
+class Turn:
+    principal: Principal
+    envelope: DelegationEnvelope | None
+    task_id: str
+    context_id: str
+    skill: Skill
+    data: dict[str, Any] | None
+    text: str
+    state: dict[str, Any]
+    is_continuation: bool
+    spent_units: int = 0
+    """Budget units the earlier turns of this task spent (the budget guard counts on)."""
+    message_id: str | None = None
+    """The id of this turn's A2A message (an agent that records its history keeps it)."""
+
+
+@dataclass
+class Completed:
+    data: dict[str, Any]
+    text: str = ""
+
+
+@dataclass
+class NeedsInput:
+    question: str
+    data: dict[str, Any] | None = None
+    reason: WaitingReason = WaitingReason.INPUT
+
+
+def read_turn(
+    context: RequestContext, contract: AgentContract, schemas: SkillSchemas, *, context_id: str
+) -> Turn:
+    """The turn of the message in ``context``; raises the contract error that refuses it.
+
+    ``context_id`` is the task's own context (a follow-up may come without one).
+    """
+    handed_on = context.call_context.state
+    principal = handed_on.get(PRINCIPAL_STATE_KEY)
+    if not isinstance(principal, Principal):
+        raise AccordError(ErrorCode.UNAUTHENTICATED)
+    message = context.message or Message()
+    current = context.current_task
+    is_continuation = current is not None
+    task_meta: dict[str, Any] = (
+        plain(MessageToDict(current.metadata)) if current is not None else {}
+    )
+
+    envelope = handed_on.get(ENVELOPE_STATE_KEY)
+    if not isinstance(envelope, DelegationEnvelope):
+        envelope = None
+        if ENVELOPE_META_KEY in task_meta:
+            envelope = DelegationEnvelope.model_validate(task_meta[ENVELOPE_META_KEY])
+            check_on_behalf(principal, envelope)
+
+    skill = _skill(contract, task_meta.get(SKILL_TASK_META_KEY) or _asked_skill(message))
+    text, data = read_parts(message)
+    if not is_continuation:
+        schemas.check_input(skill, data if data is not None else {})
+
+    state = task_meta.get(STATE_META_KEY)
+    spent = task_meta.get(SPENT_META_KEY, 0)
+    return Turn(
+        principal=principal,
+        envelope=envelope,
+        task_id=str(context.task_id),
+        context_id=context_id,
+        skill=skill,
+        data=data,
+        text=text,
+        state=dict(state) if isinstance(state, dict) else {},
+        is_continuation=is_continuation,
+        spent_units=spent if isinstance(spent, int) else 0,
+        message_id=message.message_id or None,
+    )
+
+
+def _skill(contract: AgentContract, skill_id: Any) -> Skill:
+    try:
+        return contract.skill(str(skill_id)) if skill_id else contract.skills[0]
+    except KeyError:
+        raise AccordError(
+            ErrorCode.INVALID_INPUT,
+            f"unknown skill {skill_id!r}",
+            {"field": f"metadata.{SKILL_META_KEY}", "skills": [s.id for s in contract.skills]},
+        ) from None
+
+
+def _asked_skill(message: Message) -> Any:
+    """The skill the message's metadata names (one key: the rest is not converted)."""
+    value = message.metadata.fields.get(SKILL_META_KEY)
+    return MessageToDict(value) if value is not None else None
+
+
+def read_parts(message: Message) -> tuple[str, dict[str, Any] | None]:
+    """The message's text (its text parts, joined) and its first DataPart, which must be an
+    object."""
+    texts: list[str] = []
+    data: dict[str, Any] | None = None
+    for part in message.parts:
+        if part.HasField("text"):
+            texts.append(part.text)
+        elif part.HasField("data") and data is None:
+            value = plain(MessageToDict(part.data))
+            if not isinstance(value, dict):
+                raise AccordError(
+                    ErrorCode.INVALID_INPUT,
+                    "the DataPart must be an object",
+                    {"field": "parts.data"},
+                )
+            data = value
+    return "\n".join(texts), data
