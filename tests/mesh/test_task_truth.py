@@ -35,7 +35,7 @@ SERVICE: Final = "svc:orchestrator"
 
 @pytest.fixture(scope="module")
 def slow_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
-    faults = {"ACCORD_FAULTS": f"customers.history=latency:{SLOW_HISTORY_MS}"}
+    faults = {"ACCORD_FAULTS": f"customers.history=latency:{SLOW_HISTORY_MS}", "ACCORD_DEV": "1"}
     with running_mesh(tmp_path_factory.mktemp("truth"), service_env={"commerce": faults}) as m:
         yield m
 
