@@ -62,7 +62,7 @@ class WorkflowTaskSource:
             context_id=query.context_id,
             status=query.status,
             updated_after=query.updated_after.timestamp() if query.updated_after else None,
-            after=(query.after[0].timestamp(), query.after[1]) if query.after else None,
+            after=query.after,
             limit=query.limit,
         )
         gate = asyncio.Semaphore(_READS_AT_ONCE)
@@ -72,7 +72,12 @@ class WorkflowTaskSource:
                 return await self.runtime.log.read(workflow_id)
 
         logs = await asyncio.gather(*(read(r.workflow_id) for r in records))
-        return ViewPage(views=[self.fold(events) for events in logs if events], total=total)
+        views = [
+            self.fold(events, sort_key=record.updated_at)
+            for record, events in zip(records, logs, strict=True)
+            if events
+        ]
+        return ViewPage(views=views, total=total)
 
     async def cancel(self, task_id: str, scope: str) -> TaskView | None:
         view = await self.get_view(task_id, scope)
@@ -109,7 +114,7 @@ class WorkflowTaskSource:
         )
 
     # -- the fold ---------------------------------------------------------------------------
-    def fold(self, events: Sequence[Event]) -> TaskView:
+    def fold(self, events: Sequence[Event], *, sort_key: float | None = None) -> TaskView:
         snapshot = self.runtime.replay(list(events))
         first = events[0]
         task_id = first.workflow_id
@@ -155,6 +160,7 @@ class WorkflowTaskSource:
             history=history,
             artifacts=artifacts,
             metadata=metadata,
+            sort_key=sort_key,
         )
 
 

@@ -18,7 +18,10 @@ the SDK's writes into what they mean for that record:
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
+import math
 from datetime import UTC, datetime
 
 from a2a.server.context import ServerCallContext
@@ -37,7 +40,6 @@ from a2a.types import (
 )
 from a2a.utils.constants import DEFAULT_LIST_TASKS_PAGE_SIZE
 from a2a.utils.errors import InvalidParamsError
-from a2a.utils.task import ListTasksCursor, decode_list_tasks_cursor, encode_list_tasks_cursor
 
 from accord.contracts.errors import AccordError
 from accord.contracts.keys import STATUS_META_KEY
@@ -97,12 +99,7 @@ class DerivedTaskStore(TaskStore):
 
     async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
         page_size = params.page_size or DEFAULT_LIST_TASKS_PAGE_SIZE
-        after: tuple[datetime, str] | None = None
-        if params.page_token:
-            cursor = decode_list_tasks_cursor(params.page_token)
-            if cursor is None or cursor.timestamp_ns is None:
-                raise InvalidParamsError(f"Invalid page token: {params.page_token}")
-            after = (_from_ns(cursor.timestamp_ns), cursor.task_id)
+        after = decode_page_token(params.page_token) if params.page_token else None
         wanted = int(params.status)
         status = from_a2a(TaskState.Name(wanted)).status if wanted else None
         query = ViewQuery(
@@ -124,10 +121,7 @@ class DerivedTaskStore(TaskStore):
             tasks = [t for t in tasks if t.status.state == wanted]
         next_token = ""
         if len(views) > page_size:
-            last = views[page_size - 1]
-            next_token = encode_list_tasks_cursor(
-                ListTasksCursor(timestamp_ns=_to_ns(last.updated_at), task_id=last.task_id)
-            )
+            next_token = encode_page_token(views[page_size - 1].order)
         return ListTasksResponse(
             next_page_token=next_token, tasks=tasks, total_size=page.total, page_size=page_size
         )
@@ -218,9 +212,18 @@ def _view_message(message: Message) -> ViewMessage:
     )
 
 
-def _to_ns(moment: datetime) -> int:
-    return int(moment.timestamp() * 1_000_000) * 1000
+def encode_page_token(order: tuple[float, str]) -> str:
+    """An opaque token for the page after ``order``: the exact float (repr round-trips), so
+    tasks that share a commit time are neither repeated nor skipped."""
+    raw = json.dumps([order[0], order[1]], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode()
 
 
-def _from_ns(ns: int) -> datetime:
-    return datetime.fromtimestamp(ns / 1e9, UTC)
+def decode_page_token(token: str) -> tuple[float, str]:
+    try:
+        at, task_id = json.loads(base64.urlsafe_b64decode(token.encode()))
+        if isinstance(at, int | float) and isinstance(task_id, str) and math.isfinite(at):
+            return float(at), task_id
+    except (ValueError, TypeError):
+        pass
+    raise InvalidParamsError(f"Invalid page token: {token}")

@@ -49,6 +49,13 @@ class TaskView:
     history: Sequence[ViewMessage] = ()
     artifacts: Sequence[ViewArtifact] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    sort_key: float | None = None  # the record's exact order key (default: updated_at)
+
+    @property
+    def order(self) -> tuple[float, str]:
+        """Where the task sorts in a listing (newest first): (time, id)."""
+        key = self.sort_key if self.sort_key is not None else self.updated_at.timestamp()
+        return key, self.task_id
 
     @property
     def is_terminal(self) -> bool:
@@ -62,7 +69,7 @@ class ViewQuery:
     context_id: str | None = None
     status: Status | None = None
     updated_after: datetime | None = None
-    after: tuple[datetime, str] | None = None  # strictly below (updated_at, task_id), desc order
+    after: tuple[float, str] | None = None  # strictly below this TaskView.order, newest first
     limit: int = 50
 
 
