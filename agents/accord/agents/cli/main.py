@@ -10,6 +10,7 @@ from accord.agents.cli import (
     card_cmd,
     contract_test_cmd,
     contracts_cmd,
+    db_cmd,
     demo_cmd,
     refund_cmd,
     serve_cmd,
@@ -42,6 +43,7 @@ for module in (
     demo_cmd,
     token_cmd,
     stats_cmd,
+    db_cmd,
 ):
     module.register(app)
 

@@ -25,19 +25,41 @@ from accord.agents.refund.recovery import new_owner, reconcile, take_over
 from accord.agents.refund.stats_route import stats_route
 from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import Runtime
+from accord.agents.workflow.tables import SCHEMA as WORKFLOW_SCHEMA
 from accord.contracts.agents import agent_contract
-from accord.protocol.a2a.server import RECOVERY_OPTION, build_agent_app, task_recovery
-from accord.protocol.a2a.store import AccordTaskStore, table_name
+from accord.protocol.a2a.server import (
+    RECOVERY_OPTION,
+    build_agent_app,
+    task_recovery,
+    task_store_ref,
+    task_store_url,
+)
+from accord.protocol.a2a.store import AccordTaskStore
+from accord.protocol.a2a.store_tables import table_name
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions, data_dir, database_url, service_url
+from accord.protocol.settings import ServeOptions, data_dir, service_url
+from accord.protocol.storage.schema import StoreRef
 
 CONTRACT_NAME = "orchestrator"
 
 
-def build_app(options: ServeOptions) -> Any:
-    store_url = options.database_url or database_url(SERVICE_NAME)
+def _settings(options: ServeOptions) -> RefundSettings:
+    store_url = task_store_url(options, SERVICE_NAME)
     shared_db = store_url if not store_url.startswith("sqlite") else None
-    settings = RefundSettings.from_env(shared_db, service_url("policy"), service_url("risk"))
+    return RefundSettings.from_env(shared_db, service_url("policy"), service_url("risk"))
+
+
+def stores(options: ServeOptions) -> list[StoreRef]:
+    """The task table and the workflow log (`accord db`)."""
+    return [
+        task_store_ref(options, SERVICE_NAME),
+        StoreRef(WORKFLOW_SCHEMA, _settings(options).workflow_log_url),
+    ]
+
+
+def build_app(options: ServeOptions) -> Any:
+    store_url = task_store_url(options, SERVICE_NAME)
+    settings = _settings(options)
     tools, peers = Tools(), Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
     runtime = Runtime(
@@ -92,4 +114,5 @@ service = ServiceSpec(
     protocol="a2a",
     description="refund assistant: intake, durable workflow, approvals",
     build_app=build_app,
+    stores=stores,
 )

@@ -24,39 +24,10 @@ from accord.agents.workflow.eventlog import (
     started_graph_key,
 )
 from accord.agents.workflow.events import CLOSING, Event, EventType, NewEvent, Timer
+from accord.agents.workflow.tables import SCHEMA
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS workflow_runs (
-    id TEXT PRIMARY KEY,
-    status TEXT NOT NULL,
-    graph_key TEXT NOT NULL,
-    lease_owner TEXT,
-    closed BOOLEAN NOT NULL DEFAULT FALSE
-);
-CREATE INDEX IF NOT EXISTS workflow_runs_status ON workflow_runs (status);
-CREATE TABLE IF NOT EXISTS workflow_events (
-    workflow_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    node TEXT,
-    data JSONB NOT NULL,
-    at DOUBLE PRECISION NOT NULL,
-    PRIMARY KEY (workflow_id, seq)
-);
-CREATE TABLE IF NOT EXISTS workflow_timers (
-    workflow_id TEXT NOT NULL,
-    timer_id TEXT NOT NULL,
-    due_at DOUBLE PRECISION NOT NULL,
-    PRIMARY KEY (workflow_id, timer_id)
-);
-CREATE INDEX IF NOT EXISTS workflow_timers_due ON workflow_timers (due_at);
-CREATE TABLE IF NOT EXISTS workflow_owners (
-    owner TEXT PRIMARY KEY,
-    expires_at DOUBLE PRECISION NOT NULL
-);
-"""
+from accord.protocol.storage.migrate import upgrade
 
 _NOW = "extract(epoch from clock_timestamp())"
 _LIVE_OWNERS = f"SELECT owner FROM workflow_owners WHERE expires_at > {_NOW}"
@@ -73,14 +44,11 @@ class PostgresEventLog(EventLog):
     async def open(self) -> None:
         if self._pool is not None:
             return
+        await upgrade(self._url, SCHEMA)  # migrations, safe with several replicas
         try:
             self._pool = await asyncpg.create_pool(
                 self._url, min_size=self._min_size, max_size=self._max_size
             )
-            # Several replicas may create the schema at once: serialize them.
-            async with self._pool.acquire() as conn, conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock(7318001)")
-                await conn.execute(_SCHEMA)
         except (OSError, asyncpg.PostgresError):
             raise _unavailable() from None
 

@@ -44,44 +44,15 @@ from accord.agents.workflow.events import (
     NewEvent,
     Timer,
 )
+from accord.agents.workflow.tables import SCHEMA
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
+from accord.protocol.storage.migrate import upgrade
 
 T = TypeVar("T")
 
 _CLEARS_TIMER = frozenset({EventType.TIMER_FIRED, EventType.RESUMED})
 _TOUCHES_TIMERS = _CLEARS_TIMER | {EventType.TIMER_SET}
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS workflow_runs (
-    id TEXT PRIMARY KEY,
-    status TEXT NOT NULL,
-    graph_key TEXT NOT NULL,
-    lease_owner TEXT,
-    closed INTEGER NOT NULL DEFAULT 0
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS workflow_runs_status ON workflow_runs (status);
-CREATE TABLE IF NOT EXISTS workflow_events (
-    workflow_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    node TEXT,
-    data TEXT NOT NULL,
-    at REAL NOT NULL,
-    PRIMARY KEY (workflow_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS workflow_timers (
-    workflow_id TEXT NOT NULL,
-    timer_id TEXT NOT NULL,
-    due_at REAL NOT NULL,
-    PRIMARY KEY (workflow_id, timer_id)
-);
-CREATE INDEX IF NOT EXISTS workflow_timers_due ON workflow_timers (due_at);
-CREATE TABLE IF NOT EXISTS workflow_owners (
-    owner TEXT PRIMARY KEY,
-    expires_at REAL NOT NULL
-);
-"""
 
 _LIVE_OWNERS = "SELECT owner FROM workflow_owners WHERE expires_at > ?"
 
@@ -134,6 +105,7 @@ class SqliteEventLog(EventLog):
         if self._path != ":memory:":
             Path(self._path).parent.mkdir(parents=True, exist_ok=True)
         self._loop = asyncio.get_running_loop()
+        await upgrade(f"sqlite:///{self._path}", SCHEMA)  # migrations, safe with other processes
         try:
             self._conn = await asyncio.to_thread(self._connect)
         except sqlite3.Error:
@@ -160,7 +132,6 @@ class SqliteEventLog(EventLog):
         conn.execute("PRAGMA busy_timeout=5000")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(_SCHEMA)
         # From now on the loop never waits on a lock (it retries) nor checkpoints (a thread
         # does).
         conn.execute("PRAGMA busy_timeout=0")
