@@ -174,3 +174,26 @@ async def test_a_database_newer_than_the_code_is_refused(
             await attempt(url, schema)
         assert raised.value.code is ErrorCode.VERSION_UNSUPPORTED
         assert raised.value.details["revision"] == "f00d"
+
+
+async def test_v0_1_workflows_get_the_time_of_their_last_event_and_no_scope(
+    dialect: str, v0_1_databases: list[tuple[str, tuple[Schema, ...]]]
+) -> None:
+    if dialect == "postgresql":
+        await v0_1.load_postgres(v0_1_databases[0][0])
+    url = next(u for u, group in v0_1_databases if schemas.WORKFLOW in group)
+    await upgrade(url, schemas.WORKFLOW)
+    found = await on(
+        url,
+        lambda c: c.execute(
+            text(
+                "SELECT r.id, r.updated_at, r.scope, r.context_id, "
+                "(SELECT max(e.at) FROM workflow_events e WHERE e.workflow_id = r.id) "
+                "FROM workflow_runs r"
+            )
+        ).all(),
+    )
+    assert len(found) >= 4
+    for _wid, updated_at, scope, context_id, last_event in found:
+        assert updated_at == last_event
+        assert (scope, context_id) == (None, None)

@@ -17,10 +17,13 @@ from typing import Any
 import asyncpg
 
 from accord.agents.workflow.eventlog import (
+    RECORD_COLUMNS,
     EventLog,
     VersionConflictError,
     WorkflowClosedError,
     WorkflowRecord,
+    listing_sql,
+    record_from_row,
     started_graph_key,
 )
 from accord.agents.workflow.events import CLOSING, Event, EventType, NewEvent, Timer
@@ -70,6 +73,8 @@ class PostgresEventLog(EventLog):
         *,
         status: Status | None = None,
         owner: str | None = None,
+        scope: str | None = None,
+        context_id: str | None = None,
     ) -> list[Event]:
         pool = self._require()
         try:
@@ -85,7 +90,14 @@ class PostgresEventLog(EventLog):
         try:
             async with pool.acquire() as conn, conn.transaction():
                 await self._check_and_mark(
-                    conn, workflow_id, expected_version, events, status, owner, closing
+                    conn,
+                    workflow_id,
+                    expected_version,
+                    events,
+                    status,
+                    owner,
+                    closing,
+                    (scope, context_id, now),
                 )
                 appended = [
                     Event(workflow_id, expected_version + i, e.type, e.node, e.data, now)
@@ -136,16 +148,19 @@ class PostgresEventLog(EventLog):
         status: Status | None,
         owner: str | None,
         closing: bool,
+        listing: tuple[str | None, str | None, float],
     ) -> None:
         if expected == 0:
             created = await conn.fetchval(
-                "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed) "
-                "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING id",
+                "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed, scope, "
+                "context_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+                "ON CONFLICT (id) DO NOTHING RETURNING id",
                 workflow_id,
                 (status or Status.RUNNING).value,
                 started_graph_key(events),
                 owner,
                 closing,
+                *listing,
             )
             if created is None:
                 raise VersionConflictError(workflow_id, expected, None)
@@ -162,15 +177,15 @@ class PostgresEventLog(EventLog):
         if row["version"] != expected:
             raise VersionConflictError(workflow_id, expected, row["version"])
         new_status = status.value if status is not None else row["status"]
-        if new_status != row["status"] or closing:
-            await conn.execute(
-                "UPDATE workflow_runs SET status = $2, closed = $3, lease_owner = CASE WHEN $4 "
-                "THEN NULL ELSE lease_owner END WHERE id = $1",
-                workflow_id,
-                new_status,
-                closing,
-                new_status != Status.RUNNING.value,
-            )
+        await conn.execute(
+            "UPDATE workflow_runs SET status = $2, closed = $3, lease_owner = CASE WHEN $4 "
+            "THEN NULL ELSE lease_owner END, updated_at = $5 WHERE id = $1",
+            workflow_id,
+            new_status,
+            closing,
+            new_status != Status.RUNNING.value,
+            listing[2],
+        )
 
     async def read(self, workflow_id: str) -> list[Event]:
         rows = await self._fetch(
@@ -192,22 +207,31 @@ class PostgresEventLog(EventLog):
 
     async def record(self, workflow_id: str) -> WorkflowRecord | None:
         rows = await self._fetch(
-            "SELECT (SELECT coalesce(max(seq), 0) FROM workflow_events WHERE workflow_id = $1) "
-            "AS version, status, graph_key, lease_owner, closed FROM workflow_runs "
-            "WHERE id = $1",
-            workflow_id,
+            f"SELECT {RECORD_COLUMNS} FROM workflow_runs r WHERE r.id = $1", workflow_id
         )
-        if not rows:
-            return None
-        r = rows[0]
-        return WorkflowRecord(
-            workflow_id,
-            r["version"],
-            Status(r["status"]),
-            r["graph_key"],
-            r["lease_owner"],
-            r["closed"],
+        return record_from_row(tuple(rows[0])) if rows else None
+
+    async def list_workflows(
+        self,
+        scope: str,
+        *,
+        context_id: str | None = None,
+        status: Status | None = None,
+        updated_after: float | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int,
+    ) -> tuple[list[WorkflowRecord], int]:
+        count_sql, count_args, page_sql, page_args = listing_sql(
+            lambda n: f"${n}", scope, context_id, status, updated_after, after, limit
         )
+        pool = self._require()
+        try:
+            async with pool.acquire() as conn:
+                total = await conn.fetchval(count_sql, *count_args)
+                rows = await conn.fetch(page_sql, *page_args)
+        except (OSError, asyncpg.PostgresError):
+            raise _unavailable() from None
+        return [record_from_row(tuple(r)) for r in rows], int(total)
 
     async def heartbeat(self, owner: str, ttl_s: float) -> None:
         await self._fetch(

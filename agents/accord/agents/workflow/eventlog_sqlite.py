@@ -31,10 +31,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from accord.agents.workflow.eventlog import (
+    RECORD_COLUMNS,
     EventLog,
     VersionConflictError,
     WorkflowClosedError,
     WorkflowRecord,
+    listing_sql,
+    record_from_row,
     started_graph_key,
 )
 from accord.agents.workflow.events import (
@@ -60,7 +63,7 @@ _LIVE_OWNERS = "SELECT owner FROM workflow_owners WHERE expires_at > ?"
 class _Txn:
     """One group-commit transaction: what its appends share."""
 
-    __slots__ = ("conn", "heads", "now", "rows")
+    __slots__ = ("conn", "heads", "now", "rows", "touched")
 
     def __init__(self, conn: sqlite3.Connection, now: float) -> None:
         self.conn = conn
@@ -69,6 +72,7 @@ class _Txn:
         # and kept current as they succeed.
         self.heads: dict[str, list[Any]] = {}
         self.rows: list[tuple[str, int, str, str | None, str, float]] = []  # inserted at once
+        self.touched: set[str] = set()  # existing workflows appended to: updated_at = now
 
 
 @dataclass(slots=True)
@@ -215,6 +219,11 @@ class SqliteEventLog(EventLog):
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     txn.rows,
                 )
+            if txn.touched:
+                conn.executemany(
+                    "UPDATE workflow_runs SET updated_at = ? WHERE id = ?",
+                    [(txn.now, wid) for wid in txn.touched],
+                )
             conn.execute("COMMIT")
         except sqlite3.Error:
             if conn.in_transaction:
@@ -263,9 +272,13 @@ class SqliteEventLog(EventLog):
         *,
         status: Status | None = None,
         owner: str | None = None,
+        scope: str | None = None,
+        context_id: str | None = None,
     ) -> list[Event]:
         def run(txn: _Txn) -> list[Event]:
-            return _append(txn, workflow_id, expected_version, events, status, owner)
+            return _append(
+                txn, workflow_id, expected_version, events, status, owner, (scope, context_id)
+            )
 
         return await self._write(None, run, workflow_id)
 
@@ -286,16 +299,30 @@ class SqliteEventLog(EventLog):
     async def record(self, workflow_id: str) -> WorkflowRecord | None:
         def run(conn: sqlite3.Connection, now: float) -> WorkflowRecord | None:
             row = conn.execute(
-                "SELECT (SELECT coalesce(max(seq), 0) FROM workflow_events WHERE workflow_id = ?),"
-                " status, graph_key, lease_owner, closed FROM workflow_runs WHERE id = ?",
-                (workflow_id, workflow_id),
+                f"SELECT {RECORD_COLUMNS} FROM workflow_runs r WHERE r.id = ?", (workflow_id,)
             ).fetchone()
-            if row is None:
-                return None
-            version, status, key, lease_owner, closed = row
-            return WorkflowRecord(
-                workflow_id, version, Status(status), key, lease_owner, bool(closed)
-            )
+            return record_from_row(row) if row is not None else None
+
+        return await self._read(run)
+
+    async def list_workflows(
+        self,
+        scope: str,
+        *,
+        context_id: str | None = None,
+        status: Status | None = None,
+        updated_after: float | None = None,
+        after: tuple[float, str] | None = None,
+        limit: int,
+    ) -> tuple[list[WorkflowRecord], int]:
+        count_sql, count_args, page_sql, page_args = listing_sql(
+            lambda _: "?", scope, context_id, status, updated_after, after, limit
+        )
+
+        def run(conn: sqlite3.Connection, now: float) -> tuple[list[WorkflowRecord], int]:
+            total = conn.execute(count_sql, count_args).fetchone()[0]
+            rows = conn.execute(page_sql, page_args).fetchall()
+            return [record_from_row(r) for r in rows], int(total)
 
         return await self._read(run)
 
@@ -395,6 +422,7 @@ def _append(
     events: Sequence[NewEvent],
     status: Status | None,
     owner: str | None,
+    listing: tuple[str | None, str | None],
 ) -> list[Event]:
     # The caller holds the write lock (BEGIN IMMEDIATE): check, then write. Everything that
     # can fail is checked before the first write, so a failed call writes nothing. The
@@ -422,9 +450,17 @@ def _append(
             raise VersionConflictError(workflow_id, expected, head[2])
         new_status = (status or Status.RUNNING).value
         conn.execute(
-            "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (workflow_id, new_status, started_graph_key(events), owner, int(closing)),
+            "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed, scope, "
+            "context_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                workflow_id,
+                new_status,
+                started_graph_key(events),
+                owner,
+                int(closing),
+                *listing,
+                now,
+            ),
         )
         txn.heads[workflow_id] = [new_status, int(closing), seq]
     else:
@@ -443,6 +479,7 @@ def _append(
                 (new_status, int(closing), release, workflow_id),
             )
         head[0], head[1], head[2] = new_status, int(closing), seq
+        txn.touched.add(workflow_id)
     txn.rows.extend(rows)
     if timers:
         _project_timers(conn, workflow_id, events)
