@@ -19,7 +19,7 @@ from pathlib import Path
 from tests.support.processes import free_port
 
 
-def _pg_bin() -> Path | None:
+def pg_bin() -> Path | None:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
     if found:
         return Path(found[-1]).parent
@@ -28,7 +28,7 @@ def _pg_bin() -> Path | None:
 
 
 def available() -> bool:
-    return _pg_bin() is not None
+    return pg_bin() is not None
 
 
 def _as_postgres(cmd: list[str]) -> list[str]:
@@ -40,7 +40,7 @@ def _as_postgres(cmd: list[str]) -> list[str]:
 @contextmanager
 def private_cluster() -> Iterator[str]:
     """Yield a SQLAlchemy-style URL ``postgresql://accord@127.0.0.1:PORT/accord``."""
-    bin_dir = _pg_bin()
+    bin_dir = pg_bin()
     if bin_dir is None:
         raise RuntimeError("PostgreSQL is not installed (apt-get install -y postgresql)")
     root = Path(tempfile.mkdtemp(prefix="accord-pg-"))
@@ -121,7 +121,7 @@ def fresh_database(server_url: str) -> str:
     global _counter
     _counter += 1
     name = f"t{os.getpid()}_{_counter}"
-    bin_dir = _pg_bin()
+    bin_dir = pg_bin()
     assert bin_dir is not None
     host_port = server_url.split("@", 1)[1].split("/", 1)[0]
     host, port = host_port.split(":")

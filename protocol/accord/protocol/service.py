@@ -6,12 +6,13 @@ group, so the CLI (in accord.agents) starts tool servers without importing accor
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
 from accord.protocol.settings import DEFAULT_PORTS, ServeOptions
+from accord.protocol.storage.schema import StoreRef
 
 AsgiApp = Callable[..., Any]
 
@@ -23,6 +24,9 @@ class ServiceSpec:
     description: str
     build_app: Callable[[ServeOptions], AsgiApp]
     run_stdio: Callable[[ServeOptions], None] | None = None
+    # The schemas the service keeps and where (`accord db upgrade` / `current`; the service
+    # itself upgrades them when it starts).
+    stores: Callable[[ServeOptions], Sequence[StoreRef]] = lambda _options: ()
 
     @property
     def default_port(self) -> int:

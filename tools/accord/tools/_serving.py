@@ -9,6 +9,7 @@ from accord.protocol.mcp.server import ToolServer, build_http_app
 from accord.protocol.mcp.server import run_stdio as serve_stdio
 from accord.protocol.service import AsgiApp, ServiceSpec
 from accord.protocol.settings import ServeOptions, database_url
+from accord.protocol.storage.schema import Schema, StoreRef
 
 
 def package_version() -> str:
@@ -24,7 +25,10 @@ def database_for(service: str, options: ServeOptions) -> str:
 
 
 def make_service(
-    name: str, description: str, make_server: Callable[[ServeOptions], ToolServer]
+    name: str,
+    description: str,
+    make_server: Callable[[ServeOptions], ToolServer],
+    schema: Schema,
 ) -> ServiceSpec:
     def build_app(options: ServeOptions) -> AsgiApp:
         extra = options.extra.get("allowed_hosts")
@@ -35,5 +39,10 @@ def make_service(
         serve_stdio(make_server(options))
 
     return ServiceSpec(
-        name=name, protocol="mcp", description=description, build_app=build_app, run_stdio=run_stdio
+        name=name,
+        protocol="mcp",
+        description=description,
+        build_app=build_app,
+        run_stdio=run_stdio,
+        stores=lambda options: [StoreRef(schema, database_for(name, options))],
     )

@@ -8,7 +8,7 @@ from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.server import CallContext, ToolServer, tool
 from accord.protocol.settings import ServeOptions
 from accord.tools._serving import database_for, make_service, package_version
-from accord.tools.commerce_store import CommerceStore
+from accord.tools.commerce_store import SCHEMA, CommerceStore
 
 NAME = "commerce"
 
@@ -34,4 +34,4 @@ def build_server(options: ServeOptions) -> ToolServer:
     )
 
 
-service = make_service(NAME, "MCP tools: orders.lookup, customers.history", build_server)
+service = make_service(NAME, "MCP tools: orders.lookup, customers.history", build_server, SCHEMA)

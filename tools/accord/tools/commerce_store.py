@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -30,8 +31,10 @@ from sqlalchemy import (
 )
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.storage.schema import Schema
+from accord.protocol.storage.types import UtcDateTime, iso
 from accord.tools import seed
-from accord.tools.db import SeededStore, UtcDateTime, iso
+from accord.tools.db import SeededStore
 
 metadata = MetaData()
 
@@ -86,6 +89,13 @@ refunds = Table(
     Index("commerce_refunds_by_customer", "customer_id", "refunded_at"),
 )
 
+SCHEMA = Schema(
+    name="commerce",
+    metadata=metadata,
+    migrations=Path(__file__).with_name("migrations") / "commerce",
+    v0_1_table="commerce_orders",
+)
+
 _refunded = (
     select(func.coalesce(func.sum(refunds.c.amount_cents), 0))
     .where(refunds.c.order_id == orders.c.order_id)
@@ -115,8 +125,7 @@ LOOKUP = (
 class CommerceStore(SeededStore):
     """Owns the commerce database: schema, seed data, and the queries behind the tools."""
 
-    schema = metadata
-    schema_lock = "accord.commerce.schema"
+    schema = SCHEMA
 
     async def seed(self, now: datetime) -> None:
         db = self.db

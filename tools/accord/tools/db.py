@@ -16,7 +16,6 @@ module runs them in a transaction on either backend:
 
 from __future__ import annotations
 
-import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -24,10 +23,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import (
     Connection,
-    DateTime,
-    Dialect,
     Engine,
-    MetaData,
     Table,
     create_engine,
     event,
@@ -37,7 +33,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.sql.dml import Insert
-from sqlalchemy.types import TypeDecorator
+
+from accord.protocol.storage.migrate import upgrade
+from accord.protocol.storage.schema import Schema
 
 T = TypeVar("T")
 
@@ -47,29 +45,6 @@ SQLITE_PRAGMAS = (
     "PRAGMA busy_timeout=10000",
     "PRAGMA foreign_keys=ON",
 )
-
-
-def iso(value: datetime) -> str:
-    """RFC 3339 UTC with a Z, as the contracts' ``date-time`` fields carry it."""
-    return value.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-class UtcDateTime(TypeDecorator[datetime]):
-    """Timezone-aware UTC datetimes on both backends (SQLite stores naive UTC text)."""
-
-    impl = DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        value = value.astimezone(UTC)
-        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def driver_url(url: str) -> str:
@@ -146,18 +121,6 @@ class Database:
             raise RuntimeError("database not opened")
         return self._async
 
-    async def create_schema(self, metadata: MetaData, lock_name: str) -> None:
-        """Create missing tables; concurrent first starts of several processes are serialised."""
-
-        def create(conn: Connection) -> None:
-            if not self.is_sqlite:
-                conn.execute(
-                    text("SELECT pg_advisory_xact_lock(:k)"), {"k": zlib.crc32(lock_name.encode())}
-                )
-            metadata.create_all(conn, checkfirst=True)
-
-        await self.run_write(create)
-
     async def ping(self) -> bool:
         await self.run_read(lambda conn: conn.execute(text("SELECT 1")).scalar_one())
         return True
@@ -187,21 +150,21 @@ def _sqlite_transactions(engine: Engine) -> None:
 
 
 class SeededStore(ABC):
-    """A tool server's database: its schema, created on first start, and its seed data.
+    """A tool server's database: its schema, migrated at start, and its seed data.
 
     Subclasses name their tables and write ``seed``; start, stop and readiness are the same for
     every tool server.
     """
 
-    schema: MetaData
-    schema_lock: str  # advisory lock name, so replicas create the schema once
+    schema: Schema
 
     def __init__(self, url: str) -> None:
+        self.url = url
         self.db = Database(url)
 
     async def start(self) -> None:
+        await upgrade(self.url, self.schema)  # the schema migrations, safe with replicas
         self.db.open()
-        await self.db.create_schema(self.schema, self.schema_lock)
         await self.seed(datetime.now(UTC))
 
     async def stop(self) -> None:

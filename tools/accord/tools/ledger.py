@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -39,8 +40,10 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.storage.schema import Schema
+from accord.protocol.storage.types import UtcDateTime, iso
 from accord.tools import seed
-from accord.tools.db import SeededStore, UtcDateTime, iso
+from accord.tools.db import SeededStore
 
 metadata = MetaData()
 
@@ -67,6 +70,13 @@ refunds = Table(
     Column("created_at", UtcDateTime(), nullable=False),
     UniqueConstraint("customer_id", "idempotency_key", name="payments_refunds_key"),
     Index("payments_refunds_by_order", "order_id"),
+)
+
+SCHEMA = Schema(
+    name="payments",
+    metadata=metadata,
+    migrations=Path(__file__).with_name("migrations") / "payments",
+    v0_1_table="payments_refunds",
 )
 
 # Statements built once: SQLAlchemy memoises a statement's cache key, so a prebuilt statement
@@ -104,8 +114,7 @@ def receipt(row: Any) -> dict[str, Any]:
 class Ledger(SeededStore):
     """Owns the payments database: schema, seed data, issuing and finding refunds."""
 
-    schema = metadata
-    schema_lock = "accord.payments.schema"
+    schema = SCHEMA
 
     async def seed(self, now: datetime) -> None:
         db = self.db

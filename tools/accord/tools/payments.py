@@ -8,7 +8,7 @@ from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.server import CallContext, ToolServer, tool
 from accord.protocol.settings import ServeOptions
 from accord.tools._serving import database_for, make_service, package_version
-from accord.tools.ledger import Ledger
+from accord.tools.ledger import SCHEMA, Ledger
 
 NAME = "payments"
 
@@ -34,4 +34,4 @@ def build_server(options: ServeOptions) -> ToolServer:
     )
 
 
-service = make_service(NAME, "MCP tools: refunds.issue, refunds.get", build_server)
+service = make_service(NAME, "MCP tools: refunds.issue, refunds.get", build_server, SCHEMA)

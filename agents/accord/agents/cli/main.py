@@ -12,6 +12,7 @@ from accord.agents.cli import (
     card_cmd,
     contract_test_cmd,
     contracts_cmd,
+    db_cmd,
     demo_cmd,
     refund_cmd,
     serve_cmd,
@@ -45,6 +46,7 @@ for module in (
     demo_cmd,
     token_cmd,
     stats_cmd,
+    db_cmd,
 ):
     module.register(app)
 

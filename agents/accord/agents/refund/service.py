@@ -31,22 +31,35 @@ from accord.agents.refund.stats_route import STATS_PATH, stats_handler
 from accord.agents.refund.task_views import WorkflowTaskSource
 from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import Runtime
+from accord.agents.workflow.tables import SCHEMA as WORKFLOW_SCHEMA
 from accord.contracts.agents import agent_contract
 from accord.protocol.a2a.derived_store import DerivedTaskStore
 from accord.protocol.a2a.principal_routes import principal_route
-from accord.protocol.a2a.server import build_agent_app
+from accord.protocol.a2a.server import build_agent_app, task_store_url
 from accord.protocol.auth import Principal
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions, current, data_dir, database_url, service_url
+from accord.protocol.settings import ServeOptions, current, data_dir, service_url
+from accord.protocol.storage.schema import StoreRef
 
 CONTRACT_NAME: Final = "orchestrator"
 OWNER_FILE: Final = "orchestrator-owner"
 
 
+def _settings(options: ServeOptions) -> RefundSettings:
+    """The workflow log goes to the service's PostgreSQL database when it has one."""
+    url = task_store_url(options, SERVICE_NAME)
+    shared_db = url if not url.startswith("sqlite") else None
+    return RefundSettings.from_env(shared_db, service_url("policy"), service_url("risk"))
+
+
+def stores(options: ServeOptions) -> list[StoreRef]:
+    """What `accord db` upgrades: the workflow log, the orchestrator's only store (its A2A
+    tasks are views of it)."""
+    return [StoreRef(WORKFLOW_SCHEMA, _settings(options).workflow_log_url)]
+
+
 def build_app(options: ServeOptions) -> Any:
-    store_url = options.database_url or database_url(SERVICE_NAME)
-    shared_db = store_url if not store_url.startswith("sqlite") else None
-    settings = RefundSettings.from_env(shared_db, service_url("policy"), service_url("risk"))
+    settings = _settings(options)
     pause_points.install(current().test_pause)  # empty unless ACCORD_DEV=1 (crash tests)
     tools, peers = Tools(), Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
@@ -105,4 +118,5 @@ service = ServiceSpec(
     protocol="a2a",
     description="refund assistant: intake, durable workflow, approvals",
     build_app=build_app,
+    stores=stores,
 )

@@ -4,7 +4,8 @@ A log keeps, per workflow, an append-only list of events with sequence numbers 1
 plus three projections maintained in the same transaction as the append, so that they can
 never disagree with the events:
 
-    workflows  id, version, status, graph key, lease owner, closed
+    workflows  id, version, status, graph key, lease owner, closed; for listing: the owner
+               scope and A2A context given when it was created, the time of the last append
     timers     (workflow id, timer id) -> due time      (from timer_set / timer_fired / resumed)
     owners     owner id -> heartbeat expiry              (leases: who is alive)
 
@@ -15,7 +16,7 @@ per workflow, optimistic) and refuses anything after `canceled` or `workflow_fin
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,9 +61,9 @@ class WorkflowRecord:
     graph_key: str  # "name@version" of the graph it started on
     lease_owner: str | None
     closed: bool
-    scope: str | None = None
-    context_id: str | None = None
-    updated_at: float = 0.0  # when its last event was appended (seconds since the epoch)
+    scope: str | None  # owner scope "app/subject" of its task (given at creation)
+    context_id: str | None  # A2A context of its task (given at creation)
+    updated_at: float  # seconds since the epoch of the last append
 
 
 def graph_key(name: str, version: str) -> str:
@@ -101,11 +102,12 @@ class EventLog(ABC):
         scope: str | None = None,
         context_id: str | None = None,
     ) -> list[Event]:
-        """Append atomically. ``expected_version`` 0 creates the workflow (leased to ``owner``;
-        listed under ``scope`` and ``context_id``, see :meth:`list_workflows`).
+        """Append atomically. ``expected_version`` 0 creates the workflow (leased to ``owner``,
+        listed under ``scope`` and ``context_id``; both are ignored on later appends).
 
         ``status`` updates the workflow's status; any status other than running also releases
-        its lease. Raises VersionConflictError or WorkflowClosedError and then writes nothing.
+        its lease. Every append sets the workflow's ``updated_at``. Raises VersionConflictError
+        or WorkflowClosedError and then writes nothing.
         """
 
     @abstractmethod
@@ -125,10 +127,15 @@ class EventLog(ABC):
         status: Status | None = None,
         updated_after: float | None = None,
         after: tuple[float, str] | None = None,
-        limit: int = 50,
+        limit: int,
     ) -> tuple[list[WorkflowRecord], int]:
-        """The workflows created under ``scope``, newest change first (``updated_at`` desc,
-        id desc), strictly below ``after`` (keyset pagination); and how many match in all."""
+        """The workflows of ``scope``, newest append first (``updated_at`` desc, id desc).
+
+        Filters: ``context_id``, ``status``, ``updated_after`` (updated at or after, seconds
+        since the epoch). ``after`` is the keyset cursor: the (updated_at, id) of the last
+        record of the previous page; the page holds the records strictly after it, at most
+        ``limit``. The count is of every record the filters match, ignoring the cursor.
+        """
 
     @abstractmethod
     async def heartbeat(self, owner: str, ttl_s: float) -> None:
@@ -160,6 +167,66 @@ class EventLog(ABC):
     @abstractmethod
     async def due_timers(self, now: float, limit: int) -> list[Timer]:
         """Pending timers due at or before ``now``, earliest first."""
+
+
+RECORD_COLUMNS = (
+    "(SELECT coalesce(max(e.seq), 0) FROM workflow_events e WHERE e.workflow_id = r.id), "
+    "r.id, r.status, r.graph_key, r.lease_owner, r.closed, r.scope, r.context_id, r.updated_at"
+)
+"""The columns of a WorkflowRecord, from ``workflow_runs r`` (see `record_from_row`)."""
+
+
+def record_from_row(row: Sequence[Any]) -> WorkflowRecord:
+    version, wid, status, key, lease_owner, closed, scope, context_id, updated_at = row
+    return WorkflowRecord(
+        wid,
+        int(version),
+        Status(status),
+        key,
+        lease_owner,
+        bool(closed),
+        scope,
+        context_id,
+        float(updated_at),
+    )
+
+
+def listing_sql(
+    mark: Callable[[int], str],
+    scope: str,
+    context_id: str | None,
+    status: Status | None,
+    updated_after: float | None,
+    after: tuple[float, str] | None,
+    limit: int,
+) -> tuple[str, list[Any], str, list[Any]]:
+    """(count SQL, its args, page SQL, its args) of `EventLog.list_workflows`; ``mark(n)`` is
+    the dialect's n-th placeholder. Served by the (scope, updated_at DESC, id DESC) index."""
+    where: list[str] = ["r.scope = " + mark(1)]
+    args: list[Any] = [scope]
+    filters: tuple[tuple[str, Any], ...] = (
+        ("r.context_id = ", context_id),
+        ("r.status = ", status.value if status is not None else None),
+        ("r.updated_at >= ", updated_after),
+    )
+    for clause, value in filters:
+        if value is not None:
+            args.append(value)
+            where.append(clause + mark(len(args)))
+    count_sql = f"SELECT count(*) FROM workflow_runs r WHERE {' AND '.join(where)}"
+    count_args = list(args)
+    if after is not None:
+        args += [after[0], after[0], after[1]]
+        n = len(args)
+        where.append(
+            f"(r.updated_at < {mark(n - 2)} OR (r.updated_at = {mark(n - 1)} AND r.id < {mark(n)}))"
+        )
+    args.append(limit)
+    page_sql = (
+        f"SELECT {RECORD_COLUMNS} FROM workflow_runs r WHERE {' AND '.join(where)} "
+        f"ORDER BY r.updated_at DESC, r.id DESC LIMIT {mark(len(args))}"
+    )
+    return count_sql, count_args, page_sql, args
 
 
 def open_event_log(url: str) -> EventLog:

@@ -17,49 +17,20 @@ from typing import Any
 import asyncpg
 
 from accord.agents.workflow.eventlog import (
+    RECORD_COLUMNS,
     EventLog,
     VersionConflictError,
     WorkflowClosedError,
     WorkflowRecord,
+    listing_sql,
+    record_from_row,
     started_graph_key,
 )
 from accord.agents.workflow.events import CLOSING, Event, EventType, NewEvent, Timer
+from accord.agents.workflow.tables import SCHEMA
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS workflow_runs (
-    id TEXT PRIMARY KEY,
-    status TEXT NOT NULL,
-    graph_key TEXT NOT NULL,
-    lease_owner TEXT,
-    closed BOOLEAN NOT NULL DEFAULT FALSE,
-    scope TEXT,
-    context_id TEXT
-);
-CREATE INDEX IF NOT EXISTS workflow_runs_status ON workflow_runs (status);
-CREATE INDEX IF NOT EXISTS workflow_runs_scope ON workflow_runs (scope);
-CREATE TABLE IF NOT EXISTS workflow_events (
-    workflow_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    node TEXT,
-    data JSONB NOT NULL,
-    at DOUBLE PRECISION NOT NULL,
-    PRIMARY KEY (workflow_id, seq)
-);
-CREATE TABLE IF NOT EXISTS workflow_timers (
-    workflow_id TEXT NOT NULL,
-    timer_id TEXT NOT NULL,
-    due_at DOUBLE PRECISION NOT NULL,
-    PRIMARY KEY (workflow_id, timer_id)
-);
-CREATE INDEX IF NOT EXISTS workflow_timers_due ON workflow_timers (due_at);
-CREATE TABLE IF NOT EXISTS workflow_owners (
-    owner TEXT PRIMARY KEY,
-    expires_at DOUBLE PRECISION NOT NULL
-);
-"""
+from accord.protocol.storage.migrate import upgrade
 
 _NOW = "extract(epoch from clock_timestamp())"
 _LIVE_OWNERS = f"SELECT owner FROM workflow_owners WHERE expires_at > {_NOW}"
@@ -76,14 +47,11 @@ class PostgresEventLog(EventLog):
     async def open(self) -> None:
         if self._pool is not None:
             return
+        await upgrade(self._url, SCHEMA)  # migrations, safe with several replicas
         try:
             self._pool = await asyncpg.create_pool(
                 self._url, min_size=self._min_size, max_size=self._max_size
             )
-            # Several replicas may create the schema at once: serialize them.
-            async with self._pool.acquire() as conn, conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock(7318001)")
-                await conn.execute(_SCHEMA)
         except (OSError, asyncpg.PostgresError):
             raise _unavailable() from None
 
@@ -129,7 +97,7 @@ class PostgresEventLog(EventLog):
                     status,
                     owner,
                     closing,
-                    (scope, context_id),
+                    (scope, context_id, now),
                 )
                 appended = [
                     Event(workflow_id, expected_version + i, e.type, e.node, e.data, now)
@@ -180,13 +148,13 @@ class PostgresEventLog(EventLog):
         status: Status | None,
         owner: str | None,
         closing: bool,
-        listing: tuple[str | None, str | None] = (None, None),
+        listing: tuple[str | None, str | None, float],
     ) -> None:
         if expected == 0:
             created = await conn.fetchval(
                 "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed, scope, "
-                "context_id) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING "
-                "RETURNING id",
+                "context_id, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+                "ON CONFLICT (id) DO NOTHING RETURNING id",
                 workflow_id,
                 (status or Status.RUNNING).value,
                 started_graph_key(events),
@@ -209,15 +177,15 @@ class PostgresEventLog(EventLog):
         if row["version"] != expected:
             raise VersionConflictError(workflow_id, expected, row["version"])
         new_status = status.value if status is not None else row["status"]
-        if new_status != row["status"] or closing:
-            await conn.execute(
-                "UPDATE workflow_runs SET status = $2, closed = $3, lease_owner = CASE WHEN $4 "
-                "THEN NULL ELSE lease_owner END WHERE id = $1",
-                workflow_id,
-                new_status,
-                closing,
-                new_status != Status.RUNNING.value,
-            )
+        await conn.execute(
+            "UPDATE workflow_runs SET status = $2, closed = $3, lease_owner = CASE WHEN $4 "
+            "THEN NULL ELSE lease_owner END, updated_at = $5 WHERE id = $1",
+            workflow_id,
+            new_status,
+            closing,
+            new_status != Status.RUNNING.value,
+            listing[2],
+        )
 
     async def read(self, workflow_id: str) -> list[Event]:
         rows = await self._fetch(
@@ -239,22 +207,9 @@ class PostgresEventLog(EventLog):
 
     async def record(self, workflow_id: str) -> WorkflowRecord | None:
         rows = await self._fetch(
-            "SELECT (SELECT coalesce(max(seq), 0) FROM workflow_events WHERE workflow_id = $1) "
-            "AS version, status, graph_key, lease_owner, closed FROM workflow_runs "
-            "WHERE id = $1",
-            workflow_id,
+            f"SELECT {RECORD_COLUMNS} FROM workflow_runs r WHERE r.id = $1", workflow_id
         )
-        if not rows:
-            return None
-        r = rows[0]
-        return WorkflowRecord(
-            workflow_id,
-            r["version"],
-            Status(r["status"]),
-            r["graph_key"],
-            r["lease_owner"],
-            r["closed"],
-        )
+        return record_from_row(tuple(rows[0])) if rows else None
 
     async def list_workflows(
         self,
@@ -264,54 +219,19 @@ class PostgresEventLog(EventLog):
         status: Status | None = None,
         updated_after: float | None = None,
         after: tuple[float, str] | None = None,
-        limit: int = 50,
+        limit: int,
     ) -> tuple[list[WorkflowRecord], int]:
-        args: list[Any] = [scope]
-        where = ["scope = $1"]
-        if context_id is not None:
-            args.append(context_id)
-            where.append(f"context_id = ${len(args)}")
-        if status is not None:
-            args.append(status.value)
-            where.append(f"status = ${len(args)}")
-        inner = (
-            "SELECT id, status, graph_key, lease_owner, closed, scope, context_id, "
-            "(SELECT max(seq) FROM workflow_events e WHERE e.workflow_id = r.id) AS version, "
-            "(SELECT max(at) FROM workflow_events e WHERE e.workflow_id = r.id) AS updated_at "
-            f"FROM workflow_runs r WHERE {' AND '.join(where)}"
+        count_sql, count_args, page_sql, page_args = listing_sql(
+            lambda n: f"${n}", scope, context_id, status, updated_after, after, limit
         )
-        outer: list[str] = []
-        if updated_after is not None:
-            args.append(updated_after)
-            outer.append(f"updated_at >= ${len(args)}")
-        count_sql = f"SELECT count(*) FROM ({inner}) q WHERE {' AND '.join(outer) or 'TRUE'}"
-        count_args = list(args)
-        if after is not None:
-            args += [after[0], after[1]]
-            n = len(args)
-            outer.append(f"(updated_at < ${n - 1} OR (updated_at = ${n - 1} AND id < ${n}))")
-        args.append(limit)
-        page_sql = (
-            f"SELECT * FROM ({inner}) q WHERE {' AND '.join(outer) or 'TRUE'} "
-            f"ORDER BY updated_at DESC, id DESC LIMIT ${len(args)}"
-        )
-        total = await self._fetch(count_sql, *count_args)
-        rows = await self._fetch(page_sql, *args)
-        records = [
-            WorkflowRecord(
-                r["id"],
-                r["version"] or 0,
-                Status(r["status"]),
-                r["graph_key"],
-                r["lease_owner"],
-                r["closed"],
-                r["scope"],
-                r["context_id"],
-                float(r["updated_at"] or 0.0),
-            )
-            for r in rows
-        ]
-        return records, int(total[0][0])
+        pool = self._require()
+        try:
+            async with pool.acquire() as conn:
+                total = await conn.fetchval(count_sql, *count_args)
+                rows = await conn.fetch(page_sql, *page_args)
+        except (OSError, asyncpg.PostgresError):
+            raise _unavailable() from None
+        return [record_from_row(tuple(r)) for r in rows], int(total)
 
     async def heartbeat(self, owner: str, ttl_s: float) -> None:
         await self._fetch(

@@ -31,10 +31,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from accord.agents.workflow.eventlog import (
+    RECORD_COLUMNS,
     EventLog,
     VersionConflictError,
     WorkflowClosedError,
     WorkflowRecord,
+    listing_sql,
+    record_from_row,
     started_graph_key,
 )
 from accord.agents.workflow.events import (
@@ -44,47 +47,15 @@ from accord.agents.workflow.events import (
     NewEvent,
     Timer,
 )
+from accord.agents.workflow.tables import SCHEMA
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
+from accord.protocol.storage.migrate import upgrade
 
 T = TypeVar("T")
 
 _CLEARS_TIMER = frozenset({EventType.TIMER_FIRED, EventType.RESUMED})
 _TOUCHES_TIMERS = _CLEARS_TIMER | {EventType.TIMER_SET}
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS workflow_runs (
-    id TEXT PRIMARY KEY,
-    status TEXT NOT NULL,
-    graph_key TEXT NOT NULL,
-    lease_owner TEXT,
-    closed INTEGER NOT NULL DEFAULT 0,
-    scope TEXT,
-    context_id TEXT
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS workflow_runs_status ON workflow_runs (status);
-CREATE INDEX IF NOT EXISTS workflow_runs_scope ON workflow_runs (scope);
-CREATE TABLE IF NOT EXISTS workflow_events (
-    workflow_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    node TEXT,
-    data TEXT NOT NULL,
-    at REAL NOT NULL,
-    PRIMARY KEY (workflow_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS workflow_timers (
-    workflow_id TEXT NOT NULL,
-    timer_id TEXT NOT NULL,
-    due_at REAL NOT NULL,
-    PRIMARY KEY (workflow_id, timer_id)
-);
-CREATE INDEX IF NOT EXISTS workflow_timers_due ON workflow_timers (due_at);
-CREATE TABLE IF NOT EXISTS workflow_owners (
-    owner TEXT PRIMARY KEY,
-    expires_at REAL NOT NULL
-);
-"""
 
 _LIVE_OWNERS = "SELECT owner FROM workflow_owners WHERE expires_at > ?"
 
@@ -92,7 +63,7 @@ _LIVE_OWNERS = "SELECT owner FROM workflow_owners WHERE expires_at > ?"
 class _Txn:
     """One group-commit transaction: what its appends share."""
 
-    __slots__ = ("conn", "heads", "now", "rows")
+    __slots__ = ("conn", "heads", "now", "rows", "touched")
 
     def __init__(self, conn: sqlite3.Connection, now: float) -> None:
         self.conn = conn
@@ -101,6 +72,7 @@ class _Txn:
         # and kept current as they succeed.
         self.heads: dict[str, list[Any]] = {}
         self.rows: list[tuple[str, int, str, str | None, str, float]] = []  # inserted at once
+        self.touched: set[str] = set()  # existing workflows appended to: updated_at = now
 
 
 @dataclass(slots=True)
@@ -137,6 +109,7 @@ class SqliteEventLog(EventLog):
         if self._path != ":memory:":
             Path(self._path).parent.mkdir(parents=True, exist_ok=True)
         self._loop = asyncio.get_running_loop()
+        await upgrade(f"sqlite:///{self._path}", SCHEMA)  # migrations, safe with other processes
         try:
             self._conn = await asyncio.to_thread(self._connect)
         except sqlite3.Error:
@@ -163,7 +136,6 @@ class SqliteEventLog(EventLog):
         conn.execute("PRAGMA busy_timeout=5000")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(_SCHEMA)
         # From now on the loop never waits on a lock (it retries) nor checkpoints (a thread
         # does).
         conn.execute("PRAGMA busy_timeout=0")
@@ -247,6 +219,11 @@ class SqliteEventLog(EventLog):
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     txn.rows,
                 )
+            if txn.touched:
+                conn.executemany(
+                    "UPDATE workflow_runs SET updated_at = ? WHERE id = ?",
+                    [(txn.now, wid) for wid in txn.touched],
+                )
             conn.execute("COMMIT")
         except sqlite3.Error:
             if conn.in_transaction:
@@ -322,16 +299,9 @@ class SqliteEventLog(EventLog):
     async def record(self, workflow_id: str) -> WorkflowRecord | None:
         def run(conn: sqlite3.Connection, now: float) -> WorkflowRecord | None:
             row = conn.execute(
-                "SELECT (SELECT coalesce(max(seq), 0) FROM workflow_events WHERE workflow_id = ?),"
-                " status, graph_key, lease_owner, closed FROM workflow_runs WHERE id = ?",
-                (workflow_id, workflow_id),
+                f"SELECT {RECORD_COLUMNS} FROM workflow_runs r WHERE r.id = ?", (workflow_id,)
             ).fetchone()
-            if row is None:
-                return None
-            version, status, key, lease_owner, closed = row
-            return WorkflowRecord(
-                workflow_id, version, Status(status), key, lease_owner, bool(closed)
-            )
+            return record_from_row(row) if row is not None else None
 
         return await self._read(run)
 
@@ -343,41 +313,16 @@ class SqliteEventLog(EventLog):
         status: Status | None = None,
         updated_after: float | None = None,
         after: tuple[float, str] | None = None,
-        limit: int = 50,
+        limit: int,
     ) -> tuple[list[WorkflowRecord], int]:
-        where: list[str] = ["scope = ?"]
-        args: list[Any] = [scope]
-        if context_id is not None:
-            where.append("context_id = ?")
-            args.append(context_id)
-        if status is not None:
-            where.append("status = ?")
-            args.append(status.value)
-        inner = (
-            "SELECT id, status, graph_key, lease_owner, closed, scope, context_id, "
-            "(SELECT max(seq) FROM workflow_events e WHERE e.workflow_id = r.id) AS version, "
-            "(SELECT max(at) FROM workflow_events e WHERE e.workflow_id = r.id) AS updated_at "
-            f"FROM workflow_runs r WHERE {' AND '.join(where)}"
-        )
-        outer: list[str] = []
-        outer_args: list[Any] = []
-        if updated_after is not None:
-            outer.append("updated_at >= ?")
-            outer_args.append(updated_after)
-        count_args = [*args, *outer_args]
-        count_sql = f"SELECT count(*) FROM ({inner}) WHERE {' AND '.join(outer) or '1'}"
-        if after is not None:
-            outer.append("(updated_at < ? OR (updated_at = ? AND id < ?))")
-            outer_args += [after[0], after[0], after[1]]
-        page_sql = (
-            f"SELECT * FROM ({inner}) WHERE {' AND '.join(outer) or '1'} "
-            "ORDER BY updated_at DESC, id DESC LIMIT ?"
+        count_sql, count_args, page_sql, page_args = listing_sql(
+            lambda _: "?", scope, context_id, status, updated_after, after, limit
         )
 
         def run(conn: sqlite3.Connection, now: float) -> tuple[list[WorkflowRecord], int]:
-            total = int(conn.execute(count_sql, count_args).fetchone()[0])
-            rows = conn.execute(page_sql, [*args, *outer_args, limit]).fetchall()
-            return [_listed(row) for row in rows], total
+            total = conn.execute(count_sql, count_args).fetchone()[0]
+            rows = conn.execute(page_sql, page_args).fetchall()
+            return [record_from_row(r) for r in rows], int(total)
 
         return await self._read(run)
 
@@ -457,21 +402,6 @@ class SqliteEventLog(EventLog):
         return await self._read(run)
 
 
-def _listed(row: Any) -> WorkflowRecord:
-    wid, status, key, lease_owner, closed, scope, context_id, version, updated_at = row
-    return WorkflowRecord(
-        wid,
-        version or 0,
-        Status(status),
-        key,
-        lease_owner,
-        bool(closed),
-        scope,
-        context_id,
-        float(updated_at or 0.0),
-    )
-
-
 def _read_heads(txn: _Txn, workflow_ids: set[str]) -> None:
     ids = list(workflow_ids)
     for start in range(0, len(ids), 500):
@@ -492,7 +422,7 @@ def _append(
     events: Sequence[NewEvent],
     status: Status | None,
     owner: str | None,
-    listing: tuple[str | None, str | None] = (None, None),
+    listing: tuple[str | None, str | None],
 ) -> list[Event]:
     # The caller holds the write lock (BEGIN IMMEDIATE): check, then write. Everything that
     # can fail is checked before the first write, so a failed call writes nothing. The
@@ -521,8 +451,16 @@ def _append(
         new_status = (status or Status.RUNNING).value
         conn.execute(
             "INSERT INTO workflow_runs (id, status, graph_key, lease_owner, closed, scope, "
-            "context_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (workflow_id, new_status, started_graph_key(events), owner, int(closing), *listing),
+            "context_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                workflow_id,
+                new_status,
+                started_graph_key(events),
+                owner,
+                int(closing),
+                *listing,
+                now,
+            ),
         )
         txn.heads[workflow_id] = [new_status, int(closing), seq]
     else:
@@ -541,6 +479,7 @@ def _append(
                 (new_status, int(closing), release, workflow_id),
             )
         head[0], head[1], head[2] = new_status, int(closing), seq
+        txn.touched.add(workflow_id)
     txn.rows.extend(rows)
     if timers:
         _project_timers(conn, workflow_id, events)

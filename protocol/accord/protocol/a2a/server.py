@@ -41,7 +41,8 @@ from accord.contracts.keys import HEALTH_PATH, READY_PATH
 from accord.protocol.a2a.card import build_agent_card
 from accord.protocol.a2a.executor import ContractExecutor
 from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
-from accord.protocol.a2a.store import AccordTaskStore, table_name
+from accord.protocol.a2a.store import AccordTaskStore
+from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
 from accord.protocol.auth_verify import Authenticator
 from accord.protocol.request_body import reading_kept_body
@@ -52,6 +53,7 @@ from accord.protocol.settings import (
     database_url,
     service_url,
 )
+from accord.protocol.storage.schema import StoreRef
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +123,17 @@ def task_recovery(options: ServeOptions) -> bool:
     return current().task_recovery if not raw else raw.lower() not in ("off", "0")
 
 
+def task_store_url(options: ServeOptions, service_name: str) -> str:
+    """The database of the agent's task store: ``--database-url``, else the service default."""
+    return options.database_url or database_url(service_name)
+
+
+def task_store_ref(options: ServeOptions, service_name: str) -> StoreRef:
+    """The agent's task table, for `accord db` (``ServiceSpec.stores``)."""
+    schema = task_schema(task_table(table_name(service_name)))
+    return StoreRef(schema, task_store_url(options, service_name))
+
+
 def build_agent_app(
     contract: AgentContract,
     executor: ContractExecutor,
@@ -140,7 +153,7 @@ def build_agent_app(
     """
     card = build_agent_card(contract, public_url(options, service_name))
     store = task_store or AccordTaskStore(
-        options.database_url or database_url(service_name), table=table_name(service_name)
+        task_store_url(options, service_name), table=table_name(service_name)
     )
     handler = DefaultRequestHandler(
         agent_executor=executor,

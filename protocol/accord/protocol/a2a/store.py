@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from datetime import UTC, datetime
 from typing import Final
 
@@ -44,21 +43,13 @@ from a2a.utils.task import (
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.store_backends import Backend, ListQuery, Row, open_backend
+from accord.protocol.a2a.store_tables import task_table
 from accord.protocol.a2a.wire import failed_status, read_status_meta
 
 logger = logging.getLogger(__name__)
 
 RESTART_MESSAGE: Final = "the agent restarted while working on it; retry"
 UNFINISHED_STATES: Final = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING)
-_TABLE = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-
-
-def table_name(service_name: str) -> str:
-    """One table per service, so services sharing a PostgreSQL database never mix tasks."""
-    name = "a2a_tasks_" + re.sub(r"[^a-z0-9_]", "_", service_name.lower())
-    if not _TABLE.match(name):
-        raise ValueError(f"cannot make a table name from {service_name!r}")
-    return name
 
 
 def _sort_ts(task: Task) -> int:
@@ -116,8 +107,7 @@ class AccordTaskStore(TaskStore):
         table: str = "a2a_tasks",
         owner_resolver: OwnerResolver = resolve_user_scope,
     ) -> None:
-        if not _TABLE.match(table):
-            raise ValueError(f"invalid table name {table!r}")
+        task_table(table)  # refuses a name that is not a safe table name
         self.url = url
         self.table = table
         self._owner = owner_resolver

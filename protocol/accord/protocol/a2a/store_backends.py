@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+from accord.protocol.a2a.store_tables import task_schema, task_table
+from accord.protocol.storage.migrate import upgrade
+
 Row = tuple[str, str, str, int, int, bytes]  # owner, id, context_id, state, ts, blob
 Op = Row | tuple[str, str]  # an upsert, or a delete (owner, id)
 
@@ -45,6 +48,7 @@ class Backend(Protocol):
 
 
 async def open_backend(url: str, table: str) -> Backend:
+    await upgrade(url, task_schema(task_table(table)))  # migrations, safe with replicas
     scheme = url.split(":", 1)[0].split("+", 1)[0].lower()
     if scheme == "sqlite":
         backend = SqliteBackend(_sqlite_path(url), table)
@@ -141,14 +145,6 @@ class SqliteBackend:
         conn = self._connect()
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA wal_autocheckpoint = 0")
-        t = self.table
-        conn.execute(
-            f"CREATE TABLE IF NOT EXISTS {t} (owner TEXT NOT NULL, id TEXT NOT NULL, "
-            "context_id TEXT NOT NULL, state INTEGER NOT NULL, ts INTEGER NOT NULL, "
-            "blob BLOB NOT NULL, PRIMARY KEY (owner, id))"
-        )
-        conn.execute(f"CREATE INDEX IF NOT EXISTS {t}_owner_ts ON {t} (owner, ts DESC, id DESC)")
-        conn.execute(f"CREATE INDEX IF NOT EXISTS {t}_state ON {t} (state)")
         self._conn = conn
 
     @property
@@ -257,19 +253,6 @@ class PostgresBackend:
         import asyncpg  # only a PostgreSQL deployment pays for the import
 
         self._pool = await asyncpg.create_pool(self.dsn, min_size=1, max_size=8)
-        t = self.table
-        # Two services starting together may race on DDL; the lock serialises them.
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", t)
-            await conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {t} (owner TEXT NOT NULL, id TEXT NOT NULL, "
-                "context_id TEXT NOT NULL, state INTEGER NOT NULL, ts BIGINT NOT NULL, "
-                "blob BYTEA NOT NULL, PRIMARY KEY (owner, id))"
-            )
-            await conn.execute(
-                f"CREATE INDEX IF NOT EXISTS {t}_owner_ts ON {t} (owner, ts DESC, id DESC)"
-            )
-            await conn.execute(f"CREATE INDEX IF NOT EXISTS {t}_state ON {t} (state)")
 
     async def write(self, ops: Sequence[Op]) -> None:
         async with self._pool.acquire() as conn, conn.transaction():

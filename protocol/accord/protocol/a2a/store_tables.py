@@ -1,0 +1,57 @@
+"""The A2A task store's table: one per service, ``a2a_tasks_<service>``.
+
+``(owner, id)`` is the key; ``ts`` is the status time in nanoseconds (-1 when the task has
+none) and ``(owner, ts DESC, id DESC)`` the listing index; ``blob`` is the serialized protobuf
+Task. Each service's table has its own migration history (``migrations/``, with the table
+name as the schema option ``table``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sqlalchemy import Column, Index, Integer, MetaData, PrimaryKeyConstraint, Table, Text
+
+from accord.protocol.storage.schema import Schema
+from accord.protocol.storage.types import BIG_INT, BYTES
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+_TABLE = re.compile(r"^[a-z_][a-z0-9_]{0,46}$")  # its version table's name fits in 63 chars
+
+
+def table_name(service_name: str) -> str:
+    """One table per service, so services sharing a PostgreSQL database never mix tasks."""
+    name = "a2a_tasks_" + re.sub(r"[^a-z0-9_]", "_", service_name.lower())
+    if not _TABLE.match(name):
+        raise ValueError(f"cannot make a table name from {service_name!r}")
+    return name
+
+
+def task_table(name: str) -> Table:
+    if not _TABLE.match(name):
+        raise ValueError(f"invalid table name {name!r}")
+    table = Table(
+        name,
+        MetaData(),
+        Column("owner", Text, nullable=False),
+        Column("id", Text, nullable=False),
+        Column("context_id", Text, nullable=False),
+        Column("state", Integer, nullable=False),
+        Column("ts", BIG_INT, nullable=False),
+        Column("blob", BYTES, nullable=False),
+        PrimaryKeyConstraint("owner", "id", name=f"{name}_pkey"),
+    )
+    Index(f"{name}_owner_ts", table.c.owner, table.c.ts.desc(), table.c.id.desc())
+    Index(f"{name}_state", table.c.state)
+    return table
+
+
+def task_schema(table: Table) -> Schema:
+    return Schema(
+        name=table.name,
+        metadata=table.metadata,
+        migrations=MIGRATIONS,
+        v0_1_table=table.name,
+        options={"table": table.name},
+    )

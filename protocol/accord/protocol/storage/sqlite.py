@@ -1,0 +1,66 @@
+"""SQLite as every store uses it: WAL, synchronous=NORMAL, and transactions we open ourselves.
+
+The stdlib driver opens transactions implicitly (and never before DDL); we switch that off
+(``isolation_level=None``) and issue ``BEGIN`` or ``BEGIN IMMEDIATE`` ourselves, so that a
+migration's DDL is transactional and a writer takes the write lock before it reads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Final
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import NullPool
+
+PRAGMAS: Final = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+)
+# Another process's write lock: SQLITE_BUSY, or SQLITE_LOCKED for a lock of this process's
+# other connections (shared cache). Compared on the primary code (the low byte).
+_BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True if ``exc`` (a sqlite3 error, or SQLAlchemy's wrapper of one) means "locked, retry"."""
+    if isinstance(exc, DBAPIError):
+        exc = exc.orig  # type: ignore[assignment]
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.Error) and code is not None and code & 0xFF in _BUSY_CODES
+
+
+def configure(dbapi_conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
+    dbapi_conn.isolation_level = None
+    dbapi_conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+    for pragma in PRAGMAS:
+        dbapi_conn.execute(pragma)
+
+
+def sqlite_engine(path: str, *, busy_timeout_ms: int = 10_000, pooled: bool = True) -> Engine:
+    """A SQLAlchemy engine on the stdlib driver whose ``conn.begin()`` is ours.
+
+    ``begin()`` issues ``BEGIN``; with the execution option ``accord_immediate=True``,
+    ``BEGIN IMMEDIATE`` (take the write lock now: no other writer can slip in between our read
+    and our write); with ``accord_begin=False`` nothing (each statement its own transaction).
+    """
+    engine = create_engine(
+        f"sqlite+pysqlite:///{path}",
+        **({"pool_size": 2, "max_overflow": 2} if pooled else {"poolclass": NullPool}),
+        connect_args={"check_same_thread": False},
+    )
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        configure(dbapi_conn, busy_timeout_ms)
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        options = conn.get_execution_options()
+        if not options.get("accord_begin", True):
+            return
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if options.get("accord_immediate") else "BEGIN")
+
+    return engine

@@ -1,0 +1,95 @@
+"""Every schema the services keep, and a dialect-neutral description of a database's tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, inspect, text
+
+from accord.agents.workflow.tables import SCHEMA as WORKFLOW
+from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
+from accord.protocol.storage.schema import Schema
+from accord.tools.commerce_store import SCHEMA as COMMERCE
+from accord.tools.ledger import SCHEMA as PAYMENTS
+
+
+def task_schema_of(service: str) -> Schema:
+    return task_schema(task_table(table_name(service)))
+
+
+# SQLite: file -> schemas in it (as `accord up` lays them out); PostgreSQL: all in one database.
+SQLITE_FILES: dict[str, tuple[Schema, ...]] = {
+    "orchestrator": (task_schema_of("orchestrator"),),
+    "orchestrator-workflows": (WORKFLOW,),
+    "policy": (task_schema_of("policy"),),
+    "risk": (task_schema_of("risk"),),
+    "commerce": (COMMERCE,),
+    "payments": (PAYMENTS,),
+}
+ALL: tuple[Schema, ...] = tuple(s for group in SQLITE_FILES.values() for s in group)
+
+
+def describe(conn: Connection) -> dict[str, Any]:
+    """Tables (without the version tables): columns, keys, indexes, as the database reports them."""
+    found = inspect(conn)
+    out: dict[str, Any] = {}
+    for table in sorted(found.get_table_names()):
+        if table.startswith("alembic_version"):
+            continue
+        pk = found.get_pk_constraint(table)["constrained_columns"]
+        entry: dict[str, Any] = {
+            # A key column's nullability is left out: v0.1 declared `owner TEXT PRIMARY KEY`
+            # without NOT NULL, which SQLite (a legacy quirk of rowid tables) reports nullable.
+            "columns": [
+                (
+                    c["name"],
+                    str(c["type"]),
+                    c["nullable"] and c["name"] not in pk,
+                    _default(c.get("default")),
+                )
+                for c in found.get_columns(table)
+            ],
+            "pk": pk,
+            "indexes": sorted(
+                (i["name"], tuple(str(c) for c in i["column_names"]), bool(i["unique"]))
+                for i in found.get_indexes(table)
+            ),
+            "unique": sorted(
+                (u["name"], tuple(u["column_names"])) for u in found.get_unique_constraints(table)
+            ),
+            "fks": sorted(
+                (tuple(f["constrained_columns"]), f["referred_table"])
+                for f in found.get_foreign_keys(table)
+            ),
+        }
+        if conn.dialect.name == "sqlite":
+            sql = conn.execute(
+                text("SELECT sql FROM sqlite_master WHERE name = :t"), {"t": table}
+            ).scalar_one()
+            entry["without_rowid"] = "WITHOUT ROWID" in sql.upper()
+        out[table] = entry
+    return out
+
+
+def columns(conn: Connection) -> dict[str, list[str]]:
+    found = inspect(conn)
+    return {
+        t: [c["name"] for c in found.get_columns(t)]
+        for t in found.get_table_names()
+        if not t.startswith("alembic_version")
+    }
+
+
+def rows(conn: Connection, of: dict[str, list[str]]) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the tables and columns ``of``, in a stable order."""
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for table, cols in sorted(of.items()):
+        query = text(f"SELECT {', '.join(cols)} FROM {table}")
+        out[table] = sorted((tuple(r) for r in conn.execute(query)), key=repr)
+    return out
+
+
+def _default(value: object) -> str | None:
+    if value is None:
+        return None
+    return str(value).strip("'").lower().replace("false", "0")

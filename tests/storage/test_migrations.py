@@ -1,0 +1,199 @@
+"""Schema migrations on SQLite and PostgreSQL: v0.1 databases with data are stamped and upgraded
+with every row intact; a fresh database and an upgraded v0.1 one end with the same schema, the
+one the code's table definitions describe; replicas upgrading at once migrate once; a database
+newer than the code is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Connection, text
+from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import NullPool
+
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.storage.migrate import current, head, upgrade
+from accord.protocol.storage.schema import Schema
+from accord.protocol.storage.sqlite import sqlite_engine
+from accord.protocol.storage.urls import parse_url
+from tests.storage import schemas, v0_1
+
+T = TypeVar("T")
+
+
+async def on(url: str, fn: Callable[[Connection], T]) -> T:
+    """Run ``fn`` on a connection of its own to ``url`` (read only, rolled back)."""
+    database = parse_url(url)
+    if database.sqlite_path is not None:
+        engine = sqlite_engine(database.sqlite_path, pooled=False)
+        try:
+            with engine.connect() as conn:
+                return fn(conn)
+        finally:
+            engine.dispose()
+    aengine = create_async_engine(database.driver(), poolclass=NullPool)
+    try:
+        async with aengine.connect() as aconn:
+            return await aconn.run_sync(fn)
+    finally:
+        await aengine.dispose()
+
+
+def databases(dialect: str, where: Path | str) -> list[tuple[str, tuple[Schema, ...]]]:
+    """(url, schemas in it) of every v0.1 database of ``dialect``."""
+    if dialect == "sqlite":
+        assert isinstance(where, Path)
+        return [(f"sqlite:///{where / f'{n}.db'}", s) for n, s in schemas.SQLITE_FILES.items()]
+    assert isinstance(where, str)
+    return [(where, schemas.ALL)]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def dialect(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def v0_1_databases(
+    dialect: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> list[tuple[str, tuple[Schema, ...]]]:
+    if dialect == "sqlite":
+        v0_1.load_sqlite(tmp_path / "v01")
+        return databases(dialect, tmp_path / "v01")
+    url: str = request.getfixturevalue("postgres_url")
+    return [(url, schemas.ALL)]
+
+
+@pytest.fixture
+def fresh_databases(
+    dialect: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> list[tuple[str, tuple[Schema, ...]]]:
+    if dialect == "sqlite":
+        return databases(dialect, tmp_path / "fresh")
+    url: str = request.getfixturevalue("postgres_url")
+    return [(url, schemas.ALL)]
+
+
+async def test_v0_1_databases_are_stamped_and_upgraded_with_their_data(
+    dialect: str, v0_1_databases: list[tuple[str, tuple[Schema, ...]]]
+) -> None:
+    if dialect == "postgresql":
+        await v0_1.load_postgres(v0_1_databases[0][0])
+    for url, group in v0_1_databases:
+        before_cols = await on(url, schemas.columns)
+        before_rows = await on(url, lambda c, cols=before_cols: schemas.rows(c, cols))
+        assert any(before_rows.values())
+        for schema in group:
+            found = await current(url, schema)
+            assert found.current is None
+            assert found.unversioned  # v0.1: tables, no version
+            was, now = await upgrade(url, schema)
+            assert was.unversioned
+            assert now.current == head(schema)
+            assert (await current(url, schema)).up_to_date
+        # Every v0.1 row is still there, column for column.
+        assert await on(url, lambda c, cols=before_cols: schemas.rows(c, cols)) == before_rows
+
+
+async def test_a_fresh_database_and_an_upgraded_v0_1_one_have_the_same_schema(
+    dialect: str,
+    v0_1_databases: list[tuple[str, tuple[Schema, ...]]],
+    fresh_databases: list[tuple[str, tuple[Schema, ...]]],
+) -> None:
+    if dialect == "postgresql":
+        await v0_1.load_postgres(v0_1_databases[0][0])
+    for (old_url, group), (new_url, _) in zip(v0_1_databases, fresh_databases, strict=True):
+        for schema in group:
+            await upgrade(old_url, schema)
+            await upgrade(new_url, schema)
+        assert await on(new_url, schemas.describe) == await on(old_url, schemas.describe)
+
+
+async def test_the_migrations_make_what_the_table_definitions_describe(
+    fresh_databases: list[tuple[str, tuple[Schema, ...]]],
+) -> None:
+    for url, group in fresh_databases:
+        for schema in group:
+            await upgrade(url, schema)
+
+            def diff(conn: Connection, schema: Schema = schema) -> list[Any]:
+                tables = set(schema.metadata.tables)
+                context = MigrationContext.configure(
+                    conn,
+                    opts={
+                        "compare_type": True,
+                        "compare_server_default": True,
+                        "include_name": lambda name, kind, _parent: (
+                            kind != "table" or name in tables
+                        ),
+                    },
+                )
+                return list(compare_metadata(context, schema.metadata))
+
+            assert await on(url, diff) == [], schema.name
+
+
+async def test_replicas_starting_at_once_migrate_once(
+    fresh_databases: list[tuple[str, tuple[Schema, ...]]], caplog: pytest.LogCaptureFixture
+) -> None:
+    url, group = fresh_databases[0]
+    schema = group[0]
+    caplog.set_level(logging.INFO, logger="alembic.runtime.migration")
+    results = await asyncio.gather(*(upgrade(url, schema) for _ in range(4)))
+    assert all(after.up_to_date for _, after in results)
+    # Only the first to take the lock ran the baseline; the others then found the head.
+    ran = [r for r in caplog.records if r.getMessage().startswith("Running upgrade")]
+    assert len(ran) == 1, [r.getMessage() for r in ran]
+    versions = await on(
+        url, lambda c: c.execute(text(f"SELECT version_num FROM {schema.version_table}")).all()
+    )
+    assert [v[0] for v in versions] == [head(schema)]
+
+
+async def test_a_database_newer_than_the_code_is_refused(
+    fresh_databases: list[tuple[str, tuple[Schema, ...]]],
+) -> None:
+    url, group = fresh_databases[0]
+    schema = group[0]
+    await upgrade(url, schema)
+
+    def bump(conn: Connection) -> None:
+        conn.execute(text(f"UPDATE {schema.version_table} SET version_num = 'f00d'"))
+        conn.commit()
+
+    await on(url, bump)
+    for attempt in (current, upgrade):
+        with pytest.raises(AccordError) as raised:
+            await attempt(url, schema)
+        assert raised.value.code is ErrorCode.VERSION_UNSUPPORTED
+        assert raised.value.details["revision"] == "f00d"
+
+
+async def test_v0_1_workflows_get_the_time_of_their_last_event_and_no_scope(
+    dialect: str, v0_1_databases: list[tuple[str, tuple[Schema, ...]]]
+) -> None:
+    if dialect == "postgresql":
+        await v0_1.load_postgres(v0_1_databases[0][0])
+    url = next(u for u, group in v0_1_databases if schemas.WORKFLOW in group)
+    await upgrade(url, schemas.WORKFLOW)
+    found = await on(
+        url,
+        lambda c: c.execute(
+            text(
+                "SELECT r.id, r.updated_at, r.scope, r.context_id, "
+                "(SELECT max(e.at) FROM workflow_events e WHERE e.workflow_id = r.id) "
+                "FROM workflow_runs r"
+            )
+        ).all(),
+    )
+    assert len(found) >= 4
+    for _wid, updated_at, scope, context_id, last_event in found:
+        assert updated_at == last_event
+        assert (scope, context_id) == (None, None)
