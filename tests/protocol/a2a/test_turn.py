@@ -15,16 +15,16 @@ from google.protobuf.json_format import ParseDict
 
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import DELEGATION_EXTENSION_URI
-from accord.protocol.a2a.skill_schemas import SkillSchemas
-from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY, read_turn
-from accord.protocol.a2a.wire import (
+from accord.contracts.keys import (
+    DELEGATION_EXTENSION_URI,
     ENVELOPE_META_KEY,
     SKILL_TASK_META_KEY,
     SPENT_META_KEY,
     STATE_META_KEY,
-    data_part,
 )
+from accord.protocol.a2a.skill_schemas import SkillSchemas
+from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY, read_turn
+from accord.protocol.a2a.wire import data_part
 from accord.protocol.auth import Principal
 from tests.protocol.a2a.agent_app import CONTRACT
 from tests.protocol.a2a.helpers import envelope
