@@ -6,6 +6,7 @@ newer than the code is refused."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -176,7 +177,7 @@ async def test_a_database_newer_than_the_code_is_refused(
         assert raised.value.details["revision"] == "f00d"
 
 
-async def test_v0_1_workflows_get_the_time_of_their_last_event_and_no_scope(
+async def test_v0_1_workflows_are_listed_under_the_scope_and_context_they_started_with(
     dialect: str, v0_1_databases: list[tuple[str, tuple[Schema, ...]]]
 ) -> None:
     if dialect == "postgresql":
@@ -188,12 +189,15 @@ async def test_v0_1_workflows_get_the_time_of_their_last_event_and_no_scope(
         lambda c: c.execute(
             text(
                 "SELECT r.id, r.updated_at, r.scope, r.context_id, "
-                "(SELECT max(e.at) FROM workflow_events e WHERE e.workflow_id = r.id) "
+                "(SELECT max(e.at) FROM workflow_events e WHERE e.workflow_id = r.id), "
+                "(SELECT e.data FROM workflow_events e WHERE e.workflow_id = r.id AND e.seq = 1) "
                 "FROM workflow_runs r"
             )
         ).all(),
     )
     assert len(found) >= 4
-    for _wid, updated_at, scope, context_id, last_event in found:
+    for _wid, updated_at, scope, context_id, last_event, started in found:
         assert updated_at == last_event
-        assert (scope, context_id) == (None, None)
+        inp = (started if isinstance(started, dict) else json.loads(started))["input"]
+        assert scope == inp["owner"]
+        assert context_id == inp["session"]

@@ -2,8 +2,9 @@
 
 An orchestrator task's A2A view is derived from its workflow: ListTasks needs the owner scope
 ("app/subject"), the A2A context id and the time of the last append, keyset-paginated by
-(updated_at DESC, id DESC). Existing workflows get the time of their last event; their scope
-and context stay NULL (v0.1 did not record them).
+(updated_at DESC, id DESC). Existing workflows get the time of their last event, and the scope
+and context their start recorded (the workflow input's ``owner`` and ``session``, which every
+v0.1 refund workflow has); a workflow without them stays unlisted (NULL).
 
 Revision ID: 0002
 Revises: 0001
@@ -33,6 +34,16 @@ def upgrade() -> None:
         "UPDATE workflow_runs SET updated_at = coalesce((SELECT max(e.at) FROM workflow_events e "
         "WHERE e.workflow_id = workflow_runs.id), 0)"
     )
+    dialect = op.get_bind().dialect.name
+    if dialect == "postgresql":
+        field = "(e.data -> 'input' ->> '{}')"
+    else:
+        field = "json_extract(e.data, '$.input.{}')"
+    for column, key in (("scope", "owner"), ("context_id", "session")):
+        op.execute(
+            f"UPDATE workflow_runs SET {column} = (SELECT {field.format(key)} "
+            "FROM workflow_events e WHERE e.workflow_id = workflow_runs.id AND e.seq = 1)"
+        )
     op.create_index(
         "workflow_runs_scope_updated",
         "workflow_runs",
