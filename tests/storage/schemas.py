@@ -27,6 +27,10 @@ SQLITE_FILES: dict[str, tuple[Schema, ...]] = {
     "payments": (PAYMENTS,),
 }
 ALL: tuple[Schema, ...] = tuple(s for group in SQLITE_FILES.values() for s in group)
+# What the services keep now: v0.1's orchestrator task table is no longer a store (the
+# orchestrator's tasks are views of its workflow log); it is left as it was, unread.
+RETIRED: tuple[Schema, ...] = SQLITE_FILES["orchestrator"]
+LIVE: tuple[Schema, ...] = tuple(s for s in ALL if s not in RETIRED)
 
 
 def describe(conn: Connection) -> dict[str, Any]:
