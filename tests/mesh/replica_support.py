@@ -4,7 +4,7 @@ Replica A is the mesh's own ``orchestrator`` (tests/mesh/support.py ``running_me
 B is a second ``accord serve orchestrator`` process on another port and with a data directory
 of its own (a replica's data directory records its owner id, so replicas must not share one).
 Both run with the same settings a deployment of several replicas needs: ``ACCORD_DATABASE_URL``,
-``ACCORD_TASK_RECOVERY=off`` and a lease TTL. Tests address a replica through ``via()``, which
+and a lease TTL. Tests address a replica through ``via()``, which
 gives the helpers of support.py (``ask``, ``approve``, ``get_task``, ...) a mesh whose
 orchestrator is that replica.
 """
@@ -32,7 +32,6 @@ from tests.support.processes import Service, free_port, run_service
 # short enough that a takeover after kill -9 takes seconds.
 LEASE_TTL_S: Final = 4.0
 REPLICA_ENV: Final = {
-    "ACCORD_TASK_RECOVERY": "off",
     "ACCORD_WORKFLOW_LEASE_TTL_S": str(LEASE_TTL_S),
 }
 Replica = Literal["a", "b"]

@@ -28,7 +28,7 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from tests.deploy.files import k8s_manifests, load_all, of_kind
-from tests.mesh.replica_support import REPLICA_ENV, Replicas, running_replicas
+from tests.mesh.replica_support import Replicas, running_replicas
 from tests.mesh.support import PAUSE_MARKER, answer, approve, ask, get_task, token, until
 from tests.mesh.test_crash import Started
 from tests.support import postgres
@@ -188,8 +188,8 @@ async def test_b_resumes_exactly_once_what_a_ran_when_killed(replicas: Replicas)
 async def test_a_restarting_replica_leaves_the_others_running_work_alone(
     replicas: Replicas,
 ) -> None:
-    """A replica that starts reconciles the shared task store: it must not fail what another
-    live replica is working on (here: an approver's refund.approve task that B executes)."""
+    """A replica that starts must not fail what another live replica is working on (here: an
+    approver's refund.approve task, an "approval" workflow that B executes)."""
     replicas.ensure_a()
     a, b = replicas.via("a"), replicas.via("b")
     view = await ask(b, "C-04", f"please refund order {B_PAUSED}, I changed my mind")
@@ -209,7 +209,7 @@ async def test_a_restarting_replica_leaves_the_others_running_work_alone(
             await asyncio.to_thread(replicas.wait_for_log, "b", marker)
             approval_id = await _first_task_id(updates, approving)
 
-            replicas.restart_a()  # its start-up reconciles the store while B works
+            replicas.restart_a()  # it starts (and recovers what it may) while B works
 
             async with await A2AClient.connect(a.orchestrator, token=approver) as via_a:
                 running = await via_a.get(approval_id)
@@ -234,10 +234,10 @@ async def _first_task_id(updates: list[TaskView], call: asyncio.Task[TaskView]) 
 
 def test_the_shipped_manifests_run_replicas_as_this_module_does() -> None:
     """Several replicas per Deployment, each with a data directory of its own (an emptyDir:
-    the owner file), and task recovery off for all of them (the shared ConfigMap)."""
+    the owner file), and no switch to turn recovery off (it is replica-safe)."""
     docs = load_all(k8s_manifests())
     config = of_kind(docs, "ConfigMap")["accord-config"]["data"]
-    assert config["ACCORD_TASK_RECOVERY"] == REPLICA_ENV["ACCORD_TASK_RECOVERY"]
+    assert "ACCORD_TASK_RECOVERY" not in config
     orchestrator = of_kind(docs, "Deployment")["orchestrator"]
     assert orchestrator["spec"]["replicas"] >= 2
     volumes = orchestrator["spec"]["template"]["spec"]["volumes"]

@@ -46,7 +46,7 @@ def test_defaults_are_the_documented_ones(tmp_path: Path, monkeypatch: pytest.Mo
     }
     assert (settings.approval_timeout_s, settings.workflow_lease_ttl_s) == (86_400, 15)
     assert settings.turn_deadline_s == 300
-    assert settings.task_recovery is True
+    assert settings.task_worker_ttl_s == 15.0
     assert (settings.log_format, settings.log_level) == ("text", "WARNING")
     assert settings.database_url is None
     assert settings.jwt_secret is None
@@ -64,7 +64,7 @@ def test_every_field_is_read_from_its_variable(monkeypatch: pytest.MonkeyPatch) 
         "ACCORD_ALLOWED_HOSTS": "commerce:*, localhost",
         "ACCORD_TOKEN": "t-1",
         "ACCORD_WORKFLOW_LEASE_TTL_S": "4.5",
-        "ACCORD_TASK_RECOVERY": "off",
+        "ACCORD_TASK_WORKER_TTL_S": "6",
         "ACCORD_LOG_FORMAT": "JSON",
         "ACCORD_LOG_LEVEL": "info",
         "ACCORD_OTEL_LIBRARY_SPANS": "true",
@@ -83,7 +83,7 @@ def test_every_field_is_read_from_its_variable(monkeypatch: pytest.MonkeyPatch) 
     assert settings.token is not None
     assert settings.token.get_secret_value() == "t-1"
     assert settings.workflow_lease_ttl_s == 4.5
-    assert settings.task_recovery is False
+    assert settings.task_worker_ttl_s == 6.0
     assert (settings.log_format, settings.log_level) == ("json", "INFO")
     assert settings.otel_library_spans is True
     assert settings.test_pause == {"refund.before_issue@O-1004": 30.0, "order.after_lookup": 60.0}
@@ -114,7 +114,7 @@ def test_a_changed_environment_is_read_again(monkeypatch: pytest.MonkeyPatch) ->
         ("ACCORD_LOG_FORMAT", "xml", "'text' or 'json'"),
         ("ACCORD_POLICY_URL", "policy:8701", "pattern"),
         ("ACCORD_DATABASE_URL", "mysql://db", "pattern"),
-        ("ACCORD_TASK_RECOVERY", "maybe", "valid boolean"),
+        ("ACCORD_TASK_WORKER_TTL_S", "-1", "greater than 0"),
     ],
 )
 def test_a_bad_value_names_its_variable(

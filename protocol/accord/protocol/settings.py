@@ -194,13 +194,14 @@ class AccordSettings(BaseSettings):
         description="Deadline of one turn of a request that brings no envelope.",
         json_schema_extra=_in("orchestrator"),
     )
-    task_recovery: bool = Field(
-        default=True,
+    task_worker_ttl_s: Seconds = Field(
+        default=15.0,
         description=(
-            "Deprecated (task recovery is becoming replica-safe): at start, fail the tasks a "
-            "previous process left unfinished. `off` with several replicas (docs/replicas.md)."
+            "How long an agent process counts as alive after its last heartbeat (renewed every "
+            "third of it): then another replica fails the tasks it left running "
+            "(docs/replicas.md)."
         ),
-        json_schema_extra=_in("orchestrator", "`on`"),
+        json_schema_extra=_in("orchestrator"),
     )
 
     # -- telemetry -------------------------------------------------------------------------

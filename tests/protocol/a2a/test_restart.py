@@ -1,10 +1,15 @@
 """Tasks survive a crash (kill -9): completed tasks stay readable, a task that was running is
-failed with UNAVAILABLE, a waiting task can still be continued. SQLite and PostgreSQL."""
+failed with UNAVAILABLE, a waiting task can still be continued. SQLite and PostgreSQL.
+
+On SQLite (one process per file) the restarted agent fails the dead one's running task at
+once; on PostgreSQL (replicas share the database) only once the dead process's heartbeat has
+expired, by the database's clock: a short TTL here, read with a deadline."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,8 +30,21 @@ def db_url(request: pytest.FixtureRequest, data_dir: Path) -> str:
     return str(request.getfixturevalue("postgres_url"))
 
 
+WORKER_TTL = {"ACCORD_TASK_WORKER_TTL_S": "1.5"}
+
+
+def settled_running(client: AgentClient, headers: dict[str, str], task_id: str) -> dict[str, Any]:
+    """The task once it is no longer running (recovery fails it), within a deadline."""
+    end = time.monotonic() + 30
+    while True:
+        found = client.get(headers, task_id).task
+        if found["status"]["state"] != "TASK_STATE_WORKING" or time.monotonic() > end:
+            return found
+        time.sleep(0.1)  # polling the recovery sweep, bounded by the deadline
+
+
 def test_tasks_survive_kill_9(data_dir: Path, log_dir: Path, db_url: str) -> None:
-    with run_agent(data_dir, log_dir, db_url=db_url) as first:
+    with run_agent(data_dir, log_dir, db_url=db_url, env=WORKER_TTL) as first:
         headers = auth(mint_token("C-61", ["customer"]))
         with AgentClient(first.url, "jsonrpc") as client:
             done = client.send(headers, message({"mode": "complete", "n": 4})).task
@@ -41,14 +59,14 @@ def test_tasks_survive_kill_9(data_dir: Path, log_dir: Path, db_url: str) -> Non
                 time.sleep(0.05)  # polling interval, bounded by the deadline
         first.kill()  # SIGKILL: no shutdown hook runs
 
-    with run_agent(data_dir, log_dir, db_url=db_url) as second:
+    with run_agent(data_dir, log_dir, db_url=db_url, env=WORKER_TTL) as second:
         for transport in ("jsonrpc", "rest"):
             with AgentClient(second.url, transport) as client:
                 kept = client.get(headers, done["id"]).task
                 assert kept["status"]["state"] == "TASK_STATE_COMPLETED"
                 assert kept["artifacts"] == done["artifacts"]
 
-                crashed = client.get(headers, running["id"]).task
+                crashed = settled_running(client, headers, running["id"])
                 state, error = contract_state(crashed)
                 assert state.status is Status.FAILED
                 assert error is not None

@@ -115,19 +115,62 @@ async def test_recover_fails_unfinished_tasks_and_keeps_waiting_ones(
     await store.save(task("running", "TASK_STATE_WORKING"), ctx("o"))
     await store.save(task("waiting", "TASK_STATE_INPUT_REQUIRED"), ctx("o"))
     await store.save(task("done", "TASK_STATE_COMPLETED"), ctx("o"))
-    assert await store.recover() == 2
-    for task_id in ("queued", "running"):
-        found = await store.get(task_id, ctx("o"))
+    assert await store.recover() == 0  # its own tasks: this process is alive
+    await store.close()  # the process goes away (its heartbeat with it)
+    restarted = AccordTaskStore(store.url, table=store.table)
+    await restarted.open()
+    try:
+        assert await restarted.recover() == 2
+        for task_id in ("queued", "running"):
+            found = await restarted.get(task_id, ctx("o"))
+            assert found is not None
+            state, error = read_contract_state(found.status)
+            assert state.status.value == "failed"
+            assert error is not None
+            assert error.code is ErrorCode.UNAVAILABLE
+            assert error.message == RESTART_MESSAGE
+        waiting = await restarted.get("waiting", ctx("o"))
+        assert waiting is not None
+        assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+        assert await restarted.recover() == 0
+    finally:
+        await restarted.close()
+
+
+@pytest.mark.postgres
+async def test_a_replica_fails_only_the_tasks_of_replicas_whose_heartbeat_expired(
+    postgres_url: str,
+) -> None:
+    """Two replicas on one database: B starting leaves A's running task alone while A beats;
+    once A stops beating (killed: no clean close), B's next sweep fails it."""
+    table = table_name("replica-test")
+    a = AccordTaskStore(postgres_url, table=table, worker_ttl_s=1.0)
+    b = AccordTaskStore(postgres_url, table=table, worker_ttl_s=1.0)
+    await a.open()
+    await b.open()
+    try:
+        await a.heartbeat()
+        await a.save(task("a-running", "TASK_STATE_WORKING"), ctx("o"))
+        await b.heartbeat()
+        assert await b.recover() == 0  # A is alive
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        failed = 0
+        while not failed:  # A beats no more: its heartbeat expires by the database's clock
+            assert loop.time() < deadline, "A's task was never recovered"
+            await asyncio.sleep(0.2)  # polling the sweep, bounded by the deadline
+            failed = await b.recover()
+        assert failed == 1
+        found = await b.get("a-running", ctx("o"))
         assert found is not None
         state, error = read_contract_state(found.status)
         assert state.status.value == "failed"
         assert error is not None
         assert error.code is ErrorCode.UNAVAILABLE
-        assert error.message == RESTART_MESSAGE
-    waiting = await store.get("waiting", ctx("o"))
-    assert waiting is not None
-    assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
-    assert await store.recover() == 0
+    finally:
+        await b.close()
+        # A was "killed": its connections go, its heartbeat row stays (expired).
+        await (await a.open()).close()
 
 
 def test_table_names_are_per_service_and_safe() -> None:

@@ -7,11 +7,12 @@
 
 In front of the A2A routes sits the :class:`~accord.protocol.a2a.server_gate.Gate` (credential, body
 limit, A2A-Version, acting on behalf). Tasks live in :class:`AccordTaskStore` owned by the
-principal's ``app/subject``; unfinished tasks of a previous process are recovered at startup.
+principal's ``app/subject``; a gone process's unfinished tasks are recovered (replica-safe).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -49,7 +50,6 @@ from accord.protocol.request_body import reading_kept_body
 from accord.protocol.settings import (
     DEFAULT_PORTS,
     ServeOptions,
-    current,
     database_url,
     service_url,
 )
@@ -61,7 +61,6 @@ RPC_PATH: Final = "/"
 IDLE_RELEASE_S: Final = 30.0
 """A task waiting for input is dropped from memory after this long; its state is in the store
 and the next message (or a cancel) picks it up from there."""
-RECOVERY_OPTION: Final = "task_recovery"  # ServeOptions.extra / ACCORD_TASK_RECOVERY: on|off
 PUBLIC_URL_OPTION: Final = "public_url"  # ServeOptions.extra: URL written into the card
 
 
@@ -115,14 +114,6 @@ def public_url(options: ServeOptions, service_name: str) -> str:
     return f"http://{options.host}"
 
 
-def task_recovery(options: ServeOptions) -> bool:
-    """Whether start-up fails the tasks a dead process left unfinished (``task_recovery`` /
-    ``ACCORD_TASK_RECOVERY``, default on). Off with several replicas on one database: a
-    starting replica cannot tell a dead process's task from a live replica's."""
-    raw = options.extra.get(RECOVERY_OPTION)
-    return current().task_recovery if not raw else raw.lower() not in ("off", "0")
-
-
 def task_store_url(options: ServeOptions, service_name: str) -> str:
     """The database of the agent's task store: ``--database-url``, else the service default."""
     return options.database_url or database_url(service_name)
@@ -132,6 +123,11 @@ def task_store_ref(options: ServeOptions, service_name: str) -> StoreRef:
     """The agent's task table, for `accord db` (``ServiceSpec.stores``)."""
     schema = task_schema(task_table(table_name(service_name)))
     return StoreRef(schema, task_store_url(options, service_name))
+
+
+async def _stop(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
 
 
 def build_agent_app(
@@ -163,7 +159,6 @@ def build_agent_app(
         interrupted_task_timeout=IDLE_RELEASE_S,
     )
     context_builder = PrincipalContextBuilder()
-    recovery = task_recovery(options)
 
     async def healthz(_: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "service": service_name})
@@ -189,8 +184,10 @@ def build_agent_app(
             if isinstance(store, AccordTaskStore):
                 await store.open()
                 stack.push_async_callback(store.close)
-                if recovery:
-                    await store.recover()
+                await store.heartbeat()
+                await store.recover()  # what a gone process left running can never finish
+                keeper = asyncio.create_task(store.keep_alive(), name="task-store-heartbeat")
+                stack.push_async_callback(_stop, keeper)
             for hook in lifespan_hooks:
                 await stack.enter_async_context(hook())
             stack.push_async_callback(handler.aclose)

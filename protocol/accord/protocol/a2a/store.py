@@ -14,16 +14,22 @@ writer that commits every save queued while the previous commit ran in a single 
 Ownership: every row belongs to ``owner_resolver(context)`` (``app/subject`` of the verified
 principal). A task of another owner is simply not found.
 
-Recovery (:meth:`AccordTaskStore.recover`, run at startup): a task left ``queued`` or
-``running`` by a dead process can never finish (its coroutine is gone), so it is failed with
-UNAVAILABLE ("the agent restarted while working on it; retry"). Waiting tasks stay waiting:
-they hold no process state, and the next message continues them.
+Recovery (:meth:`AccordTaskStore.recover`, at start and then every heartbeat): a task left
+``queued`` or ``running`` by a process that is gone can never finish (its coroutine is gone),
+so it is failed with UNAVAILABLE ("the agent restarted while working on it; retry"). Every row
+names the process that saved it, and every process renews its heartbeat while it runs
+(:meth:`AccordTaskStore.keep_alive`), so with several replicas on one PostgreSQL database a
+replica fails only the tasks of processes whose heartbeat expired (``ACCORD_TASK_WORKER_TTL_S``,
+the database's clock), never a live replica's; a SQLite file has one process by design, so the
+tasks of every earlier process are failed at start. Waiting tasks stay waiting: they hold no
+process state, and the next message continues them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from datetime import UTC, datetime
 from typing import Final
 
@@ -42,9 +48,10 @@ from a2a.utils.task import (
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
-from accord.protocol.a2a.store_backends import Backend, ListQuery, Row, open_backend
+from accord.protocol.a2a.store_backends import Backend, ListQuery, Rewritten, Row, open_backend
 from accord.protocol.a2a.store_tables import task_table
 from accord.protocol.a2a.wire import failed_status, read_status_meta
+from accord.protocol.settings import current
 
 logger = logging.getLogger(__name__)
 
@@ -56,18 +63,6 @@ def _sort_ts(task: Task) -> int:
     if task.HasField("status") and task.status.HasField("timestamp"):
         return int(task.status.timestamp.ToNanoseconds())
     return -1
-
-
-def task_row(task: Task, blob: bytes | None = None) -> Row:
-    """The store row of ``task`` for ``Backend.rewrite_states`` (``blob``: its bytes, if known)."""
-    return (
-        "",
-        task.id,
-        task.context_id,
-        int(task.status.state),
-        _sort_ts(task),
-        blob if blob is not None else task.SerializeToString(),
-    )
 
 
 def fail_after_restart(task: Task) -> None:
@@ -106,10 +101,13 @@ class AccordTaskStore(TaskStore):
         *,
         table: str = "a2a_tasks",
         owner_resolver: OwnerResolver = resolve_user_scope,
+        worker_ttl_s: float | None = None,
     ) -> None:
         task_table(table)  # refuses a name that is not a safe table name
         self.url = url
         self.table = table
+        self.worker = f"worker-{uuid.uuid4().hex}"  # this process, in the rows it saves
+        self.worker_ttl_s = worker_ttl_s if worker_ttl_s else current().task_worker_ttl_s
         self._owner = owner_resolver
         self._backend: Backend | None = None
         self._open_lock = asyncio.Lock()
@@ -129,24 +127,44 @@ class AccordTaskStore(TaskStore):
         if self._flusher is not None:
             await asyncio.gather(self._flusher, return_exceptions=True)
         if self._backend is not None:
+            await self._backend.drop_worker(self.worker)  # its running tasks are orphans now
             await self._backend.close()
             self._backend = None
 
     async def recover(self) -> int:
-        """Fail every queued/running task (see module docstring); returns how many."""
+        """Fail the queued/running tasks whose process is gone (see the module docstring);
+        returns how many. Safe with several replicas: a live one's tasks are left alone."""
         backend = await self.open()
 
-        def fail(blob: bytes) -> Row:
+        def fail(blob: bytes) -> Rewritten:
             task = Task.FromString(blob)
             fail_after_restart(task)
-            return task_row(task)
+            return int(task.status.state), _sort_ts(task), task.SerializeToString()
 
-        count = await backend.rewrite_states([int(s) for s in UNFINISHED_STATES], fail)
+        count = await backend.fail_orphans(self.worker, [int(s) for s in UNFINISHED_STATES], fail)
         if count:
             logger.warning(
-                "task store %s: failed %d unfinished task(s) after restart", self.table, count
+                "task store %s: failed %d task(s) a gone process left unfinished",
+                self.table,
+                count,
             )
         return count
+
+    async def heartbeat(self) -> None:
+        """Say this process is alive for one more TTL (``ACCORD_TASK_WORKER_TTL_S``)."""
+        backend = await self.open()
+        await backend.heartbeat(self.worker, self.worker_ttl_s)
+
+    async def keep_alive(self) -> None:
+        """Heartbeat every third of the TTL and fail the orphans of processes that died
+        meanwhile, until cancelled (run for the life of the service)."""
+        while True:
+            try:
+                await self.heartbeat()
+                await self.recover()
+            except Exception:  # the database may be away for a moment; try again next beat
+                logger.exception("task store %s: heartbeat failed", self.table)
+            await asyncio.sleep(self.worker_ttl_s / 3)
 
     # -- TaskStore --------------------------------------------------------------------------
     async def save(self, task: Task, context: ServerCallContext) -> None:
@@ -159,6 +177,7 @@ class AccordTaskStore(TaskStore):
             int(task.status.state),
             _sort_ts(task),
             task.SerializeToString(),
+            self.worker,
         )
         await self._submit(row)
 

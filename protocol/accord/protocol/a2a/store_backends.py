@@ -1,8 +1,10 @@
 """SQL backends of :class:`~accord.protocol.a2a.store.AccordTaskStore`: SQLite and PostgreSQL.
 
-Both keep the same row: ``(owner, id, context_id, state, ts, blob)`` with primary key
+Both keep the same row: ``(owner, id, context_id, state, ts, blob, worker)`` with primary key
 ``(owner, id)`` and an index on ``(owner, ts, id)`` for listing. ``ts`` is the status time in
-nanoseconds (-1 when the task has none), ``blob`` the serialized protobuf Task.
+nanoseconds (-1 when the task has none), ``blob`` the serialized protobuf Task, ``worker`` the
+process that saved it. ``<table>_workers`` keeps each live process's expiry: recovery fails
+the unfinished tasks of processes that are not alive (``fail_orphans``).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from urllib.parse import unquote, urlsplit
 from accord.protocol.a2a.store_tables import task_schema, task_table
 from accord.protocol.storage.migrate import upgrade
 
-Row = tuple[str, str, str, int, int, bytes]  # owner, id, context_id, state, ts, blob
+Row = tuple[str, str, str, int, int, bytes, str]  # owner, id, context, state, ts, blob, worker
 Op = Row | tuple[str, str]  # an upsert, or a delete (owner, id)
+Rewritten = tuple[int, int, bytes]  # a task's new state, ts and blob
 
 
 @dataclass(frozen=True)
@@ -41,8 +44,10 @@ class Backend(Protocol):
     async def write(self, ops: Sequence[Op]) -> None: ...
     async def get(self, owner: str, task_id: str) -> bytes | None: ...
     async def list(self, query: ListQuery) -> tuple[list[bytes], int]: ...
-    async def rewrite_states(
-        self, states: Sequence[int], rewrite: Callable[[bytes], Row]
+    async def heartbeat(self, worker: str, ttl_s: float) -> None: ...
+    async def drop_worker(self, worker: str) -> None: ...
+    async def fail_orphans(
+        self, worker: str, states: Sequence[int], rewrite: Callable[[bytes], Rewritten]
     ) -> int: ...
     async def close(self) -> None: ...
 
@@ -126,12 +131,15 @@ class SqliteBackend:
         self._commits = 0
         t = table
         self._upsert = (
-            f"INSERT INTO {t} (owner, id, context_id, state, ts, blob) VALUES (?, ?, ?, ?, ?, ?) "
+            f"INSERT INTO {t} (owner, id, context_id, state, ts, blob, worker) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (owner, id) DO UPDATE SET context_id = excluded.context_id, "
-            "state = excluded.state, ts = excluded.ts, blob = excluded.blob"
+            "state = excluded.state, ts = excluded.ts, blob = excluded.blob, "
+            "worker = excluded.worker"
         )
         self._delete = f"DELETE FROM {t} WHERE owner = ? AND id = ?"
         self._get = f"SELECT blob FROM {t} WHERE owner = ? AND id = ?"
+        self._rewrite = f"UPDATE {t} SET state = ?, ts = ?, blob = ? WHERE owner = ? AND id = ?"
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -201,16 +209,29 @@ class SqliteBackend:
         rows = self.conn.execute(page_sql, rest).fetchall()
         return [bytes(r[0]) for r in rows], int(total)
 
-    async def rewrite_states(self, states: Sequence[int], rewrite: Callable[[bytes], Row]) -> int:
+    async def heartbeat(self, worker: str, ttl_s: float) -> None:
+        # One process per SQLite file: the row only says who saved last; no one else reads it.
+        del worker, ttl_s
+
+    async def drop_worker(self, worker: str) -> None:
+        del worker
+
+    async def fail_orphans(
+        self, worker: str, states: Sequence[int], rewrite: Callable[[bytes], Rewritten]
+    ) -> int:
+        """One process per file by design: every other process's unfinished task is an
+        orphan (its process is gone, since this one holds the file)."""
         conn = self.conn
         marks = ", ".join("?" for _ in states)
         conn.execute("BEGIN IMMEDIATE")
         try:
             rows = conn.execute(
-                f"SELECT owner, blob FROM {self.table} WHERE state IN ({marks})", tuple(states)
+                f"SELECT owner, id, blob FROM {self.table} WHERE state IN ({marks}) "
+                "AND (worker IS NULL OR worker != ?)",
+                (*states, worker),
             ).fetchall()
-            for owner, blob in rows:
-                conn.execute(self._upsert, (owner, *rewrite(bytes(blob))[1:]))
+            for owner, task_id, blob in rows:
+                conn.execute(self._rewrite, (*rewrite(bytes(blob)), owner, task_id))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -242,10 +263,10 @@ class PostgresBackend:
         self._pool: Any = None
         t = table
         self._upsert = (
-            f"INSERT INTO {t} (owner, id, context_id, state, ts, blob) "
-            "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (owner, id) DO UPDATE SET "
+            f"INSERT INTO {t} (owner, id, context_id, state, ts, blob, worker) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (owner, id) DO UPDATE SET "
             "context_id = EXCLUDED.context_id, state = EXCLUDED.state, ts = EXCLUDED.ts, "
-            "blob = EXCLUDED.blob"
+            "blob = EXCLUDED.blob, worker = EXCLUDED.worker"
         )
         self._delete = f"DELETE FROM {t} WHERE owner = $1 AND id = $2"
 
@@ -277,15 +298,46 @@ class PostgresBackend:
             rows = await conn.fetch(page_sql, *rest)
         return [bytes(r[0]) for r in rows], int(total)
 
-    async def rewrite_states(self, states: Sequence[int], rewrite: Callable[[bytes], Row]) -> int:
+    async def heartbeat(self, worker: str, ttl_s: float) -> None:
+        """Alive for ``ttl_s`` more seconds, by the database's clock (every replica's)."""
+        await self._pool.execute(
+            f"INSERT INTO {self.table}_workers (worker, expires_at) "
+            "VALUES ($1, extract(epoch FROM clock_timestamp()) + $2) "
+            "ON CONFLICT (worker) DO UPDATE SET expires_at = EXCLUDED.expires_at",
+            worker,
+            ttl_s,
+        )
+
+    async def drop_worker(self, worker: str) -> None:
+        await self._pool.execute(f"DELETE FROM {self.table}_workers WHERE worker = $1", worker)
+
+    async def fail_orphans(
+        self, worker: str, states: Sequence[int], rewrite: Callable[[bytes], Rewritten]
+    ) -> int:
+        """Unfinished tasks whose process is not alive (no unexpired heartbeat): a live
+        replica's task is left alone. Rows are locked, so two replicas never both rewrite one;
+        expired heartbeats are forgotten in the same transaction."""
+        t = self.table
         async with self._pool.acquire() as conn, conn.transaction():
             rows = await conn.fetch(
-                f"SELECT owner, blob FROM {self.table} WHERE state = ANY($1::int[]) FOR UPDATE",
+                f"SELECT owner, id, blob FROM {t} WHERE state = ANY($1::int[]) "
+                "AND (worker IS NULL OR (worker != $2 AND worker NOT IN (SELECT worker FROM "
+                f"{t}_workers WHERE expires_at > extract(epoch FROM clock_timestamp())))) "
+                "FOR UPDATE SKIP LOCKED",
                 list(states),
+                worker,
             )
             for row in rows:
-                new = rewrite(bytes(row["blob"]))
-                await conn.execute(self._upsert, row["owner"], *new[1:])
+                await conn.execute(
+                    f"UPDATE {t} SET state = $1, ts = $2, blob = $3 WHERE owner = $4 AND id = $5",
+                    *rewrite(bytes(row["blob"])),
+                    row["owner"],
+                    row["id"],
+                )
+            await conn.execute(
+                f"DELETE FROM {t}_workers WHERE expires_at < "
+                "extract(epoch FROM clock_timestamp()) - 86400"
+            )
         return len(rows)
 
     async def close(self) -> None:

@@ -2,8 +2,10 @@
 
 ``(owner, id)`` is the key; ``ts`` is the status time in nanoseconds (-1 when the task has
 none) and ``(owner, ts DESC, id DESC)`` the listing index; ``blob`` is the serialized protobuf
-Task. Each service's table has its own migration history (``migrations/``, with the table
-name as the schema option ``table``).
+Task; ``worker`` the process that saved it last. ``<table>_workers`` holds each live process's
+expiry (heartbeats), which tells recovery whose unfinished tasks can never finish. Each
+service's table has its own migration history (``migrations/``, with the table name as the
+schema option ``table``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import Column, Index, Integer, MetaData, PrimaryKeyConstraint, Table, Text
 
 from accord.protocol.storage.schema import Schema
-from accord.protocol.storage.types import BIG_INT, BYTES
+from accord.protocol.storage.types import BIG_INT, BYTES, EPOCH_SECONDS
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 _TABLE = re.compile(r"^[a-z_][a-z0-9_]{0,46}$")  # its version table's name fits in 63 chars
@@ -40,10 +42,18 @@ def task_table(name: str) -> Table:
         Column("state", Integer, nullable=False),
         Column("ts", BIG_INT, nullable=False),
         Column("blob", BYTES, nullable=False),
+        Column("worker", Text, nullable=True),  # the process that saved it last
         PrimaryKeyConstraint("owner", "id", name=f"{name}_pkey"),
     )
     Index(f"{name}_owner_ts", table.c.owner, table.c.ts.desc(), table.c.id.desc())
     Index(f"{name}_state", table.c.state)
+    Table(
+        f"{name}_workers",
+        table.metadata,
+        Column("worker", Text, nullable=False),
+        Column("expires_at", EPOCH_SECONDS, nullable=False),
+        PrimaryKeyConstraint("worker", name=f"{name}_workers_pkey"),
+    )
     return table
 
 
