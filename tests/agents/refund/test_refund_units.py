@@ -8,17 +8,22 @@ from typing import Any
 from accord.agents.models import Intake, Intent, Language, Missing, Reason, build_router
 from accord.agents.refund import nodes_outcome
 from accord.agents.refund.config import RefundSettings
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import answer_text, answer_value, asked_payload, refund_key
 from accord.agents.refund.graph import NODES, build_graph
+from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.nodes_intake import _checked, _with_order
 from accord.agents.refund.peers import Peers
-from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import NodeContext, Route
+from accord.protocol.mcp.client import ToolClient
 
 
 def _deps() -> Deps:
-    return Deps(tools=Tools(), peers=Peers({}), router=build_router(), settings=RefundSettings())
+    return Deps(
+        tools=ToolClient.for_servers([]),
+        peers=Peers({}),
+        router=build_router(),
+        settings=RefundSettings(),
+    )
 
 
 def _ctx(outputs: dict[str, Any]) -> NodeContext:

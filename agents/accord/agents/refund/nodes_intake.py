@@ -7,8 +7,8 @@ from typing import Any, Final
 
 from accord.agents.models import Expecting, Intake, IntakeContext, Intent, Missing
 from accord.agents.models.intake import help_offer, missing_of, question_for
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import MAX_QUESTIONS, WorkflowInput, answer_text
+from accord.agents.refund.node_deps import Deps
 from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from accord.agents.models import DecisionFacts, Language, Outcome
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import WorkflowInput, refund_key
+from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.testhooks import pause
 from accord.agents.workflow import NodeContext, Route
 from accord.contracts.errors import AccordError, ErrorCode

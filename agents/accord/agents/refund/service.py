@@ -16,18 +16,18 @@ from starlette.routing import Route
 from accord.agents.models import build_router
 from accord.agents.refund.approvals import APPROVALS_PATH, Approvals
 from accord.agents.refund.config import SERVICE_NAME, RefundSettings
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.executor import OrchestratorExecutor
 from accord.agents.refund.graph import build_graph
+from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.projection import Projector
 from accord.agents.refund.recovery import new_owner, reconcile, take_over
 from accord.agents.refund.stats_route import stats_route
-from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import Runtime
 from accord.contracts.agents import agent_contract
 from accord.protocol.a2a.server import RECOVERY_OPTION, build_agent_app, task_recovery
 from accord.protocol.a2a.store import AccordTaskStore, table_name
+from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
 from accord.protocol.settings import ServeOptions, data_dir, database_url, service_url
 
@@ -38,7 +38,10 @@ def build_app(options: ServeOptions) -> Any:
     store_url = options.database_url or database_url(SERVICE_NAME)
     shared_db = store_url if not store_url.startswith("sqlite") else None
     settings = RefundSettings.from_env(shared_db, service_url("policy"), service_url("risk"))
-    tools, peers = Tools(), Peers({"policy": settings.policy_url, "risk": settings.risk_url})
+    # The process's one tool client: connected in the background from the lifespan's start, so
+    # the orchestrator comes up (and recovers its workflows) while a tool server is still down.
+    tools = ToolClient.from_config()
+    peers = Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
     runtime = Runtime(
         settings.workflow_log_url, owner=new_owner(), lease_ttl_s=settings.lease_ttl_s
@@ -64,7 +67,6 @@ def build_app(options: ServeOptions) -> Any:
             unsubscribe()
             await runtime.close()
             await projector.drain()
-            await tools.aclose()
             await peers.aclose()
 
     # The store's own start-up recovery would fail running tasks whose workflows resume.
@@ -79,7 +81,9 @@ def build_app(options: ServeOptions) -> Any:
         executor,
         serve_options,
         service_name=SERVICE_NAME,
-        lifespan_hooks=[running],
+        # The tool client first: it is started before recovery (resumed workflows call tools)
+        # and closed after the runtime.
+        lifespan_hooks=[tools.running, running],
         task_store=store,
     )
     app.router.routes.append(Route(APPROVALS_PATH, approvals.list_route, methods=["GET"]))
