@@ -406,6 +406,8 @@ class ToolClient:
     async def connected(self) -> None:
         """Wait for every server's first connection attempt; raise the first failure (in
         configuration order): UNAVAILABLE, RETRYABLE_TIMEOUT, NOT_FOUND, CONTRACT_VIOLATION."""
+        if self._owner is None:
+            raise AccordError(ErrorCode.INVALID_INPUT, "start() the ToolClient first")
         for conn in self._connections.values():
             await conn.settled()
         for status in self.statuses():
