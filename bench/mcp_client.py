@@ -5,7 +5,9 @@ HTTP) serves ``debug.echo``. Measured for a few seconds each at the same concurr
 
 - baseline: the SDK's ``mcp.Client``, one session, ``session.call_tool`` (no contract work);
 - ToolClient: one shared session plus input/output validation, retry bookkeeping, traceparent;
-- session per call: a fresh ``mcp.Client`` for every call (why ToolClient keeps one session).
+- session per call: a fresh ``mcp.Client`` for every call (why ToolClient keeps one session);
+- client per call: a fresh ToolClient for every call (connect, ``tools/list``, contract check,
+  call, close): what a service that opens its tool client per turn pays.
 
 Figures are calls/s and latency percentiles, with throughput as a ratio to the baseline.
 Target: ToolClient >= 0.8x the bare SDK session.
@@ -91,6 +93,12 @@ async def run(url: str, seconds: float, concurrency: int) -> None:
             return await one.session.call_tool("debug.echo", {"text": str(i)})
 
     rows.append(("session per call", await measure(fresh, seconds, concurrency)))
+
+    async def per_turn(i: int) -> object:
+        async with ToolClient.for_servers([ServerSpec.http("bench", url, [echo])]) as one:
+            return await one.call("debug.echo", {"text": str(i)})
+
+    rows.append(("client per call", await measure(per_turn, seconds, concurrency)))
 
     base = rows[0][1][0]
     print(f"debug.echo over Streamable HTTP, concurrency {concurrency}, {seconds:g} s each")

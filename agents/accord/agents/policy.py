@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from accord.agents.order_facts import (
+from accord.agents.check_requests import (
     LOOKUP_TOOL,
     check_subject,
+    check_tools,
     lookup_order,
     parse_input,
-    tools_for,
 )
 from accord.agents.policy_rules import (
     EvidenceNeeded,
@@ -28,10 +28,11 @@ from accord.agents.policy_rules import (
     PolicyRequest,
     evaluate,
 )
-from accord.contracts.agents import agent_contract
+from accord.contracts.agents import AgentContract, agent_contract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import build_agent_app, task_store_ref
+from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
 from accord.protocol.settings import ServeOptions
 
@@ -42,6 +43,10 @@ _MAX_EVIDENCE: Final = 2000
 
 
 class PolicyExecutor(ContractExecutor):
+    def __init__(self, contract: AgentContract, tools: ToolClient, **options: Any) -> None:
+        super().__init__(contract, **options)
+        self.tools = tools
+
     async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
         request = self._request(turn)
         if request.order is None:
@@ -54,14 +59,14 @@ class PolicyExecutor(ContractExecutor):
             return NeedsInput(question=outcome.question)
         return Completed(data=outcome.model_dump(mode="json"), text=outcome.explanation)
 
-    @staticmethod
-    async def _with_order(request: PolicyRequest, turn: Turn, progress: Progress) -> PolicyRequest:
+    async def _with_order(
+        self, request: PolicyRequest, turn: Turn, progress: Progress
+    ) -> PolicyRequest:
         order_id, customer_id = request.order_id or "", request.customer_id or ""  # validated
         check_subject(turn.principal, customer_id)
         await progress.update(f"looking up order {order_id}", node=LOOKUP_TOOL)
         traceparent = turn.envelope.traceparent if turn.envelope is not None else None
-        async with tools_for(LOOKUP_TOOL) as tools:
-            found = await lookup_order(tools, order_id, customer_id, traceparent)
+        found = await lookup_order(self.tools, order_id, customer_id, traceparent)
         return request.with_order(OrderFacts.model_validate(found))
 
     @staticmethod
@@ -94,7 +99,15 @@ def _parse(data: dict[str, Any]) -> PolicyRequest:
 
 def build_app(options: ServeOptions) -> Any:
     contract = agent_contract(CONTRACT_NAME)
-    return build_agent_app(contract, PolicyExecutor(contract), options, service_name=SERVICE_NAME)
+    # The process's one tool client (commerce only), for requests that bring ids, not facts.
+    tools = check_tools(LOOKUP_TOOL)
+    return build_agent_app(
+        contract,
+        PolicyExecutor(contract, tools),
+        options,
+        service_name=SERVICE_NAME,
+        lifespan_hooks=[tools.running],
+    )
 
 
 service = ServiceSpec(

@@ -5,27 +5,27 @@ server, through :class:`accord.protocol.mcp.client.ToolClient`) and scores it wi
 rules in :mod:`accord.agents.risk_rules`. A tool failure is the task's failure with the tool's
 contract code (UNAVAILABLE when commerce is down, NOT_FOUND for an unknown customer...).
 
-Each turn opens its own tool client: the MCP client's sessions live in a task group that must be
-entered and left by the same task, and a risk check is one call. ``/readyz`` reports whether the
-commerce server can be connected to and passes its contract check.
+The service has one tool client for its process, started and closed by its lifespan: the
+commerce server is connected, listed and contract-checked once, not per turn. ``/readyz``
+reports that client's state (connected and checked), without opening a session of its own.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Final
 
 from pydantic import ValidationError
 
-from accord.agents.order_facts import (
+from accord.agents.check_requests import (
     LOOKUP_TOOL,
+    call_tool,
     check_subject,
+    check_tools,
     lookup_order,
     parse_input,
-    tools_for,
 )
 from accord.agents.risk_rules import CustomerHistory, RiskRequest, assess
-from accord.contracts.agents import agent_contract
+from accord.contracts.agents import AgentContract, agent_contract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import build_agent_app, task_store_ref
@@ -39,31 +39,28 @@ HISTORY_TOOL: Final = "customers.history"
 READY_TIMEOUT_S: Final = 3.0
 
 
-def history_tools() -> ToolClient:
-    """A tool client for the server(s) offering customers.history, for readiness."""
-    return tools_for(HISTORY_TOOL)
-
-
 class RiskExecutor(ContractExecutor):
+    def __init__(self, contract: AgentContract, tools: ToolClient, **options: Any) -> None:
+        super().__init__(contract, **options)
+        self.tools = tools
+
     async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
         request = _parse(turn.data or {})
         check_subject(turn.principal, request.customer_id)
         traceparent = turn.envelope.traceparent if turn.envelope is not None else None
         amount = request.amount_cents
-        async with tools_for(HISTORY_TOOL, LOOKUP_TOOL) as tools:
-            if amount is None:
-                await progress.update(f"looking up order {request.order_id}", node=LOOKUP_TOOL)
-                order = await lookup_order(
-                    tools, request.order_id, request.customer_id, traceparent
-                )
-                amount = int(order["refundable_cents"])
-            await progress.update(
-                f"reading the refund history of customer {request.customer_id}",
-                node=HISTORY_TOOL,
+        if amount is None:
+            await progress.update(f"looking up order {request.order_id}", node=LOOKUP_TOOL)
+            order = await lookup_order(
+                self.tools, request.order_id, request.customer_id, traceparent
             )
-            raw = await tools.call(
-                HISTORY_TOOL, {"customer_id": request.customer_id}, traceparent=traceparent
-            )
+            amount = int(order["refundable_cents"])
+        await progress.update(
+            f"reading the refund history of customer {request.customer_id}", node=HISTORY_TOOL
+        )
+        raw = await call_tool(
+            self.tools, HISTORY_TOOL, {"customer_id": request.customer_id}, traceparent
+        )
         try:
             history = CustomerHistory.model_validate(raw)
         except ValidationError:
@@ -80,20 +77,23 @@ def _parse(data: dict[str, Any]) -> RiskRequest:
     return parse_input(RiskRequest, data)
 
 
-async def commerce_ready() -> bool:
-    """Readiness: the history tool's server connects and passes its contract check."""
-    try:
-        async with asyncio.timeout(READY_TIMEOUT_S), history_tools():
-            return True
-    except (AccordError, TimeoutError):
-        return False
-
-
 def build_app(options: ServeOptions) -> Any:
     contract = agent_contract(CONTRACT_NAME)
-    executor = RiskExecutor(contract, tool_calls_per_turn=1)
+    tools = check_tools(HISTORY_TOOL, LOOKUP_TOOL)
+    executor = RiskExecutor(contract, tools, tool_calls_per_turn=1)
+
+    async def commerce_ready() -> bool:
+        """The history tool's server is connected and passed its contract check. Waits only
+        for an attempt in flight (just after start), never opens a session."""
+        return await tools.ready(HISTORY_TOOL, wait_s=READY_TIMEOUT_S)
+
     return build_agent_app(
-        contract, executor, options, service_name=SERVICE_NAME, readiness=commerce_ready
+        contract,
+        executor,
+        options,
+        service_name=SERVICE_NAME,
+        readiness=commerce_ready,
+        lifespan_hooks=[tools.running],
     )
 
 

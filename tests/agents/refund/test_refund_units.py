@@ -15,9 +15,9 @@ from pydantic import BaseModel
 from accord.agents.models import Intake, Intent, Language, Missing, build_router
 from accord.agents.refund import nodes_outcome
 from accord.agents.refund.config import RefundSettings
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import answer_text, answer_value, asked_payload, refund_key
 from accord.agents.refund.graph import NODES, build_graph
+from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.nodes_intake import checked_order, with_given_order
 from accord.agents.refund.outputs import (
     ApprovalDecision,
@@ -30,10 +30,10 @@ from accord.agents.refund.outputs import (
     from_peer,
 )
 from accord.agents.refund.peers import Peers
-from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import NodeContext, Route
 from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.mcp.client import ToolClient
 
 # Every node's output as the 0.1 nodes wrote it to the log (captured from real runs of the
 # in-process Runner on 0.1, with the approval and rejected outputs written in their shape).
@@ -43,7 +43,12 @@ OUTPUTS_0_1: dict[str, dict[str, Any]] = json.loads(
 
 
 def _deps() -> Deps:
-    return Deps(tools=Tools(), peers=Peers({}), router=build_router(), settings=RefundSettings())
+    return Deps(
+        tools=ToolClient.for_servers([]),
+        peers=Peers({}),
+        router=build_router(),
+        settings=RefundSettings(),
+    )
 
 
 def _ctx(outputs: dict[str, Any]) -> NodeContext:

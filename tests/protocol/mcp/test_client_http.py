@@ -10,9 +10,9 @@ import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import RetryPolicy
-from accord.protocol.mcp.check import FindingKind
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
+from accord.protocol.mcp.contract_check import FindingKind
 from tests.protocol.mcp.support import FAST_RETRY, FakeServers, contracts, http_spec
 from tests.support.processes import free_port
 

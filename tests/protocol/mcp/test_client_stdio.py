@@ -6,9 +6,9 @@ import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import RetryPolicy
-from accord.protocol.mcp.check import FindingKind
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
+from accord.protocol.mcp.contract_check import FindingKind
 from tests.protocol.mcp.support import contracts, stdio_spec
 
 TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.mcp.check import check_server
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
+from accord.protocol.mcp.contract_check import check_server
 from tests.support.processes import run_service
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"

@@ -17,8 +17,8 @@ from rich.table import Table
 
 from accord.contracts.errors import AccordError
 from accord.contracts.tools import shipped_tool_contracts
-from accord.protocol.mcp.check import CheckReport, check_server
 from accord.protocol.mcp.config import ServerSpec, describe, load_config, resolve_contract
+from accord.protocol.mcp.contract_check import CheckReport, check_server
 
 EXIT_VIOLATION = 1
 EXIT_FAILED = 2

@@ -12,8 +12,8 @@ import asyncio
 import contextlib
 from typing import Any, Final, TypeVar
 
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import WorkflowInput, answer_text, asked_payload
+from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import (
     NotFound,
     OrderFacts,

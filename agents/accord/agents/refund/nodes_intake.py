@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from accord.agents.models import Expecting, Intake, IntakeContext, Intent, Missing
 from accord.agents.models.intake import help_offer, missing_of, question_for
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import MAX_QUESTIONS, WorkflowInput, answer_text
+from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import Understood
 from accord.agents.workflow import NodeContext
 from accord.contracts.domain import is_order_id

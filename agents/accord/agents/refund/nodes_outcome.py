@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from accord.agents.models import DecisionFacts, Outcome
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import WorkflowInput, refund_key
+from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import (
     ApprovalDecision,
     NotFound,

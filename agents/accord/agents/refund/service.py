@@ -23,13 +23,12 @@ from accord.agents.refund.approvals import (
     require_approver,
 )
 from accord.agents.refund.config import SERVICE_NAME, RefundSettings
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.executor import OrchestratorExecutor
 from accord.agents.refund.graph import build_graph
+from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.stats_route import STATS_PATH, stats_handler
 from accord.agents.refund.task_views import WorkflowTaskSource
-from accord.agents.refund.tools_holder import Tools
 from accord.agents.workflow import Runtime
 from accord.agents.workflow.tables import SCHEMA as WORKFLOW_SCHEMA
 from accord.contracts.agents import agent_contract
@@ -37,6 +36,7 @@ from accord.protocol.a2a.derived_store import DerivedTaskStore
 from accord.protocol.a2a.principal_routes import principal_route
 from accord.protocol.a2a.server import build_agent_app, task_store_url
 from accord.protocol.auth import Principal
+from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
 from accord.protocol.settings import ServeOptions, current, data_dir, service_url
 from accord.protocol.storage.schema import StoreRef
@@ -61,7 +61,10 @@ def stores(options: ServeOptions) -> list[StoreRef]:
 def build_app(options: ServeOptions) -> Any:
     settings = _settings(options)
     pause_points.install(current().test_pause)  # empty unless ACCORD_DEV=1 (crash tests)
-    tools, peers = Tools(), Peers({"policy": settings.policy_url, "risk": settings.risk_url})
+    # The process's one tool client: connected in the background from the lifespan's start, so
+    # the orchestrator comes up (and recovers its workflows) while a tool server is still down.
+    tools = ToolClient.from_config()
+    peers = Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
     runtime = Runtime(settings.workflow_log_url, lease_ttl_s=settings.lease_ttl_s)
     runtime.register(build_graph(deps))
@@ -76,7 +79,6 @@ def build_app(options: ServeOptions) -> Any:
             yield
         finally:
             await runtime.close()
-            await tools.aclose()
             await peers.aclose()
 
     async def approvals(principal: Principal) -> dict[str, Any]:
@@ -88,7 +90,9 @@ def build_app(options: ServeOptions) -> Any:
         executor,
         options,
         service_name=SERVICE_NAME,
-        lifespan_hooks=[running],
+        # The tool client first: it is started before recovery (resumed workflows call tools)
+        # and closed after the runtime.
+        lifespan_hooks=[tools.running, running],
         task_store=DerivedTaskStore(WorkflowTaskSource(runtime)),
     )
     app.router.routes.append(principal_route(APPROVALS_PATH, approvals))

@@ -9,8 +9,8 @@ process:
   transport that hands requests for those origins to ``httpx.ASGITransport`` (anything else
   goes to the network as usual);
 - MCP: :func:`accord.protocol.mcp.in_process.serve_in_process` registers each tool server, so
-  every ``ToolClient`` of this process, the orchestrator's and risk-check's own, reaches it
-  through ``httpx2.ASGITransport``.
+  every ``ToolClient`` of this process (the Runner's, and policy-check's and risk-check's own,
+  one per service as in their own processes) reaches it through ``httpx2.ASGITransport``.
 
 Everything above the socket is real: cards, authentication (service tokens signed with this
 machine's secret), the delegation envelope, Streamable HTTP, JSON-RPC, the contract check at

@@ -1,6 +1,7 @@
 """The refund workflow's collaborators, observed: every call becomes a pair of events.
 
-The Runner hands the workflow's nodes these instead of the orchestrator's own ``Tools``,
+The Runner observes the process's one tool client (:func:`tool_call_events`, given to
+``ToolClient.observe``) and hands the workflow's nodes these instead of the orchestrator's own
 ``Peers`` and router metrics; the nodes are unchanged. An MCP tool call is a ``function_call``
 (author: the orchestrator) and a ``function_response`` (author: the tool, e.g.
 ``orders.lookup``); an A2A agent call likewise, with the agent's name (``policy-check``) and
@@ -9,7 +10,6 @@ its progress lines as ``partial`` events; a model run is an event with ``usage``
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
@@ -19,7 +19,6 @@ import httpx
 from accord.agents.models import Metrics, RunRecord
 from accord.agents.refund.config import SERVICE_NAME
 from accord.agents.refund.peers import TOKEN_RENEW_S, TOKEN_TTL_S, Peers
-from accord.agents.refund.tools_holder import Tools
 from accord.agents.runner.events import Part, Usage, new_id
 from accord.agents.runner.hub import ORCHESTRATOR, Hub
 from accord.contracts.envelope import DelegationEnvelope
@@ -27,7 +26,7 @@ from accord.contracts.errors import AccordError
 from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard, TaskView
 from accord.protocol.a2a.client_card import resolve_card
 from accord.protocol.auth import service_token
-from accord.protocol.mcp.client import ToolClient
+from accord.protocol.mcp.client import ToolCallEvent, ToolObserver
 
 Update = Callable[[TaskView], Awaitable[None] | None]
 MAX_PROGRESS: Final = 500
@@ -38,69 +37,20 @@ def _error_response(error: AccordError) -> dict[str, Any]:
 
 
 # -- MCP tools ----------------------------------------------------------------------------
-class ObservedTools(Tools):
-    """The orchestrator's tool client (kept open by one keeper task), with call events."""
+def tool_call_events(hub: Hub) -> ToolObserver:
+    """An observer for the process's tool client (``ToolClient.observe``): each call a
+    ``function_call`` by the orchestrator and a ``function_response`` by the tool."""
 
-    def __init__(self, hub: Hub, connect: Callable[[], ToolClient]) -> None:
-        super().__init__()
-        self._hub = hub
-        self._connect = connect
-        self._live: ToolClient | None = None
-        self._opening: asyncio.Future[ToolClient] | None = None
-        self._holder: asyncio.Task[None] | None = None
-        self._closing = asyncio.Event()
+    def observe(event: ToolCallEvent) -> None:
+        tool, call_id = event.tool, event.call_id
+        if not event.ended:
+            hub.emit(ORCHESTRATOR, [Part.call(tool, event.arguments, call_id)])
+        elif event.error is not None:
+            hub.emit(tool, [Part.response(tool, _error_response(event.error), call_id)])
+        else:
+            hub.emit(tool, [Part.response(tool, event.result or {}, call_id)])
 
-    async def call(
-        self,
-        tool: str,
-        arguments: Mapping[str, Any],
-        *,
-        traceparent: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> dict[str, Any]:
-        call_id = new_id()
-        args = dict(arguments)
-        if idempotency_key is not None:
-            args.setdefault("idempotency_key", idempotency_key)
-        self._hub.emit(ORCHESTRATOR, [Part.call(tool, args, call_id)])
-        try:
-            client = await self._open_client()
-            result = await client.call(
-                tool, arguments, traceparent=traceparent, idempotency_key=idempotency_key
-            )
-        except AccordError as error:
-            self._hub.emit(tool, [Part.response(tool, _error_response(error), call_id)])
-            raise
-        self._hub.emit(tool, [Part.response(tool, result, call_id)])
-        return result
-
-    async def _open_client(self) -> ToolClient:
-        # ToolClient's task group must be entered and left by one task: a keeper owns it.
-        if self._live is not None:
-            return self._live
-        if self._opening is None or self._opening.done():
-            self._opening = asyncio.get_running_loop().create_future()
-            self._holder = asyncio.create_task(self._hold(self._opening), name="runner-tools")
-        return await asyncio.shield(self._opening)
-
-    async def _hold(self, ready: asyncio.Future[ToolClient]) -> None:
-        try:
-            async with self._connect() as client:
-                self._live = client
-                ready.set_result(client)
-                await self._closing.wait()
-        except Exception as error:
-            if not ready.done():
-                ready.set_exception(error)
-                ready.exception()  # a failed connect is reported to the caller only
-        finally:
-            self._live = None
-
-    async def aclose(self) -> None:
-        self._closing.set()
-        if self._holder is not None:
-            await asyncio.gather(self._holder, return_exceptions=True)
-        await super().aclose()
+    return observe
 
 
 # -- A2A agents ---------------------------------------------------------------------------

@@ -28,13 +28,13 @@ from typing import Any, Final
 from accord.agents.models import Metrics, ModelsConfig, build_router
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.conversation import Conversation, Step
-from accord.agents.refund.deps import Deps
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.graph import build_graph
+from accord.agents.refund.node_deps import Deps
 from accord.agents.runner.events import Content, Event, Part, new_id
 from accord.agents.runner.hub import CURRENT_WORKFLOW, Hub, Sink
 from accord.agents.runner.inprocess import InProcessMesh
-from accord.agents.runner.observe import ObservedMetrics, ObservedPeers, ObservedTools
+from accord.agents.runner.observe import ObservedMetrics, ObservedPeers, tool_call_events
 from accord.agents.runner.portal import Portal
 from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
@@ -130,8 +130,10 @@ class Runner:
             policy_url=urls["policy"],
             risk_url=urls["risk"],
         )
+        tools = self._tool_client()
+        tools.observe(tool_call_events(self._hub))
         deps = Deps(
-            tools=ObservedTools(self._hub, self._tool_client),
+            tools=tools,
             peers=ObservedPeers(self._hub, urls, transport=transport),
             router=build_router(self._models, metrics=self.metrics),
             settings=settings,
@@ -139,6 +141,7 @@ class Runner:
         runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}", clock=self._clock)
         runtime.register(build_graph(deps))
         try:
+            await tools.start()
             await runtime.open()
         except BaseException:
             await self._close_parts(deps, None)

@@ -1,13 +1,19 @@
 """The contract-checked MCP client: every configured tool server, checked, behind one `call`.
 
-::
+One client per process, started and closed once (after the MCP SDK's ``ClientSessionGroup``)::
 
-    async with ToolClient.from_config() as tools:
-        order = await tools.call("orders.lookup", {"order_id": "O-1001", "customer_id": "C-01"})
+    tools = ToolClient.from_config()
+    await tools.start()              # a service's lifespan: ``async with tools.running():``
+    order = await tools.call("orders.lookup", {"order_id": "O-1001", "customer_id": "C-01"})
+    await tools.aclose()
 
-Entering the client connects to every server (Streamable HTTP or stdio), lists its tools and
-checks them against their contracts (accord.protocol.mcp.check); any departure is one
-CONTRACT_VIOLATION before a single tool runs. `call` then:
+    async with ToolClient.from_config() as tools:    # start() + connected(): fails fast
+        ...
+
+Each server is connected, listed and checked against its contracts
+(accord.protocol.mcp.contract_check) once, and again only after a reconnect; a departure is one
+CONTRACT_VIOLATION before a single tool of that server runs. Sessions and their state are
+accord.protocol.mcp.connection; readiness (:meth:`ToolClient.ready`) reads that state. `call`:
 
 - refuses a write tool (``contract.is_write``) without an idempotency key, and arguments
   outside the input schema, with INVALID_INPUT before anything is sent;
@@ -16,35 +22,36 @@ CONTRACT_VIOLATION before a single tool runs. `call` then:
 - returns the structured output after validating it against the contract's output schema
   (CONTRACT_VIOLATION otherwise), or raises the contract error the server put in ``_meta``;
 - retries by the error's retry class (accord.contracts.retry.decide), each attempt under a
-  timeout (RETRYABLE_TIMEOUT).
+  timeout (RETRYABLE_TIMEOUT). This is the only retry of a tool call: callers (workflow
+  nodes, agents) do not retry it again, so a failing tool gets at most ``max_attempts`` calls;
+- tells its observers (:meth:`ToolClient.observe`) when it starts and ends (the Runner's
+  event stream).
 
 Library failures become contract errors at one boundary: :func:`map_exception` for exceptions
 and :class:`_BoundaryTransport` for HTTP (connection refused, 5xx, timeouts), which answers a
 failed POST with a JSON-RPC error carrying the contract code so that the SDK's session survives
 and the caller reads the same error type either way.
-
-One SDK session per server is kept open (the stateless HTTP servers accept that) and shared by
-concurrent calls. Each session lives in its own task so that a dead one (a stdio server that
-exited) is replaced on the next attempt without disturbing the caller's task.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import json
 import time
-from collections.abc import Mapping, Sequence
-from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, cast
 
 import anyio
-import anyio.abc
 import httpx2
 import mcp_types as types
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
-from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -58,12 +65,21 @@ from accord.contracts.keys import TRACEPARENT_KEY
 from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.protocol import telemetry
-from accord.protocol.mcp.check import check_tools, violation
 from accord.protocol.mcp.config import DEFAULT_TIMEOUT_S, ServerSpec, ToolsConfig, load_config
+from accord.protocol.mcp.connection import Lose, ServerConnection, ServerState, ServerStatus
 from accord.protocol.mcp.in_process import in_process_transport
 from accord.protocol.telemetry import instruments, spans
 
-_LIST_PAGE_CAP: Final = 50
+__all__ = [
+    "ServerState",
+    "ServerStatus",
+    "ToolCallEvent",
+    "ToolClient",
+    "ToolObserver",
+    "list_server_tools",
+    "map_exception",
+]
+
 _HTTP_LIMITS: Final = httpx2.Limits(max_connections=100, max_keepalive_connections=20)
 
 
@@ -163,9 +179,16 @@ class _BoundaryTransport(httpx2.AsyncBaseTransport):
     reads it as "method not found" while negotiating the protocol version with older servers.
     """
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport, server: str) -> None:
+    def __init__(
+        self,
+        inner: httpx2.AsyncBaseTransport,
+        server: str,
+        *,
+        on_unreachable: Callable[[AccordError], None] | None = None,
+    ) -> None:
         self._inner = inner
         self._server = server
+        self._on_unreachable = on_unreachable  # the server is gone: its session is replaced
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         try:
@@ -180,14 +203,14 @@ class _BoundaryTransport(httpx2.AsyncBaseTransport):
                 ),
             )
         except httpx2.TransportError as exc:
-            return self._answer(
-                request,
-                AccordError(
-                    ErrorCode.UNAVAILABLE,
-                    f"tool server {self._server!r} is unreachable",
-                    {"server": self._server, "cause": type(exc).__name__},
-                ),
+            unreachable = AccordError(
+                ErrorCode.UNAVAILABLE,
+                f"tool server {self._server!r} is unreachable",
+                {"server": self._server, "cause": type(exc).__name__},
             )
+            if self._on_unreachable is not None:
+                self._on_unreachable(unreachable)
+            return self._answer(request, unreachable)
         if response.status_code < 400 or response.status_code == 404:
             return response
         body = await response.aread()
@@ -222,148 +245,62 @@ def _is_jsonrpc(body: bytes) -> bool:
     return isinstance(parsed, dict) and parsed.get("jsonrpc") == "2.0"
 
 
-# -- one server ----------------------------------------------------------------------------
-@dataclass
-class _Live:
-    """One live SDK session and the task that owns it."""
-
-    ready: anyio.Event = field(default_factory=anyio.Event)
-    stop: anyio.Event = field(default_factory=anyio.Event)
-    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-    session: ClientSession | None = None
-    tools: list[types.Tool] = field(default_factory=list)
-    error: AccordError | None = None
-    closed: bool = False
-
-
-class _Connection:
-    """Keeps one checked session to one server, reconnecting (and re-checking) when it dies."""
-
-    def __init__(
-        self, spec: ServerSpec, task_group: anyio.abc.TaskGroup, connect_timeout_s: float
-    ) -> None:
-        self.spec = spec
-        self._tg = task_group
-        self._connect_timeout_s = connect_timeout_s
-        self._live: _Live | None = None
-        self._lock = anyio.Lock()
-
-    @property
-    def tools(self) -> list[types.Tool]:
-        return self._live.tools if self._live else []
-
-    async def session(self) -> ClientSession:
-        live = self._live
-        if live is not None and live.session is not None and not live.closed:
-            return live.session
-        async with self._lock:
-            live = self._live
-            if live is None or live.session is None or live.closed:
-                live = await self._connect()
-                self._live = live
-        assert live.session is not None
-        return live.session
-
-    async def _connect(self) -> _Live:
-        live = _Live()
-        self._tg.start_soon(self._run, live)
-        try:
-            with anyio.move_on_after(self._connect_timeout_s) as waited:
-                await live.ready.wait()
-        except BaseException:  # the caller gave up (cancelled): no session left behind
-            live.scope.cancel()
-            raise
-        if waited.cancelled_caught:
-            live.scope.cancel()
-            raise AccordError(
-                ErrorCode.RETRYABLE_TIMEOUT,
-                f"tool server {self.spec.name!r} did not answer in time while connecting",
-                {"server": self.spec.name},
-            )
-        if live.error is not None:
-            raise live.error
-        findings = check_tools(self.spec.name, live.tools, self.spec.contracts)
-        if findings:
-            live.stop.set()
-            raise violation(self.spec.name, findings)
-        return live
-
-    async def _run(self, live: _Live) -> None:
-        with live.scope:
-            try:
-                async with AsyncExitStack() as stack:
-                    client = Client(await self._transport(stack), cache=None)
-                    await stack.enter_async_context(client)
-                    live.tools = await _list_all(client.session)
-                    live.session = client.session
-                    live.ready.set()
-                    await live.stop.wait()
-            except Exception as exc:  # the boundary: whatever ended this session, as a contract
-                live.error = (
-                    self._connect_error(exc)
-                    if live.session is None
-                    else (map_exception(exc, self.spec.name))
-                )
-            finally:
-                live.closed = True
-                live.ready.set()
-
-    def _connect_error(self, exc: BaseException) -> AccordError:
-        leaf = _first_leaf(exc)
-        if isinstance(leaf, MCPError) and leaf.code == METHOD_NOT_FOUND:
-            # The HTTP transport's spelling of a 404: nothing speaks MCP at this address.
-            return AccordError(
-                ErrorCode.NOT_FOUND,
-                f"no MCP server at {self.spec.target} ({self.spec.name})",
-                {"server": self.spec.name},
-            )
-        return map_exception(exc, self.spec.name)
-
-    async def _transport(self, stack: AsyncExitStack) -> Any:
-        spec = self.spec
-        if spec.transport == "stdio":
-            assert spec.command is not None
-            return StdioServerParameters(
-                command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
-            )
-        assert spec.url is not None
-        # A server registered in this process (mcp/in_process.py) is reached without a socket.
-        inner = in_process_transport(spec.url) or httpx2.AsyncHTTPTransport(limits=_HTTP_LIMITS)
-        http = httpx2.AsyncClient(
-            timeout=httpx2.Timeout(30.0, read=300.0),
-            transport=_BoundaryTransport(inner, spec.name),
+# -- one server: its transport and how its failures read -----------------------------------
+async def _open_transport(spec: ServerSpec, stack: AsyncExitStack, lose: Lose) -> Any:
+    if spec.transport == "stdio":
+        assert spec.command is not None
+        return StdioServerParameters(
+            command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
         )
-        await stack.enter_async_context(http)
-        return streamable_http_client(spec.url, http_client=http)
-
-    def discard(self, session: ClientSession) -> None:
-        """Give up ``session`` if it is still current; the next `session()` opens a new one."""
-        live = self._live
-        if live is not None and live.session is session:
-            live.closed = True
-            live.stop.set()
-
-    def close(self) -> None:
-        if self._live is not None:
-            self._live.stop.set()
+    assert spec.url is not None
+    # A server registered in this process (mcp/in_process.py) is reached without a socket.
+    inner = in_process_transport(spec.url) or httpx2.AsyncHTTPTransport(limits=_HTTP_LIMITS)
+    http = httpx2.AsyncClient(
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        transport=_BoundaryTransport(inner, spec.name, on_unreachable=lose),
+    )
+    await stack.enter_async_context(http)
+    return streamable_http_client(spec.url, http_client=http)
 
 
-async def _list_all(session: ClientSession) -> list[types.Tool]:
-    tools: list[types.Tool] = []
-    cursor: str | None = None
-    for _ in range(_LIST_PAGE_CAP):
-        page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
-    return tools
+def _session_error(spec: ServerSpec, exc: BaseException, connected: bool) -> AccordError:
+    leaf = _first_leaf(exc)
+    if not connected and isinstance(leaf, MCPError) and leaf.code == METHOD_NOT_FOUND:
+        # The HTTP transport's spelling of a 404: nothing speaks MCP at this address.
+        return AccordError(
+            ErrorCode.NOT_FOUND,
+            f"no MCP server at {spec.target} ({spec.name})",
+            {"server": spec.name},
+        )
+    return map_exception(exc, spec.name)
+
+
+# -- calls, as the client's observers see them -----------------------------------------------
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """One tool call starting (``ended`` False) or ending, with its result or its error.
+
+    ``arguments`` are the caller's, with the idempotency key in ``idempotency_key`` when one
+    was given; ``call_id`` pairs the start with the end.
+    """
+
+    call_id: str
+    tool: str
+    arguments: dict[str, Any]
+    ended: bool = False
+    result: dict[str, Any] | None = None
+    error: AccordError | None = None
+
+
+# Called in the caller's task (its context variables apply), before and after every call; it
+# must not raise or block.
+ToolObserver = Callable[[ToolCallEvent], None]
 
 
 # -- the client ----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Route:
-    connection: _Connection
+    connection: ServerConnection
     contract: ToolContract
     input_validator: Draft202012Validator
     output_validator: Draft202012Validator
@@ -371,7 +308,8 @@ class _Route:
 
 
 class ToolClient:
-    """Calls contracted tools on the configured MCP servers (an async context manager)."""
+    """Calls contracted tools on the configured MCP servers; one per process, see the module
+    docstring for its lifecycle."""
 
     def __init__(
         self,
@@ -386,11 +324,31 @@ class ToolClient:
             raise AccordError(ErrorCode.INVALID_INPUT, "tool server names must be unique")
         self._specs = tuple(servers)
         self._timeout_s = timeout_s
-        self._connect_timeout_s = connect_timeout_s
         self._retry = retry or RetryPolicy()
-        self._stack: AsyncExitStack | None = None
-        self._connections: dict[str, _Connection] = {}
-        self._routes: dict[str, _Route] = {}
+        self._connections = {
+            spec.name: ServerConnection(
+                spec,
+                connect_timeout_s=connect_timeout_s,
+                open_transport=partial(_open_transport, spec),
+                to_error=partial(_session_error, spec),
+            )
+            for spec in servers
+        }
+        self._routes = {
+            contract.name: _Route(
+                self._connections[spec.name],
+                contract,
+                contract.input_validator(),
+                contract.output_validator(),
+                spec.timeout_s or timeout_s,
+            )
+            for spec in servers
+            for contract in spec.contracts
+        }
+        self._observers: list[ToolObserver] = []
+        self._owner: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._closed = False
 
     @classmethod
     def from_config(
@@ -411,55 +369,93 @@ class ToolClient:
         return cls(servers, **options)
 
     # -- lifecycle --------------------------------------------------------------------------
-    async def __aenter__(self) -> ToolClient:
-        stack = AsyncExitStack()
-        await stack.__aenter__()
+    async def start(self) -> None:
+        """Start connecting to every server, in the background; returns at once.
+
+        Sessions live in the client's own task group, owned by one task of the client's, so
+        that start() and aclose() may be called from different tasks (a Runner opened by one
+        request and closed by another). A server that is down does not stop the start: calls
+        to it fail with its contract error and it is retried in the background.
+        """
+        if self._owner is not None or self._closed:
+            raise AccordError(ErrorCode.INVALID_INPUT, "a ToolClient is started once")
+        started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # A fresh context: the owner outlives the request (and its trace) that started it.
+        self._owner = asyncio.create_task(
+            self._own(started), name="mcp-tool-client", context=contextvars.Context()
+        )
+        await asyncio.shield(started)
+
+    async def _own(self, started: asyncio.Future[None]) -> None:
         try:
-            tg = await stack.enter_async_context(anyio.create_task_group())
-            stack.callback(tg.cancel_scope.cancel)  # runs first on exit: ends every session
-            for spec in self._specs:
-                conn = _Connection(spec, tg, self._connect_timeout_s)
-                stack.callback(conn.close)
-                self._connections[spec.name] = conn
-                for contract in spec.contracts:
-                    self._routes[contract.name] = _Route(
-                        conn,
-                        contract,
-                        contract.input_validator(),
-                        contract.output_validator(),
-                        spec.timeout_s or self._timeout_s,
-                    )
-            error = await self._connect_all()
+            async with anyio.create_task_group() as tg:
+                for conn in self._connections.values():
+                    conn.attach(tg)
+                    tg.start_soon(conn.supervise)
+                started.set_result(None)
+                await self._stop.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            for conn in self._connections.values():
+                conn.close()
+            if not started.done():
+                started.set_exception(AccordError(ErrorCode.INTERNAL, "the tool client failed"))
+
+    async def connected(self) -> None:
+        """Wait for every server's first connection attempt; raise the first failure (in
+        configuration order): UNAVAILABLE, RETRYABLE_TIMEOUT, NOT_FOUND, CONTRACT_VIOLATION."""
+        if self._owner is None:
+            raise AccordError(ErrorCode.INVALID_INPUT, "start() the ToolClient first")
+        for conn in self._connections.values():
+            await conn.settled()
+        for status in self.statuses():
+            if not status.ready:
+                raise status.error or AccordError(
+                    ErrorCode.UNAVAILABLE,
+                    f"tool server {status.server!r} is {status.state.value}",
+                    {"server": status.server},
+                )
+
+    async def aclose(self) -> None:
+        """End every session and the client's task group. Calls after this are UNAVAILABLE."""
+        self._closed = True
+        self._stop.set()
+        owner, self._owner = self._owner, None
+        if owner is not None:
+            await owner
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """``start()`` on enter, ``aclose()`` on exit, not waiting for the servers (a service's
+        lifespan: it must come up while a tool server is still down)."""
+        await self.start()
+        try:
+            yield
+        finally:
+            await self.aclose()
+
+    async def __aenter__(self) -> ToolClient:
+        """``start()`` and ``connected()``: every server connected and checked, or the error."""
+        await self.start()
+        try:
+            await self.connected()
         except BaseException:
-            await stack.aclose()
+            await self.aclose()
             raise
-        if error is not None:
-            # Raised after the task group is closed, so the caller gets the AccordError itself
-            # and not an exception group around it.
-            await stack.aclose()
-            raise error
-        self._stack = stack
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        stack, self._stack = self._stack, None
-        if stack is not None:
-            await stack.aclose()
+        await self.aclose()
 
-    async def _connect_all(self) -> AccordError | None:
-        """Connect to every server at once; the first failure in configuration order."""
-        errors: dict[str, AccordError] = {}
+    def observe(self, observer: ToolObserver) -> Callable[[], None]:
+        """Call ``observer`` before and after every tool call; returns the unsubscribe."""
+        self._observers.append(observer)
 
-        async def one(conn: _Connection) -> None:
-            try:
-                await conn.session()
-            except AccordError as err:
-                errors[conn.spec.name] = err
+        def unsubscribe() -> None:
+            if observer in self._observers:
+                self._observers.remove(observer)
 
-        async with anyio.create_task_group() as tg:
-            for conn in self._connections.values():
-                tg.start_soon(one, conn)
-        return next((errors[s.name] for s in self._specs if s.name in errors), None)
+        return unsubscribe
 
     # -- facts ------------------------------------------------------------------------------
     @property
@@ -470,6 +466,27 @@ class ToolClient:
     def listed(self, server: str) -> list[types.Tool]:
         """What ``server`` listed when it was last (re)connected, contracted or not."""
         return self._connections[server].tools
+
+    def statuses(self) -> list[ServerStatus]:
+        """Every server's state, in configuration order (no I/O)."""
+        return [conn.status() for conn in self._connections.values()]
+
+    async def ready(self, *tools: str, wait_s: float = 0.0) -> bool:
+        """Whether the servers of ``tools`` (default: every server) are connected and checked.
+
+        No I/O of its own: it reads the connections' state, waiting up to ``wait_s`` for an
+        attempt already in flight (a service asked for readiness just after it started).
+        """
+        conns = [
+            conn
+            for conn in self._connections.values()
+            if not tools or any(c.name in tools for c in conn.spec.contracts)
+        ]
+        if wait_s > 0:
+            with anyio.move_on_after(wait_s):
+                for conn in conns:
+                    await conn.settled()
+        return bool(conns) and all(conn.status().ready for conn in conns)
 
     # -- calls ------------------------------------------------------------------------------
     async def call(
@@ -482,6 +499,33 @@ class ToolClient:
         timeout_s: float | None = None,
     ) -> dict[str, Any]:
         """Call a contracted tool; its validated structured output, or a contract AccordError."""
+        if not self._observers:
+            return await self._call(tool_name, arguments, traceparent, idempotency_key, timeout_s)
+        args = dict(arguments)
+        if idempotency_key is not None:
+            args.setdefault(IDEMPOTENCY_FIELD, idempotency_key)
+        started = ToolCallEvent(uuid.uuid4().hex, tool_name, args)
+        self._notify(started)
+        try:
+            result = await self._call(tool_name, arguments, traceparent, idempotency_key, timeout_s)
+        except AccordError as error:
+            self._notify(replace(started, ended=True, error=error))
+            raise
+        self._notify(replace(started, ended=True, result=result))
+        return result
+
+    def _notify(self, event: ToolCallEvent) -> None:
+        for observer in list(self._observers):
+            observer(event)
+
+    async def _call(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        traceparent: str | None,
+        idempotency_key: str | None,
+        timeout_s: float | None,
+    ) -> dict[str, Any]:
         route = self._routes.get(tool_name)
         if route is None:
             raise AccordError(
@@ -513,7 +557,7 @@ class ToolClient:
                     except AccordError as err:
                         elapsed_ms = int((time.monotonic() - started) * 1000)
                         decision = decide(err.code, attempt, elapsed_ms, self._retry)
-                        if decision.action is not Action.RETRY:
+                        if decision.action is not Action.RETRY or self._closed:
                             raise
                         span.add_event(
                             "retry",
@@ -556,9 +600,11 @@ class ToolClient:
         except AccordError:
             raise
         except Exception as exc:
+            failure = map_exception(exc, server)
             if session is not None and _session_broken(exc):
-                route.connection.discard(session)  # the next attempt connects (and checks) afresh
-            raise map_exception(exc, server) from None
+                # The next attempt connects (and checks) afresh.
+                route.connection.discard(session, failure)
+            raise failure from None
         if result.is_error:
             raise AccordError.from_mcp_result(result.model_dump(by_alias=True, mode="json"))
         output = result.structured_content

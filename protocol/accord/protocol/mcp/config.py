@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -160,6 +160,13 @@ class ToolsConfig:
     connect_timeout_s: float = DEFAULT_TIMEOUT_S
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     source: str = "<code>"
+
+    def serving(self, *tool_names: str) -> ToolsConfig:
+        """The same configuration with only the servers that offer any of ``tool_names``: an
+        agent that needs commerce's tools does not connect to (or wait for) payments."""
+        wanted = set(tool_names)
+        servers = tuple(s for s in self.servers if any(c.name in wanted for c in s.contracts))
+        return replace(self, servers=servers)
 
 
 def default_config_path() -> Path:

@@ -8,7 +8,7 @@ import mcp_types as types
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.tools import tool_contract
-from accord.protocol.mcp.check import (
+from accord.protocol.mcp.contract_check import (
     FindingKind,
     check_tools,
     default_contracts,

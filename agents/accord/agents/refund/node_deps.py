@@ -1,4 +1,5 @@
-"""What the nodes need at run time, built once per process by the service."""
+"""The refund nodes' dependencies: what they call at run time (tools, peers, the model router),
+built once per process by the service (or the Runner) and bound to every node."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from accord.agents.models import CacheScope, RoutedModel, Router, UnitBudget
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
-from accord.agents.refund.tools_holder import Tools
+from accord.protocol.mcp.client import ToolClient
 
 
 @dataclass
 class Deps:
-    tools: Tools
+    tools: ToolClient  # the process's one MCP client, started and closed by its owner
     peers: Peers
     router: Router
     settings: RefundSettings

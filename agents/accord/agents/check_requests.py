@@ -1,9 +1,12 @@
-"""Order facts for the checking agents, read over MCP when the caller did not bring them.
+"""What policy-check and risk-check do with a request before their rules run: validate the
+skill input, check who is asking, and look the order up over MCP when the caller did not bring
+its facts.
 
 policy-check and risk-check run in parallel with the orchestrator's own order lookup, so they
 gather the facts they need themselves (agents are autonomous; the orchestrator passes ids).
-Each agent opens a tool client only for the server(s) that offer the tools it needs, so that an
-outage elsewhere (payments) cannot stop a check.
+Each agent has one tool client for its process (:func:`check_tools`), connected only to the
+server(s) that offer the tools it needs, so that an outage elsewhere (payments) cannot stop a
+check.
 """
 
 from __future__ import annotations
@@ -21,30 +24,28 @@ LOOKUP_TOOL: Final = "orders.lookup"
 M = TypeVar("M", bound=BaseModel)
 
 
-def tools_for(*tool_names: str) -> ToolClient:
-    """A tool client for the configured servers (ACCORD_TOOLS_CONFIG or the default file) that
-    offer any of ``tool_names``."""
-    config = load_config()
-    wanted = set(tool_names)
-    servers = [s for s in config.servers if any(c.name in wanted for c in s.contracts)]
-    if not servers:
-        raise AccordError(
-            ErrorCode.UNAVAILABLE, f"no configured tool server offers {', '.join(tool_names)}"
-        )
-    return ToolClient(
-        servers,
-        timeout_s=config.timeout_s,
-        connect_timeout_s=config.connect_timeout_s,
-        retry=config.retry,
-    )
+def check_tools(*tool_names: str) -> ToolClient:
+    """The agent's tool client (not started): the configured servers (ACCORD_TOOLS_CONFIG or
+    the default file) that offer any of ``tool_names``."""
+    return ToolClient.from_config(config=load_config().serving(*tool_names))
+
+
+async def call_tool(
+    tools: ToolClient, tool: str, arguments: dict[str, Any], traceparent: str | None
+) -> dict[str, Any]:
+    """``tools.call``; a tool no configured server offers is UNAVAILABLE here (the check cannot
+    be made), not the client's NOT_FOUND, which a caller would read as "no such order"."""
+    if tool not in tools.contracts:
+        raise AccordError(ErrorCode.UNAVAILABLE, f"no configured tool server offers {tool}")
+    return await tools.call(tool, arguments, traceparent=traceparent)
 
 
 async def lookup_order(
     tools: ToolClient, order_id: str, customer_id: str, traceparent: str | None
 ) -> dict[str, Any]:
     """orders.lookup for the customer; another customer's order is NOT_FOUND."""
-    return await tools.call(
-        LOOKUP_TOOL, {"order_id": order_id, "customer_id": customer_id}, traceparent=traceparent
+    return await call_tool(
+        tools, LOOKUP_TOOL, {"order_id": order_id, "customer_id": customer_id}, traceparent
     )
 
 

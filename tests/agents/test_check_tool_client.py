@@ -1,0 +1,87 @@
+"""policy-check and risk-check keep one tool client per process: for many turns and readiness
+probes, commerce is connected, listed and contract-checked once per service, not per turn.
+
+The real commerce server is served in this process behind a request counter; policy-check and
+risk-check are the real services in this process (their lifespans start and close their clients).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.protocol.a2a_client.support import SECRET, envelope, service_token
+from tests.support.mcp_requests import CountingApp
+from tests.support.processes import free_port
+
+from accord.agents.runner import InProcessMesh
+from accord.agents.runner.inprocess import Lifespan
+from accord.contracts.status import Status
+from accord.protocol.a2a.client import A2AClient
+from accord.protocol.mcp.in_process import serve_in_process
+from accord.protocol.service import discover_services
+from accord.protocol.settings import ServeOptions, service_url
+
+pytestmark = pytest.mark.timeout(120)
+TURNS = 4
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ACCORD_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("ACCORD_JWT_SECRET", SECRET)
+    for name in ("POLICY", "RISK", "COMMERCE", "PAYMENTS", "ORCHESTRATOR"):
+        monkeypatch.delenv(f"ACCORD_{name}_URL", raising=False)
+    for name in ("ACCORD_TOOLS_CONFIG", "ACCORD_DATABASE_URL", "ACCORD_FAULTS"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+@asynccontextmanager
+async def _counted_commerce() -> AsyncIterator[tuple[CountingApp, str]]:
+    url = f"http://127.0.0.1:{free_port()}"
+    app = discover_services()["commerce"].build_app(ServeOptions())
+    counted = CountingApp(app)
+    async with Lifespan(app, "counted-commerce"):
+        stop = serve_in_process(url, counted)
+        try:
+            yield counted, url
+        finally:
+            stop()
+
+
+async def _ready(http: httpx.AsyncClient, name: str) -> int:
+    return (await http.get(service_url(name) + "/readyz")).status_code
+
+
+async def test_turns_and_readiness_probes_do_not_reconnect(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with _counted_commerce() as (counted, commerce_url):
+        monkeypatch.setenv("ACCORD_COMMERCE_URL", commerce_url)
+        async with (
+            InProcessMesh(("policy", "risk")) as mesh,
+            httpx.AsyncClient(transport=mesh.transport(), timeout=60) as http,
+        ):
+            assert [await _ready(http, "risk") for _ in range(3)] == [200] * 3
+            risk = await A2AClient.connect(service_url("risk"), token=service_token(), http=http)
+            policy = await A2AClient.connect(
+                service_url("policy"), token=service_token(), http=http
+            )
+            for _ in range(TURNS):
+                # Ids only: each agent looks the order up itself (and risk reads the history).
+                ids = {"order_id": "O-1001", "customer_id": "C-01"}
+                scored = await risk.send(data=ids, envelope=envelope())
+                checked = await policy.send(
+                    data={**ids, "reason": "wrong_size"}, envelope=envelope()
+                )
+                assert scored.status is Status.COMPLETED, scored
+                assert checked.status is Status.COMPLETED, checked
+            assert [await _ready(http, "risk") for _ in range(3)] == [200] * 3
+    assert counted.counts["tools/call customers.history"] == TURNS
+    assert counted.counts["tools/call orders.lookup"] == 2 * TURNS
+    # One session per service's client (policy-check's and risk-check's), not one per turn.
+    assert counted.counts["tools/list"] == 2, counted.counts
