@@ -11,6 +11,12 @@ import pytest
 from tests.support import postgres
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``run_summary`` report on the whole run: after the (shuffled) rest."""
+    items.sort(key=lambda item: item.get_closest_marker("run_summary") is not None)
+
+
 @pytest.fixture(scope="session")
 def postgres_server_url() -> Iterator[str]:
     """A private PostgreSQL cluster for the whole session (CI installs the server)."""

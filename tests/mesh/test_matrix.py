@@ -40,6 +40,7 @@ def _service_contract_ok(service: str, declared: str) -> bool:
     return pairs == {(t, tool_contract(t).version) for t in TOOLS[service]}
 
 
+@pytest.mark.run_summary  # the interop tests of this run write the records it reads
 def test_the_doc_is_what_this_run_renders() -> None:
     records = [r for r in matrix.load() if r.run == matrix.RUN_ID]
     produced = {r.key for r in records}
