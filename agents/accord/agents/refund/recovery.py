@@ -31,10 +31,10 @@ from accord.contracts.status import Status
 from accord.protocol.a2a.store import (
     UNFINISHED_STATES,
     AccordTaskStore,
+    Row,
     fail_after_restart,
     task_row,
 )
-from accord.protocol.a2a.store_backends import Row
 
 logger = logging.getLogger(__name__)
 

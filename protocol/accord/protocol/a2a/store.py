@@ -1,15 +1,11 @@
 """A durable, owner-scoped A2A task store that is nearly as fast as memory.
 
-Implements a2a-sdk's ``TaskStore``. Each task is one row: the protobuf bytes of the Task plus
-the columns we filter and sort on (owner, context, state, status time). Saves go through one
-writer that commits every save queued while the previous commit ran in a single transaction
-(group commit), so concurrent requests share a commit instead of queueing for one each.
-
-* SQLite (default, ``sqlite:///path``): WAL, ``synchronous=NORMAL`` (a commit survives a
-  process crash; the last commits may be lost on power loss). Reads and commits run on the
-  event loop's own connection (a commit is a write to the WAL, tens of microseconds); the
-  checkpoint, the one step that fsyncs, runs in a background thread. One process per file.
-* PostgreSQL (``postgresql://...``): asyncpg, the same row layout, one writer task.
+Implements a2a-sdk's ``TaskStore``. Each task is one row of the service's table
+(``store_tables.py``): the protobuf bytes of the Task plus the columns we filter and sort on
+(owner, context, state, status time). Saves go through the storage layer's group commit
+(``accord.protocol.storage.database``): the saves of concurrent requests share one transaction
+and one upsert statement, on SQLite (WAL, the commit on the event loop, checkpoints in a
+thread; one process per file) and on PostgreSQL alike. The table is migrated at open.
 
 Ownership: every row belongs to ``owner_resolver(context)`` (``app/subject`` of the verified
 principal). A task of another owner is simply not found.
@@ -24,8 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final
 
 from a2a.server.context import ServerCallContext
 from a2a.server.owner_resolver import OwnerResolver, resolve_user_scope
@@ -39,11 +36,13 @@ from a2a.utils.task import (
     decode_page_token,
     encode_list_tasks_cursor,
 )
+from sqlalchemy import Connection, bindparam, delete, func, select
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.store_backends import Backend, ListQuery, Row, open_backend
-from accord.protocol.a2a.store_tables import task_table
+from accord.protocol.a2a.store_tables import task_schema, task_table
 from accord.protocol.a2a.wire import failed_status
+from accord.protocol.storage.database import Database, Txn
+from accord.protocol.storage.prepared import Prepared
 
 logger = logging.getLogger(__name__)
 
@@ -57,8 +56,11 @@ def _sort_ts(task: Task) -> int:
     return -1
 
 
+Row = tuple[str, str, str, int, int, bytes]  # owner, id, context_id, state, ts, blob
+
+
 def task_row(task: Task, blob: bytes | None = None) -> Row:
-    """The store row of ``task`` for ``Backend.rewrite_states`` (``blob``: its bytes, if known)."""
+    """The store row of ``task`` for ``rewrite_states`` (``blob``: its bytes, if known)."""
     return (
         "",
         task.id,
@@ -89,69 +91,106 @@ class AccordTaskStore(TaskStore):
         table: str = "a2a_tasks",
         owner_resolver: OwnerResolver = resolve_user_scope,
     ) -> None:
-        task_table(table)  # refuses a name that is not a safe table name
+        self._table = task_table(table)  # refuses a name that is not a safe table name
         self.url = url
         self.table = table
         self._owner = owner_resolver
-        self._backend: Backend | None = None
+        self.db = Database(url, unavailable="the task store is unavailable", checkpoint_every=200)
         self._open_lock = asyncio.Lock()
-        self._pending: list[tuple[Row | tuple[str, str], asyncio.Future[None]]] = []
-        self._flusher: asyncio.Task[None] | None = None
-        self._flush_scheduled = False
+        t = self._table
+        upsert = self.db.insert(t).values(
+            owner=bindparam("owner"),
+            id=bindparam("id"),
+            context_id=bindparam("context_id"),
+            state=bindparam("state"),
+            ts=bindparam("ts"),
+            blob=bindparam("blob"),
+        )
+        # Prepared: run on the driver, on every save and get (storage/prepared.py).
+        self._upsert = Prepared(
+            upsert.on_conflict_do_update(
+                index_elements=[t.c.owner, t.c.id],
+                set_={c: upsert.excluded[c] for c in ("context_id", "state", "ts", "blob")},
+            )
+        )
+        self._delete = Prepared(
+            delete(t).where(t.c.owner == bindparam("owner"), t.c.id == bindparam("id"))
+        )
+        self._get = Prepared(
+            select(t.c.blob).where(t.c.owner == bindparam("owner"), t.c.id == bindparam("id"))
+        )
+        self._by_states = (
+            select(t.c.owner, t.c.blob)
+            .where(t.c.state.in_(bindparam("states", expanding=True)))
+            .with_for_update()
+        )
 
     # -- lifecycle --------------------------------------------------------------------------
-    async def open(self) -> Backend:
-        if self._backend is None:
+    async def open(self) -> AccordTaskStore:
+        """Migrate the table and connect (once; later calls return at once)."""
+        if not self.db.is_open:
             async with self._open_lock:
-                if self._backend is None:
-                    self._backend = await open_backend(self.url, self.table)
-        return self._backend
+                await self.db.open(task_schema(self._table))
+        return self
 
     async def close(self) -> None:
-        if self._flusher is not None:
-            await asyncio.gather(self._flusher, return_exceptions=True)
-        if self._backend is not None:
-            await self._backend.close()
-            self._backend = None
+        await self.db.close()
 
     async def recover(self) -> int:
         """Fail every queued/running task (see module docstring); returns how many."""
-        backend = await self.open()
 
         def fail(blob: bytes) -> Row:
             task = Task.FromString(blob)
             fail_after_restart(task)
             return task_row(task)
 
-        count = await backend.rewrite_states([int(s) for s in UNFINISHED_STATES], fail)
+        count = await self.rewrite_states([int(s) for s in UNFINISHED_STATES], fail)
         if count:
             logger.warning(
                 "task store %s: failed %d unfinished task(s) after restart", self.table, count
             )
         return count
 
+    async def rewrite_states(self, states: Sequence[int], rewrite: Callable[[bytes], Row]) -> int:
+        """Replace every task in ``states`` by ``rewrite(its bytes)``, in one transaction (its
+        owner kept); returns how many tasks were rewritten."""
+        await self.open()
+
+        def run(txn: Txn) -> int:
+            found = txn.conn.execute(self._by_states, {"states": list(states)}).all()
+            for owner, blob in found:
+                _, task_id, context_id, state, ts, new_blob = rewrite(bytes(blob))
+                self._upsert.execute(
+                    txn.conn, _params(owner, task_id, context_id, state, ts, new_blob)
+                )
+            return len(found)
+
+        return await self.db.write(run)
+
     # -- TaskStore --------------------------------------------------------------------------
     async def save(self, task: Task, context: ServerCallContext) -> None:
-        row: Row = (
-            self._owner(context),
+        owner = self._owner(context)
+        params = _params(
+            owner,
             task.id,
             task.context_id,
             int(task.status.state),
             _sort_ts(task),
             task.SerializeToString(),
         )
-        await self._submit(row)
+        await self._submit(self._upsert, params)
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
-        backend = await self.open()
-        blob = await backend.get(self._owner(context), task_id)
-        return Task.FromString(blob) if blob is not None else None
+        await self.open()
+        params = {"owner": self._owner(context), "id": task_id}
+        row = await self.db.read(lambda conn: self._get.execute(conn, params).fetchone())
+        return Task.FromString(bytes(row[0])) if row is not None else None
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
-        await self._submit((self._owner(context), task_id))
+        await self._submit(self._delete, {"owner": self._owner(context), "id": task_id})
 
     async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
-        backend = await self.open()
+        await self.open()
         owner = self._owner(context)
         page_size = params.page_size or DEFAULT_LIST_TASKS_PAGE_SIZE
         after: tuple[int, str] | None = None
@@ -164,25 +203,31 @@ class AccordTaskStore(TaskStore):
                     cursor.task_id,
                 )
             else:
-                start = await backend.get(owner, decode_page_token(params.page_token))
+                start = await self.get(decode_page_token(params.page_token), context)
                 if start is None:
                     raise InvalidParamsError(f"Invalid page token: {params.page_token}")
-                first = Task.FromString(start)
-                after, inclusive = (_sort_ts(first), first.id), True
-        query = ListQuery(
-            owner=owner,
-            context_id=params.context_id or None,
-            state=int(params.status) or None,
-            min_ts=(
-                int(params.status_timestamp_after.ToNanoseconds())
-                if params.HasField("status_timestamp_after")
-                else None
-            ),
-            after=after,
-            inclusive=inclusive,
-            limit=page_size + 1,
-        )
-        blobs, total = await backend.list(query)
+                after, inclusive = (_sort_ts(start), start.id), True
+        t = self._table
+        where = [t.c.owner == owner]
+        if params.context_id:
+            where.append(t.c.context_id == params.context_id)
+        if int(params.status):
+            where.append(t.c.state == int(params.status))
+        if params.HasField("status_timestamp_after"):
+            where.append(t.c.ts >= int(params.status_timestamp_after.ToNanoseconds()))
+        count = select(func.count()).select_from(t).where(*where)
+        page = select(t.c.blob).where(*where)
+        if after is not None:
+            ts, task_id = after
+            same_ts = t.c.id <= task_id if inclusive else t.c.id < task_id
+            page = page.where((t.c.ts < ts) | ((t.c.ts == ts) & same_ts))
+        page = page.order_by(t.c.ts.desc(), t.c.id.desc()).limit(page_size + 1)
+
+        def run(conn: Connection) -> tuple[list[bytes], int]:
+            total = int(conn.execute(count).scalar_one())
+            return [bytes(r[0]) for r in conn.execute(page)], total
+
+        blobs, total = await self.db.read(run, snapshot=True)
         tasks = [Task.FromString(b) for b in blobs[:page_size]]
         next_token = ""
         if len(blobs) > page_size and tasks:
@@ -196,47 +241,43 @@ class AccordTaskStore(TaskStore):
         )
 
     # -- group commit -----------------------------------------------------------------------
-    async def _submit(self, op: Row | tuple[str, str]) -> None:
-        backend = self._backend or await self.open()
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[None] = loop.create_future()
-        self._pending.append((op, future))
-        if backend.inline:
-            # SQLite commits on the loop: one callback commits everything queued this turn.
-            if not self._flush_scheduled:
-                self._flush_scheduled = True
-                loop.call_soon(self._flush_inline, backend)
-        elif self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.create_task(self._flush_loop())
-        await future
+    async def _submit(self, statement: Prepared, params: dict[str, Any]) -> None:
+        """Queue a save or delete; the batch's writes go out in order, runs of saves in one
+        statement, just before its commit."""
+        await self.open()
 
-    def _flush_inline(self, backend: Backend) -> None:
-        self._flush_scheduled = False
-        batch, self._pending = self._pending, []
-        try:
-            backend.write_now([op for op, _ in batch])
-        except Exception as exc:  # every waiter hears about the failed commit
-            logger.exception("task store %s: commit of %d op(s) failed", self.table, len(batch))
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(exc)
-            return
-        for _, future in batch:
-            if not future.done():
-                future.set_result(None)
+        def run(txn: Txn) -> None:
+            ops: list[tuple[Prepared, dict[str, Any]]] | None = txn.state.get("a2a_tasks")
+            if ops is None:
+                ops = txn.state["a2a_tasks"] = []
+                txn.before_commit("a2a_tasks", lambda: _write_ops(txn.conn, ops))
+            ops.append((statement, params))
 
-    async def _flush_loop(self) -> None:
-        backend = await self.open()
-        while self._pending:
-            batch, self._pending = self._pending, []
-            try:
-                await backend.write([op for op, _ in batch])
-            except Exception as exc:  # every waiter hears about the failed commit
-                logger.exception("task store %s: commit of %d op(s) failed", self.table, len(batch))
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(exc)
-                continue
-            for _, future in batch:
-                if not future.done():
-                    future.set_result(None)
+        await self.db.write(run)
+
+
+def _params(
+    owner: str, task_id: str, context_id: str, state: int, ts: int, blob: bytes
+) -> dict[str, Any]:
+    return {
+        "owner": owner,
+        "id": task_id,
+        "context_id": context_id,
+        "state": state,
+        "ts": ts,
+        "blob": blob,
+    }
+
+
+def _write_ops(conn: Connection, ops: list[tuple[Prepared, dict[str, Any]]]) -> None:
+    start = 0
+    while start < len(ops):  # consecutive ops of one statement: one executemany
+        statement = ops[start][0]
+        end = start
+        while end < len(ops) and ops[end][0] is statement:
+            end += 1
+        if end - start == 1:
+            statement.execute(conn, ops[start][1])
+        else:
+            statement.executemany(conn, [p for _, p in ops[start:end]])
+        start = end
