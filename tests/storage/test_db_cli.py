@@ -12,9 +12,10 @@ from typer.testing import CliRunner
 from accord.agents.cli.main import app
 from tests.storage import v0_1
 
+# The orchestrator keeps one store, its workflow log: its A2A tasks are views of it (its v0.1
+# task table is left as it was, unread).
 SCHEMAS = {
     ("commerce", "commerce"),
-    ("orchestrator", "a2a_tasks_orchestrator"),
     ("orchestrator", "workflow"),
     ("payments", "payments"),
     ("policy", "a2a_tasks_policy"),

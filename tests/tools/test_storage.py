@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from accord.protocol.storage.urls import parse_url
 from accord.tools.commerce_store import CommerceStore
-from accord.tools.db import driver_url
 from accord.tools.ledger import Ledger
 from tests.tools.conftest import Backend
 
@@ -40,10 +40,10 @@ async def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
     ledger = Ledger(f"sqlite:///{tmp_path / 'p.db'}")
     await ledger.start()
     try:
-        mode = await ledger.db.run_read(
+        mode = await ledger.db.read(
             lambda conn: conn.exec_driver_sql("PRAGMA journal_mode").scalar_one()
         )
-        sync = await ledger.db.run_read(
+        sync = await ledger.db.read(
             lambda conn: conn.exec_driver_sql("PRAGMA synchronous").scalar_one()
         )
     finally:
@@ -52,6 +52,6 @@ async def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
 
 
 def test_database_urls_map_to_their_drivers() -> None:
-    assert driver_url("sqlite:////tmp/x.db") == "sqlite+pysqlite:////tmp/x.db"
-    assert driver_url("postgresql://a@h:5/db") == "postgresql+asyncpg://a@h:5/db"
-    assert driver_url("postgres://a@h/db").startswith("postgresql+asyncpg://")
+    assert parse_url("sqlite:////tmp/x.db").driver() == "sqlite+pysqlite:////tmp/x.db"
+    assert parse_url("postgresql://a@h:5/db").driver() == "postgresql+asyncpg://a@h:5/db"
+    assert parse_url("postgres://a@h/db").driver().startswith("postgresql+asyncpg://")

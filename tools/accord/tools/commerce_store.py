@@ -128,11 +128,9 @@ class CommerceStore(SeededStore):
     schema = SCHEMA
 
     async def seed(self, now: datetime) -> None:
-        db = self.db
-
         def insert(conn: Connection) -> None:
             conn.execute(
-                db.insert_ignore(
+                self.insert_ignore(
                     customers,
                     [
                         {
@@ -146,7 +144,7 @@ class CommerceStore(SeededStore):
                 )
             )
             conn.execute(
-                db.insert_ignore(
+                self.insert_ignore(
                     orders,
                     [
                         {
@@ -164,7 +162,7 @@ class CommerceStore(SeededStore):
                 )
             )
             conn.execute(
-                db.insert_ignore(
+                self.insert_ignore(
                     order_items,
                     [
                         {
@@ -183,7 +181,7 @@ class CommerceStore(SeededStore):
                 )
             )
             conn.execute(
-                db.insert_ignore(
+                self.insert_ignore(
                     refunds,
                     [
                         {
@@ -198,13 +196,13 @@ class CommerceStore(SeededStore):
                 )
             )
 
-        await db.run_write(insert)
+        await self.db.write(lambda txn: insert(txn.conn))
 
     # -- queries ---------------------------------------------------------------------------------
     async def lookup_order(self, order_id: str, customer_id: str) -> dict[str, Any]:
         """``orders.lookup``: another customer's order is NOT_FOUND, exactly like no order."""
         params = {"order_id": order_id, "customer_id": customer_id}
-        rows = await self.db.run_read(lambda conn: conn.execute(LOOKUP, params).all())
+        rows = await self.db.read(lambda conn: conn.execute(LOOKUP, params).all())
         if not rows:
             raise AccordError(ErrorCode.NOT_FOUND, f"no order {order_id} for this customer")
         return _order(rows, datetime.now(UTC))
@@ -230,7 +228,7 @@ class CommerceStore(SeededStore):
                 "chargebacks": int(customer.chargebacks),
             }
 
-        found = await self.db.run_read(query, snapshot=True)
+        found = await self.db.read(query, snapshot=True)
         if found is None:
             raise AccordError(ErrorCode.NOT_FOUND, f"no customer {customer_id}")
         return found

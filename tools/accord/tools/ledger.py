@@ -117,12 +117,11 @@ class Ledger(SeededStore):
     schema = SCHEMA
 
     async def seed(self, now: datetime) -> None:
-        db = self.db
         orders_by_id = {o.order_id: o for o in seed.ORDERS}
 
         def insert(conn: Connection) -> None:
             conn.execute(
-                db.insert_ignore(
+                self.insert_ignore(
                     ledger_orders,
                     [
                         {
@@ -136,7 +135,7 @@ class Ledger(SeededStore):
                 )
             )
             conn.execute(
-                db.insert_ignore(
+                self.insert_ignore(
                     refunds,
                     [
                         {
@@ -155,7 +154,7 @@ class Ledger(SeededStore):
                 )
             )
 
-        await db.run_write(insert)
+        await self.db.write(lambda txn: insert(txn.conn))
 
     # -- tools -----------------------------------------------------------------------------------
     async def issue(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -189,26 +188,27 @@ class Ledger(SeededStore):
                 "created_at": datetime.now(UTC).replace(microsecond=0),
                 **request,
             }
-            conn.execute(INSERT, row)
+            try:
+                with conn.begin_nested():  # a savepoint: a lost race rolls back this insert only
+                    conn.execute(INSERT, row)
+            except IntegrityError:
+                # Another replica committed this key first (its transaction was not serialised
+                # with ours, e.g. another order): the UNIQUE constraint decided, its row answers.
+                winner = _by_key(conn, customer_id, key)
+                if winner is None:
+                    raise
+                return _replay(winner, request)
             return {"receipt": receipt(_Row(row)), "replayed": False}
 
-        try:
-            return await self.db.run_write(write)
-        except IntegrityError:
-            # Another writer committed this key first (its transaction was not serialised
-            # with ours, e.g. another order): the UNIQUE constraint decided, its row answers.
-            winner = await self.db.run_read(lambda conn: _by_key(conn, customer_id, key))
-            if winner is None:
-                raise
-            return _replay(winner, request)
+        return await self.db.write(lambda txn: write(txn.conn))
 
     async def get(self, customer_id: str, key: str) -> dict[str, Any]:
         """``refunds.get``: another customer's key is simply not found."""
-        row = await self.db.run_read(lambda conn: _by_key(conn, customer_id, key))
+        row = await self.db.read(lambda conn: _by_key(conn, customer_id, key))
         return {"found": row is not None, "receipt": receipt(row) if row is not None else None}
 
     async def count(self) -> int:
-        return await self.db.run_read(lambda conn: int(conn.execute(COUNT).scalar_one()))
+        return await self.db.read(lambda conn: int(conn.execute(COUNT).scalar_one()))
 
 
 def _by_key(conn: Connection, customer_id: str, key: str) -> Row[Any] | None:

@@ -16,7 +16,7 @@ per workflow, optimistic) and refuses anything after `canceled` or `workflow_fin
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,78 +169,8 @@ class EventLog(ABC):
         """Pending timers due at or before ``now``, earliest first."""
 
 
-RECORD_COLUMNS = (
-    "(SELECT coalesce(max(e.seq), 0) FROM workflow_events e WHERE e.workflow_id = r.id), "
-    "r.id, r.status, r.graph_key, r.lease_owner, r.closed, r.scope, r.context_id, r.updated_at"
-)
-"""The columns of a WorkflowRecord, from ``workflow_runs r`` (see `record_from_row`)."""
-
-
-def record_from_row(row: Sequence[Any]) -> WorkflowRecord:
-    version, wid, status, key, lease_owner, closed, scope, context_id, updated_at = row
-    return WorkflowRecord(
-        wid,
-        int(version),
-        Status(status),
-        key,
-        lease_owner,
-        bool(closed),
-        scope,
-        context_id,
-        float(updated_at),
-    )
-
-
-def listing_sql(
-    mark: Callable[[int], str],
-    scope: str,
-    context_id: str | None,
-    status: Status | None,
-    updated_after: float | None,
-    after: tuple[float, str] | None,
-    limit: int,
-) -> tuple[str, list[Any], str, list[Any]]:
-    """(count SQL, its args, page SQL, its args) of `EventLog.list_workflows`; ``mark(n)`` is
-    the dialect's n-th placeholder. Served by the (scope, updated_at DESC, id DESC) index."""
-    where: list[str] = ["r.scope = " + mark(1)]
-    args: list[Any] = [scope]
-    filters: tuple[tuple[str, Any], ...] = (
-        ("r.context_id = ", context_id),
-        ("r.status = ", status.value if status is not None else None),
-        ("r.updated_at >= ", updated_after),
-    )
-    for clause, value in filters:
-        if value is not None:
-            args.append(value)
-            where.append(clause + mark(len(args)))
-    count_sql = f"SELECT count(*) FROM workflow_runs r WHERE {' AND '.join(where)}"
-    count_args = list(args)
-    if after is not None:
-        args += [after[0], after[0], after[1]]
-        n = len(args)
-        where.append(
-            f"(r.updated_at < {mark(n - 2)} OR (r.updated_at = {mark(n - 1)} AND r.id < {mark(n)}))"
-        )
-    args.append(limit)
-    page_sql = (
-        f"SELECT {RECORD_COLUMNS} FROM workflow_runs r WHERE {' AND '.join(where)} "
-        f"ORDER BY r.updated_at DESC, r.id DESC LIMIT {mark(len(args))}"
-    )
-    return count_sql, count_args, page_sql, args
-
-
 def open_event_log(url: str) -> EventLog:
     """An (unopened) event log for ``sqlite:///path`` or ``postgresql://...``."""
-    if url.startswith("sqlite:///"):
-        from accord.agents.workflow.eventlog_sqlite import SqliteEventLog
+    from accord.agents.workflow.eventlog_sql import SqlEventLog
 
-        return SqliteEventLog(url.removeprefix("sqlite:///"))
-    if url.startswith(("postgresql://", "postgres://", "postgresql+asyncpg://")):
-        from accord.agents.workflow.eventlog_postgres import PostgresEventLog
-
-        return PostgresEventLog(url.replace("postgresql+asyncpg://", "postgresql://", 1))
-    raise AccordError(
-        ErrorCode.INVALID_INPUT,
-        "event log URL must start with sqlite:/// or postgresql://",
-        {"rule": "eventlog-url"},
-    )
+    return SqlEventLog(url)

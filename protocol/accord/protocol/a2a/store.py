@@ -1,15 +1,11 @@
 """A durable, owner-scoped A2A task store that is nearly as fast as memory.
 
-Implements a2a-sdk's ``TaskStore``. Each task is one row: the protobuf bytes of the Task plus
-the columns we filter and sort on (owner, context, state, status time). Saves go through one
-writer that commits every save queued while the previous commit ran in a single transaction
-(group commit), so concurrent requests share a commit instead of queueing for one each.
-
-* SQLite (default, ``sqlite:///path``): WAL, ``synchronous=NORMAL`` (a commit survives a
-  process crash; the last commits may be lost on power loss). Reads and commits run on the
-  event loop's own connection (a commit is a write to the WAL, tens of microseconds); the
-  checkpoint, the one step that fsyncs, runs in a background thread. One process per file.
-* PostgreSQL (``postgresql://...``): asyncpg, the same row layout, one writer task.
+Implements a2a-sdk's ``TaskStore``. Each task is one row of the service's table
+(``store_tables.py``): the protobuf bytes of the Task plus the columns we filter and sort on
+(owner, context, state, status time). Saves go through the storage layer's group commit
+(``accord.protocol.storage.database``): the saves of concurrent requests share one transaction
+and one upsert statement, on SQLite (WAL, the commit on the event loop, checkpoints in a
+thread; one process per file) and on PostgreSQL alike. The table is migrated at open.
 
 Ownership: every row belongs to ``owner_resolver(context)`` (``app/subject`` of the verified
 principal). A task of another owner is simply not found.
@@ -17,12 +13,12 @@ principal). A task of another owner is simply not found.
 Recovery (:meth:`AccordTaskStore.recover`, at start and then every heartbeat): a task left
 ``queued`` or ``running`` by a process that is gone can never finish (its coroutine is gone),
 so it is failed with UNAVAILABLE ("the agent restarted while working on it; retry"). Every row
-names the process that saved it, and every process renews its heartbeat while it runs
-(:meth:`AccordTaskStore.keep_alive`), so with several replicas on one PostgreSQL database a
-replica fails only the tasks of processes whose heartbeat expired (``ACCORD_TASK_WORKER_TTL_S``,
-the database's clock), never a live replica's; a SQLite file has one process by design, so the
-tasks of every earlier process are failed at start. Waiting tasks stay waiting: they hold no
-process state, and the next message continues them.
+names the process that saved it (``worker``), and every process renews its heartbeat while it
+runs (:meth:`AccordTaskStore.keep_alive`, ``<table>_workers``), so with several replicas on one
+PostgreSQL database a replica fails only the tasks of processes whose heartbeat expired
+(``ACCORD_TASK_WORKER_TTL_S``, by the database's clock), never a live replica's; a SQLite file
+has one process by design, so every earlier process's tasks are failed at start. Waiting tasks
+stay waiting: they hold no process state, and the next message continues them.
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ import asyncio
 import logging
 import uuid
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final
 
 from a2a.server.context import ServerCallContext
 from a2a.server.owner_resolver import OwnerResolver, resolve_user_scope
@@ -45,13 +41,15 @@ from a2a.utils.task import (
     decode_page_token,
     encode_list_tasks_cursor,
 )
+from sqlalchemy import Connection, bindparam, delete, func, select
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
-from accord.protocol.a2a.store_backends import Backend, ListQuery, Rewritten, Row, open_backend
-from accord.protocol.a2a.store_tables import task_table
+from accord.protocol.a2a.store_tables import task_schema, task_table, workers_table
 from accord.protocol.a2a.wire import failed_status, read_status_meta
 from accord.protocol.settings import current
+from accord.protocol.storage.database import Database, Txn
+from accord.protocol.storage.prepared import Prepared
 
 logger = logging.getLogger(__name__)
 
@@ -103,45 +101,119 @@ class AccordTaskStore(TaskStore):
         owner_resolver: OwnerResolver = resolve_user_scope,
         worker_ttl_s: float | None = None,
     ) -> None:
-        task_table(table)  # refuses a name that is not a safe table name
+        self._table = task_table(table)  # refuses a name that is not a safe table name
         self.url = url
         self.table = table
+        self._owner = owner_resolver
         self.worker = f"worker-{uuid.uuid4().hex}"  # this process, in the rows it saves
         self.worker_ttl_s = worker_ttl_s if worker_ttl_s else current().task_worker_ttl_s
-        self._owner = owner_resolver
-        self._backend: Backend | None = None
+        self.db = Database(url, unavailable="the task store is unavailable", checkpoint_every=200)
         self._open_lock = asyncio.Lock()
-        self._pending: list[tuple[Row | tuple[str, str], asyncio.Future[None]]] = []
-        self._flusher: asyncio.Task[None] | None = None
-        self._flush_scheduled = False
+        t = self._table
+        upsert = self.db.insert(t).values(
+            owner=bindparam("owner"),
+            id=bindparam("id"),
+            context_id=bindparam("context_id"),
+            state=bindparam("state"),
+            ts=bindparam("ts"),
+            blob=bindparam("blob"),
+            worker=bindparam("worker"),
+        )
+        # Prepared: run on the driver, on every save and get (storage/prepared.py).
+        self._upsert = Prepared(
+            upsert.on_conflict_do_update(
+                index_elements=[t.c.owner, t.c.id],
+                set_={
+                    c: upsert.excluded[c] for c in ("context_id", "state", "ts", "blob", "worker")
+                },
+            )
+        )
+        self._delete = Prepared(
+            delete(t).where(t.c.owner == bindparam("owner"), t.c.id == bindparam("id"))
+        )
+        self._get = Prepared(
+            select(t.c.blob).where(t.c.owner == bindparam("owner"), t.c.id == bindparam("id"))
+        )
+        workers = workers_table(self._table)
+        alive = select(workers.c.worker).where(workers.c.expires_at > self.db.clock())
+        # Unfinished and not this process's: another process's (SQLite: one process per file,
+        # so every other one is gone); on PostgreSQL only if that process's heartbeat expired.
+        orphan = t.c.worker.is_(None) | (t.c.worker != bindparam("me"))
+        if not self.db.is_sqlite:
+            orphan = t.c.worker.is_(None) | (
+                (t.c.worker != bindparam("me")) & t.c.worker.not_in(alive)
+            )
+        self._orphans = (
+            select(t.c.owner, t.c.blob)
+            .where(t.c.state.in_(bindparam("states", expanding=True)), orphan)
+            .with_for_update(skip_locked=True)
+        )
+        beat = self.db.insert(workers).values(
+            worker=bindparam("worker"), expires_at=self.db.clock() + bindparam("ttl")
+        )
+        self._beat = beat.on_conflict_do_update(
+            index_elements=[workers.c.worker], set_={"expires_at": beat.excluded.expires_at}
+        )
+        self._drop = delete(workers).where(workers.c.worker == bindparam("worker"))
+        self._forget = delete(workers).where(workers.c.expires_at < self.db.clock() - 86_400)
 
     # -- lifecycle --------------------------------------------------------------------------
-    async def open(self) -> Backend:
-        if self._backend is None:
+    async def open(self) -> AccordTaskStore:
+        """Migrate the table and connect (once; later calls return at once)."""
+        if not self.db.is_open:
             async with self._open_lock:
-                if self._backend is None:
-                    self._backend = await open_backend(self.url, self.table)
-        return self._backend
+                await self.db.open(task_schema(self._table))
+        return self
 
     async def close(self) -> None:
-        if self._flusher is not None:
-            await asyncio.gather(self._flusher, return_exceptions=True)
-        if self._backend is not None:
-            await self._backend.drop_worker(self.worker)  # its running tasks are orphans now
-            await self._backend.close()
-            self._backend = None
+        if self.db.is_open:
+            # A clean exit: this process's unfinished tasks are orphans now, for the others.
+            await self.db.write(lambda txn: txn.conn.execute(self._drop, {"worker": self.worker}))
+        await self.db.close()
+
+    async def heartbeat(self) -> None:
+        """Say this process is alive for one more TTL (``ACCORD_TASK_WORKER_TTL_S``)."""
+        await self.open()
+        params = {"worker": self.worker, "ttl": self.worker_ttl_s}
+        await self.db.write(lambda txn: txn.conn.execute(self._beat, params))
+
+    async def keep_alive(self) -> None:
+        """Heartbeat every third of the TTL and fail the orphans of processes that died
+        meanwhile, until cancelled (it runs for the life of the service)."""
+        while True:
+            try:
+                await self.heartbeat()
+                await self.recover()
+            except Exception:  # the database may be away a moment; try again next beat
+                logger.exception("task store %s: heartbeat failed", self.table)
+            await asyncio.sleep(self.worker_ttl_s / 3)
 
     async def recover(self) -> int:
         """Fail the queued/running tasks whose process is gone (see the module docstring);
-        returns how many. Safe with several replicas: a live one's tasks are left alone."""
-        backend = await self.open()
+        returns how many. A live replica's tasks are left alone; two replicas never rewrite
+        the same task (rows are locked, the second skips them)."""
+        await self.open()
+        states = [int(s) for s in UNFINISHED_STATES]
 
-        def fail(blob: bytes) -> Rewritten:
-            task = Task.FromString(blob)
-            fail_after_restart(task)
-            return int(task.status.state), _sort_ts(task), task.SerializeToString()
+        def run(txn: Txn) -> int:
+            found = txn.conn.execute(self._orphans, {"states": states, "me": self.worker}).all()
+            for owner, blob in found:
+                task = Task.FromString(bytes(blob))
+                fail_after_restart(task)
+                params = _params(
+                    owner,
+                    task.id,
+                    task.context_id,
+                    int(task.status.state),
+                    _sort_ts(task),
+                    task.SerializeToString(),
+                    self.worker,
+                )
+                self._upsert.execute(txn.conn, params)
+            txn.conn.execute(self._forget)
+            return len(found)
 
-        count = await backend.fail_orphans(self.worker, [int(s) for s in UNFINISHED_STATES], fail)
+        count = await self.db.write(run)
         if count:
             logger.warning(
                 "task store %s: failed %d task(s) a gone process left unfinished",
@@ -150,28 +222,13 @@ class AccordTaskStore(TaskStore):
             )
         return count
 
-    async def heartbeat(self) -> None:
-        """Say this process is alive for one more TTL (``ACCORD_TASK_WORKER_TTL_S``)."""
-        backend = await self.open()
-        await backend.heartbeat(self.worker, self.worker_ttl_s)
-
-    async def keep_alive(self) -> None:
-        """Heartbeat every third of the TTL and fail the orphans of processes that died
-        meanwhile, until cancelled (run for the life of the service)."""
-        while True:
-            try:
-                await self.heartbeat()
-                await self.recover()
-            except Exception:  # the database may be away for a moment; try again next beat
-                logger.exception("task store %s: heartbeat failed", self.table)
-            await asyncio.sleep(self.worker_ttl_s / 3)
-
     # -- TaskStore --------------------------------------------------------------------------
     async def save(self, task: Task, context: ServerCallContext) -> None:
         if task.status.state == TaskState.TASK_STATE_CANCELED:
             contract_canceled(task)
-        row: Row = (
-            self._owner(context),
+        owner = self._owner(context)
+        params = _params(
+            owner,
             task.id,
             task.context_id,
             int(task.status.state),
@@ -179,18 +236,19 @@ class AccordTaskStore(TaskStore):
             task.SerializeToString(),
             self.worker,
         )
-        await self._submit(row)
+        await self._submit(self._upsert, params)
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
-        backend = await self.open()
-        blob = await backend.get(self._owner(context), task_id)
-        return Task.FromString(blob) if blob is not None else None
+        await self.open()
+        params = {"owner": self._owner(context), "id": task_id}
+        row = await self.db.read(lambda conn: self._get.execute(conn, params).fetchone())
+        return Task.FromString(bytes(row[0])) if row is not None else None
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
-        await self._submit((self._owner(context), task_id))
+        await self._submit(self._delete, {"owner": self._owner(context), "id": task_id})
 
     async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
-        backend = await self.open()
+        await self.open()
         owner = self._owner(context)
         page_size = params.page_size or DEFAULT_LIST_TASKS_PAGE_SIZE
         after: tuple[int, str] | None = None
@@ -203,25 +261,31 @@ class AccordTaskStore(TaskStore):
                     cursor.task_id,
                 )
             else:
-                start = await backend.get(owner, decode_page_token(params.page_token))
+                start = await self.get(decode_page_token(params.page_token), context)
                 if start is None:
                     raise InvalidParamsError(f"Invalid page token: {params.page_token}")
-                first = Task.FromString(start)
-                after, inclusive = (_sort_ts(first), first.id), True
-        query = ListQuery(
-            owner=owner,
-            context_id=params.context_id or None,
-            state=int(params.status) or None,
-            min_ts=(
-                int(params.status_timestamp_after.ToNanoseconds())
-                if params.HasField("status_timestamp_after")
-                else None
-            ),
-            after=after,
-            inclusive=inclusive,
-            limit=page_size + 1,
-        )
-        blobs, total = await backend.list(query)
+                after, inclusive = (_sort_ts(start), start.id), True
+        t = self._table
+        where = [t.c.owner == owner]
+        if params.context_id:
+            where.append(t.c.context_id == params.context_id)
+        if int(params.status):
+            where.append(t.c.state == int(params.status))
+        if params.HasField("status_timestamp_after"):
+            where.append(t.c.ts >= int(params.status_timestamp_after.ToNanoseconds()))
+        count = select(func.count()).select_from(t).where(*where)
+        page = select(t.c.blob).where(*where)
+        if after is not None:
+            ts, task_id = after
+            same_ts = t.c.id <= task_id if inclusive else t.c.id < task_id
+            page = page.where((t.c.ts < ts) | ((t.c.ts == ts) & same_ts))
+        page = page.order_by(t.c.ts.desc(), t.c.id.desc()).limit(page_size + 1)
+
+        def run(conn: Connection) -> tuple[list[bytes], int]:
+            total = int(conn.execute(count).scalar_one())
+            return [bytes(r[0]) for r in conn.execute(page)], total
+
+        blobs, total = await self.db.read(run, snapshot=True)
         tasks = [Task.FromString(b) for b in blobs[:page_size]]
         next_token = ""
         if len(blobs) > page_size and tasks:
@@ -235,47 +299,44 @@ class AccordTaskStore(TaskStore):
         )
 
     # -- group commit -----------------------------------------------------------------------
-    async def _submit(self, op: Row | tuple[str, str]) -> None:
-        backend = self._backend or await self.open()
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[None] = loop.create_future()
-        self._pending.append((op, future))
-        if backend.inline:
-            # SQLite commits on the loop: one callback commits everything queued this turn.
-            if not self._flush_scheduled:
-                self._flush_scheduled = True
-                loop.call_soon(self._flush_inline, backend)
-        elif self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.create_task(self._flush_loop())
-        await future
+    async def _submit(self, statement: Prepared, params: dict[str, Any]) -> None:
+        """Queue a save or delete; the batch's writes go out in order, runs of saves in one
+        statement, just before its commit."""
+        await self.open()
 
-    def _flush_inline(self, backend: Backend) -> None:
-        self._flush_scheduled = False
-        batch, self._pending = self._pending, []
-        try:
-            backend.write_now([op for op, _ in batch])
-        except Exception as exc:  # every waiter hears about the failed commit
-            logger.exception("task store %s: commit of %d op(s) failed", self.table, len(batch))
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(exc)
-            return
-        for _, future in batch:
-            if not future.done():
-                future.set_result(None)
+        def run(txn: Txn) -> None:
+            ops: list[tuple[Prepared, dict[str, Any]]] | None = txn.state.get("a2a_tasks")
+            if ops is None:
+                ops = txn.state["a2a_tasks"] = []
+                txn.before_commit("a2a_tasks", lambda: _write_ops(txn.conn, ops))
+            ops.append((statement, params))
 
-    async def _flush_loop(self) -> None:
-        backend = await self.open()
-        while self._pending:
-            batch, self._pending = self._pending, []
-            try:
-                await backend.write([op for op, _ in batch])
-            except Exception as exc:  # every waiter hears about the failed commit
-                logger.exception("task store %s: commit of %d op(s) failed", self.table, len(batch))
-                for _, future in batch:
-                    if not future.done():
-                        future.set_exception(exc)
-                continue
-            for _, future in batch:
-                if not future.done():
-                    future.set_result(None)
+        await self.db.write(run)
+
+
+def _params(
+    owner: str, task_id: str, context_id: str, state: int, ts: int, blob: bytes, worker: str
+) -> dict[str, Any]:
+    return {
+        "owner": owner,
+        "id": task_id,
+        "context_id": context_id,
+        "state": state,
+        "ts": ts,
+        "blob": blob,
+        "worker": worker,
+    }
+
+
+def _write_ops(conn: Connection, ops: list[tuple[Prepared, dict[str, Any]]]) -> None:
+    start = 0
+    while start < len(ops):  # consecutive ops of one statement: one executemany
+        statement = ops[start][0]
+        end = start
+        while end < len(ops) and ops[end][0] is statement:
+            end += 1
+        if end - start == 1:
+            statement.execute(conn, ops[start][1])
+        else:
+            statement.executemany(conn, [p for _, p in ops[start:end]])
+        start = end

@@ -48,13 +48,22 @@ def task_table(name: str) -> Table:
     Index(f"{name}_owner_ts", table.c.owner, table.c.ts.desc(), table.c.id.desc())
     Index(f"{name}_state", table.c.state)
     Table(
-        f"{name}_workers",
+        workers_name(name),
         table.metadata,
         Column("worker", Text, nullable=False),
         Column("expires_at", EPOCH_SECONDS, nullable=False),
         PrimaryKeyConstraint("worker", name=f"{name}_workers_pkey"),
     )
     return table
+
+
+def workers_name(name: str) -> str:
+    return f"{name}_workers"
+
+
+def workers_table(tasks: Table) -> Table:
+    """The heartbeats table that goes with a task table (defined beside it, in its metadata)."""
+    return tasks.metadata.tables[workers_name(tasks.name)]
 
 
 def task_schema(table: Table) -> Schema:

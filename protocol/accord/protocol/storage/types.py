@@ -6,7 +6,10 @@ these types keep that DDL, so the baseline migration is exactly the release's sc
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import BigInteger, Boolean, DateTime, Dialect, Double, Integer, LargeBinary, Text
 from sqlalchemy.dialects import postgresql, sqlite
@@ -14,8 +17,40 @@ from sqlalchemy.types import TypeDecorator, TypeEngine
 
 # Seconds since the epoch: REAL / DOUBLE PRECISION.
 EPOCH_SECONDS: TypeEngine[float] = Double().with_variant(sqlite.REAL(), "sqlite")
-# JSON text: TEXT on SQLite, JSONB on PostgreSQL (written and read as text; see `Json`).
-JSON_TEXT: TypeEngine[str] = Text().with_variant(postgresql.JSONB(), "postgresql")
+
+
+class EncodedJson(TypeDecorator[Any]):
+    """JSON written as the producer's own text, read back decoded: TEXT on SQLite, JSONB on
+    PostgreSQL.
+
+    Binding takes the JSON text as it is (SQLAlchemy's JSON types would encode it once more:
+    an event already carries its encoding, and asyncpg's jsonb codec, as SQLAlchemy sets it up,
+    takes text). Reading gives the decoded value on both: PostgreSQL's codec decodes, SQLite's
+    text is decoded here.
+    """
+
+    impl = Text
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(postgresql.JSONB())
+        return dialect.type_descriptor(Text())
+
+    def bind_processor(self, dialect: Dialect) -> None:
+        return None
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        if dialect.name == "postgresql":
+            return None
+        return _decode
+
+
+def _decode(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+JSON_TEXT: TypeEngine[Any] = EncodedJson()
 # A flag: INTEGER 0/1 on SQLite, BOOLEAN on PostgreSQL.
 FLAG: TypeEngine[bool] = Boolean().with_variant(Integer(), "sqlite")
 # Nanoseconds and other 64-bit integers: INTEGER on SQLite (64-bit there), BIGINT on PostgreSQL.
