@@ -37,15 +37,20 @@ PAUSES = {
     "O-1006": "refund.before_issue",  # just before refunds.issue writes
     "O-1003": "refund.after_issue",  # just after refunds.issue wrote
 }
+CANCEL_PAUSE = "policy.child_running@O-1002:120"
 TIMEOUT_ENV = {
     "ACCORD_APPROVAL_TIMEOUT_S": "2",
-    "ACCORD_TEST_PAUSE": "policy.child_running@O-1002:120",
+    "ACCORD_TEST_PAUSE": CANCEL_PAUSE,
     "ACCORD_DEV": "1",  # pause points are refused outside development mode
 }
 
 
 PAUSE_ENV = {
-    "ACCORD_TEST_PAUSE": ",".join(f"{point}@{order}:120" for order, point in PAUSES.items()),
+    # The kill -9 test's points, and the cancel test's (O-1002 while policy-check runs), so
+    # each test finds its pause whichever order they run in.
+    "ACCORD_TEST_PAUSE": ",".join(
+        [*(f"{point}@{order}:120" for order, point in PAUSES.items()), CANCEL_PAUSE]
+    ),
     "ACCORD_DEV": "1",  # pause points are refused outside development mode
 }
 
@@ -198,6 +203,7 @@ async def test_cancel_while_policy_check_waits_cancels_the_child(crash_mesh: Mes
 
 async def test_cancel_mid_workflow_while_a_node_runs(crash_mesh: Mesh) -> None:
     mesh = crash_mesh
+    mesh.restart_orchestrator(PAUSE_ENV, kill=False)  # its pause, whatever ran before
     started = Started(mesh, "C-01", "The shoes from order O-1002 do not fit, refund please")
     await _marker(mesh, "policy.child_running", "O-1002")
     task_id = await started.task_id()

@@ -67,6 +67,7 @@ async def _counted_commerce(tmp_path: Path) -> AsyncIterator[tuple[CountingApp, 
 async def test_a_failing_tool_is_called_max_attempts_times_per_workflow(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch, fault: str, code: ErrorCode
 ) -> None:
+    monkeypatch.setenv("ACCORD_DEV", "1")  # fault injection is refused outside development
     monkeypatch.setenv("ACCORD_FAULTS", fault)
     async with _counted_commerce(data_dir) as (counted, url):
         commerce = ServerSpec.http(

@@ -37,8 +37,7 @@ SERVICES_ARG = typer.Argument(None, help="Services (default: every installed ser
 DATABASE_OPT = typer.Option(
     "",
     "--database-url",
-    envvar="ACCORD_DATABASE_URL",
-    help="PostgreSQL URL; default: each service's SQLite file in the data directory",
+    help="PostgreSQL URL; default: ACCORD_DATABASE_URL, else each service's SQLite file",
 )
 DATA_DIR_OPT = typer.Option(None, "--data-dir", help="Data directory (default: ACCORD_DATA_DIR)")
 JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table")

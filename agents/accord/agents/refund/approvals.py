@@ -18,7 +18,6 @@ always carry a timeout, so the log's durable timers are the index (no second tab
 
 from __future__ import annotations
 
-import time
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
@@ -130,7 +129,7 @@ def approval_text(result: dict[str, Any]) -> str:
 
 async def approval_queue(runtime: Runtime) -> list[dict[str, Any]]:
     """Every pending approval: task id, interrupt id, due time, and the facts."""
-    timers = await runtime.log.due_timers(time.time() + _FAR_FUTURE_S, QUEUE_LIMIT)
+    timers = await runtime.log.due_timers(runtime.clock.now() + _FAR_FUTURE_S, QUEUE_LIMIT)
     items: list[dict[str, Any]] = []
     for workflow_id in dict.fromkeys(t.workflow_id for t in timers):
         try:
