@@ -164,7 +164,7 @@ class Database:
 
     def _connect_sqlite(self, schema: Schema | None) -> Connection:
         assert self.url.sqlite_path is not None
-        engine = sqlite_engine(self.url.sqlite_path, busy_timeout_ms=30_000, pooled=False)
+        engine = sqlite_engine(self.url.sqlite_path, busy_timeout_ms=30_000)
         conn = engine.connect()
         try:
             if schema is not None:
