@@ -33,7 +33,7 @@ async def on(url: str, fn: Callable[[Connection], T]) -> T:
     """Run ``fn`` on a connection of its own to ``url`` (read only, rolled back)."""
     database = parse_url(url)
     if database.sqlite_path is not None:
-        engine = sqlite_engine(database.sqlite_path, pooled=False)
+        engine = sqlite_engine(database.sqlite_path)
         try:
             with engine.connect() as conn:
                 return fn(conn)

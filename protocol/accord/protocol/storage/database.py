@@ -129,6 +129,11 @@ class Database:
         return self.url.is_sqlite
 
     @property
+    def commits(self) -> int:
+        """Group-commit transactions committed so far (SQLite): a figure for tests and stats."""
+        return self._commits
+
+    @property
     def is_open(self) -> bool:
         return self._conn is not None or self._engine is not None
 
@@ -164,7 +169,7 @@ class Database:
 
     def _connect_sqlite(self, schema: Schema | None) -> Connection:
         assert self.url.sqlite_path is not None
-        engine = sqlite_engine(self.url.sqlite_path, busy_timeout_ms=30_000, pooled=False)
+        engine = sqlite_engine(self.url.sqlite_path, busy_timeout_ms=30_000)
         conn = engine.connect()
         try:
             if schema is not None:
@@ -267,7 +272,7 @@ class Database:
             self._count_turn()
             if not self._flush_scheduled:
                 self._flush_scheduled = True
-                if self._concurrent:
+                if self._concurrent or self._turn_writes > 1:
                     self._loop.call_soon(self._flush_sqlite)  # the others join this batch
                 else:
                     self._flush_sqlite()  # a lone writer: commit now, the await will not wait
@@ -280,8 +285,8 @@ class Database:
 
         A batch formed by deferring the flush to the next turn costs a lone writer two turns of
         the loop per write (the flush, then its wake-up): one workflow at a time ran at a third
-        of its speed. So a write commits at once unless the previous turn saw several writes,
-        and then waits for the others of its turn. (Without reading the loop's private queue:
+        of its speed. So a write commits at once unless this turn or the one before saw another
+        write, and then waits for the others of its turn. (Without reading the loop's private queue:
         the old way to know whether anything else was about to run.)
         """
         self._turn_writes += 1

@@ -171,7 +171,7 @@ async def _on_database(url: str, schema: Schema, fn: Callable[[Connection, Schem
 
 
 def _on_sqlite(path: str, schema: Schema, fn: Callable[[Connection, Schema], T]) -> T:
-    engine = sqlite_engine(path, busy_timeout_ms=30_000, pooled=False)
+    engine = sqlite_engine(path, busy_timeout_ms=30_000)
     try:
         with engine.connect() as conn:
             return fn(conn, schema)

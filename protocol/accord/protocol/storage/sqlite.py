@@ -39,7 +39,7 @@ def configure(dbapi_conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
         dbapi_conn.execute(pragma)
 
 
-def sqlite_engine(path: str, *, busy_timeout_ms: int = 10_000, pooled: bool = True) -> Engine:
+def sqlite_engine(path: str, *, busy_timeout_ms: int = 10_000) -> Engine:
     """A SQLAlchemy engine on the stdlib driver whose ``conn.begin()`` is ours.
 
     ``begin()`` issues ``BEGIN``; with the execution option ``accord_immediate=True``,
@@ -48,7 +48,7 @@ def sqlite_engine(path: str, *, busy_timeout_ms: int = 10_000, pooled: bool = Tr
     """
     engine = create_engine(
         f"sqlite+pysqlite:///{path}",
-        **({"pool_size": 2, "max_overflow": 2} if pooled else {"poolclass": NullPool}),
+        poolclass=NullPool,  # each user holds its one connection for as long as it needs it
         connect_args={"check_same_thread": False},
     )
 
