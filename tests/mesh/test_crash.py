@@ -179,6 +179,7 @@ def _last_event(mesh: Mesh, workflow_id: str) -> str:
 
 async def test_cancel_while_policy_check_waits_cancels_the_child(crash_mesh: Mesh) -> None:
     mesh = crash_mesh
+    mesh.restart_orchestrator({"ACCORD_TEST_PAUSE": ""}, kill=False)  # no pause, whatever ran
     before = {t["id"] for t in await _policy_tasks(mesh)}
     refunds = mesh.refund_rows().get("O-1005", 0)  # the kill -9 test may have refunded it
     view = await ask(mesh, "C-01", "my mug arrived broken, order O-1005")

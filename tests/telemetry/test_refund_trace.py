@@ -173,8 +173,12 @@ async def test_a_lookup_that_fails_carries_its_code_on_both_sides(
     for span in served:
         assert span["attributes"]["error.type"] == ErrorCode.NOT_FOUND.value
         assert span["status"] == "ERROR"
-    client = one(found, "execute_tool orders.lookup", "orchestrator")
-    assert client["attributes"]["error.type"] == ErrorCode.NOT_FOUND.value
+    # The three checks share one lookup while it is in flight; under load a check may start
+    # after it returned and look up again: every call carries the code, however many.
+    calls = named(found, "execute_tool orders.lookup", "orchestrator")
+    assert calls
+    for client in calls:
+        assert client["attributes"]["error.type"] == ErrorCode.NOT_FOUND.value
     # The customer's task itself completed (a refusal is an answer, not a failure).
     executor = one(found, "invoke_agent orchestrator", "orchestrator")
     assert "error.type" not in executor["attributes"]

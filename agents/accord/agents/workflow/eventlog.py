@@ -1,4 +1,4 @@
-"""The workflow event log: a small interface, one implementation per database.
+"""The workflow event log: a small interface, one implementation on SQLite and PostgreSQL.
 
 A log keeps, per workflow, an append-only list of events with sequence numbers 1..version,
 plus three projections maintained in the same transaction as the append, so that they can

@@ -229,6 +229,8 @@ class Database:
         if self._engine is not None:
             try:
                 async with self._engine.connect() as aconn:
+                    if snapshot:  # one snapshot for every statement of the transaction
+                        await aconn.execution_options(isolation_level="REPEATABLE READ")
                     return await aconn.run_sync(fn)
             except (OSError, SQLAlchemyError) as exc:
                 raise self._unavailable() from exc

@@ -147,7 +147,10 @@ async def upgrade(url: str, schema: Schema) -> tuple[Revision, Revision]:
 
 
 async def current(url: str, schema: Schema) -> Revision:
-    """Where ``schema`` stands in the database at ``url``."""
+    """Where ``schema`` stands in the database at ``url`` (a missing SQLite file is not made)."""
+    path = parse_url(url).sqlite_path
+    if path is not None and path != ":memory:" and not await asyncio.to_thread(Path(path).exists):
+        return Revision(schema.name, None, head(schema))
     return await _on_database(url, schema, revision_on)
 
 

@@ -8,6 +8,7 @@ migration's DDL is transactional and a writer takes the write lock before it rea
 from __future__ import annotations
 
 import sqlite3
+import time
 from typing import Any, Final
 
 from sqlalchemy import Engine, create_engine, event
@@ -15,7 +16,6 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 PRAGMAS: Final = (
-    "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=NORMAL",
     "PRAGMA foreign_keys=ON",
 )
@@ -35,8 +35,27 @@ def is_busy(exc: BaseException) -> bool:
 def configure(dbapi_conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
     dbapi_conn.isolation_level = None
     dbapi_conn.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+    _wal(dbapi_conn, busy_timeout_ms / 1000)
     for pragma in PRAGMAS:
         dbapi_conn.execute(pragma)
+
+
+def _wal(dbapi_conn: sqlite3.Connection, wait_s: float) -> None:
+    """Switch the file to WAL (it stays so). The switch takes the exclusive lock, and SQLite
+    answers BUSY at once, without its busy handler, while another connection opens the same new
+    file: retried here (connections are opened off the event loop)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            mode = dbapi_conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() in ("wal", "memory"):
+                return
+            dbapi_conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(0.01)  # opening, off the loop: a short wait for the other connection
 
 
 def sqlite_engine(path: str, *, busy_timeout_ms: int = 10_000) -> Engine:
