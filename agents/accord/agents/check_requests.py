@@ -16,6 +16,7 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.validation import first_broken
 from accord.protocol.auth import ROLE_CUSTOMER, Principal
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
@@ -65,10 +66,9 @@ def parse_input(model: type[M], data: dict[str, Any]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "(root)"
+        broken = first_broken(exc)
         raise AccordError(
             ErrorCode.INVALID_INPUT,
-            f"input field {field!r}: {first['msg']}",
-            {"field": field, "rule": first["type"]},
+            f"input field {broken.field!r}: {broken.message}",
+            {"field": broken.field, "rule": broken.rule},
         ) from None

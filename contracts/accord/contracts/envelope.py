@@ -16,6 +16,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import DELEGATION_EXTENSION_URI
+from accord.contracts.validation import first_broken
 
 MAX_ENVELOPE_BYTES: Final = 16 * 1024
 TRACEPARENT_PATTERN: Final = r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$"
@@ -95,10 +96,9 @@ def parse_envelope(
     try:
         return DelegationEnvelope.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "envelope"
+        broken = first_broken(exc, root="envelope")
         raise AccordError(
             ErrorCode.INVALID_INPUT,
-            f"delegation envelope field {field!r}: {first['msg']}",
-            {"field": field, "rule": first["type"], "requirement": "ENV-002"},
+            f"delegation envelope field {broken.field!r}: {broken.message}",
+            {"field": broken.field, "rule": broken.rule, "requirement": "ENV-002"},
         ) from None

@@ -13,6 +13,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.validation import first_broken
 
 M = TypeVar("M", bound=BaseModel)
 MAX_CONTRACT_FILE_BYTES = 256 * 1024
@@ -55,9 +56,7 @@ def validate_model(model: type[M], data: Any, path: Path | str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "<document>"
-        msg = first["msg"]
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
-        raise ContractFileError(path, field, msg) from None
+        broken = first_broken(exc, root="<document>")
+        raise ContractFileError(
+            path, broken.field, broken.message.removeprefix("Value error, ")
+        ) from None

@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -85,6 +87,15 @@ def _print(rows: list[dict[str, object]], as_json: bool, title: str) -> None:
     Console().print(table)
 
 
+def _run(work: Coroutine[Any, Any, list[dict[str, object]]]) -> list[dict[str, object]]:
+    """Run the command's work; a contract error is one line on stderr and exit 2."""
+    try:
+        return asyncio.run(work)
+    except AccordError as error:
+        typer.echo(f"{error.code.value}: {error.message} {json.dumps(error.details)}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(db_app, name="db")
 
@@ -108,12 +119,7 @@ def upgrade_cmd(
             rows.append(row)
         return rows
 
-    try:
-        rows = asyncio.run(run())
-    except AccordError as error:
-        typer.echo(f"{error.code.value}: {error.message} {json.dumps(error.details)}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
-    _print(rows, as_json, "Upgraded")
+    _print(_run(run()), as_json, "Upgraded")
 
 
 @db_app.command("current")
@@ -129,11 +135,7 @@ def current_cmd(
     async def run() -> list[dict[str, object]]:
         return [_row(s, ref, await current(ref.url, ref.schema)) for s, ref in refs]
 
-    try:
-        rows = asyncio.run(run())
-    except AccordError as error:
-        typer.echo(f"{error.code.value}: {error.message} {json.dumps(error.details)}", err=True)
-        raise typer.Exit(EXIT_FAILED) from None
+    rows = _run(run())
     _print(rows, as_json, "Schema revisions")
     if not all(r["up_to_date"] for r in rows):
         raise typer.Exit(EXIT_BEHIND)

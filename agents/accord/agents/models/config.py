@@ -30,6 +30,7 @@ from accord.agents.models.offline import OfflineModel
 from accord.agents.models.openai_compat import JsonMode, OpenAICompatModel
 from accord.agents.models.routing import Router, Tier
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.validation import first_broken
 from accord.protocol.settings import AccordSettings, current
 
 DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
@@ -166,9 +167,8 @@ def _read_file(path: Path) -> ModelsConfig:
     try:
         return ModelsConfig.model_validate(raw or {})
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top)"
-        raise _bad("ACCORD_MODELS_CONFIG", f"{path}: {where}: {first['msg']}") from None
+        broken = first_broken(exc, root="(top)")
+        raise _bad("ACCORD_MODELS_CONFIG", f"{path}: {broken.field}: {broken.message}") from None
 
 
 def _bad(source: str, message: str) -> AccordError:

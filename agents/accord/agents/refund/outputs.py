@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from accord.agents.models import Language
 from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.validation import first_broken
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -200,10 +201,9 @@ def from_peer(model: type[M], data: Any, peer: str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "(root)"
+        broken = first_broken(exc)
         raise AccordError(
             ErrorCode.CONTRACT_VIOLATION,
             f"{peer} answered outside its contract",
-            {"peer": peer, "field": field, "rule": first["type"]},
+            {"peer": peer, "field": broken.field, "rule": broken.rule},
         ) from None

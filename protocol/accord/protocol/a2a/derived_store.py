@@ -226,4 +226,4 @@ def decode_page_token(token: str) -> tuple[float, str]:
             return float(at), task_id
     except (ValueError, TypeError):
         pass
-    raise InvalidParamsError(f"Invalid page token: {token}")
+    raise InvalidParamsError("Invalid page token (not one this agent issued)")  # not echoed
