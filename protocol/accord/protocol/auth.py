@@ -43,6 +43,10 @@ class Principal:
     roles: frozenset[str]  # {"customer"}, {"approver"}, {"service"}
     app: str = DEFAULT_APP  # tenant app
     credential_id: str = ""  # jwt jti or api key id, for revocation and logs
+    scopes: frozenset[str] = frozenset()  # OAuth ``scope`` claim: what a service was granted
+
+    def has_scope(self, scope: str) -> bool:
+        return scope in self.scopes
 
     def has_role(self, role: str) -> bool:
         return role in self.roles
@@ -97,10 +101,11 @@ def mint_token(
     app: str = DEFAULT_APP,
     ttl_s: int = 3600,
     secret: str | None = None,
+    scopes: Iterable[str] = (),
 ) -> str:
     """A signed HS256 token for ``subject`` with ``roles`` (development and service use)."""
     now = int(time.time())
-    claims = {
+    claims: dict[str, object] = {
         "iss": ISSUER,
         "sub": subject,
         "roles": sorted(set(roles)),
@@ -109,9 +114,13 @@ def mint_token(
         "iat": now,
         "exp": now + ttl_s,
     }
+    granted = sorted(set(scopes))
+    if granted:
+        claims["scope"] = " ".join(granted)
     return jwt.encode(claims, secret or jwt_secret(), algorithm=HS_ALGORITHM)
 
 
-def service_token(service_name: str, *, ttl_s: int = 3600) -> str:
-    """A token with role ``service`` and subject ``svc:<name>``, for calls between services."""
-    return mint_token(f"svc:{service_name}", [ROLE_SERVICE], ttl_s=ttl_s)
+def service_token(service_name: str, *, ttl_s: int = 3600, scopes: Iterable[str] = ()) -> str:
+    """A token with role ``service`` and subject ``svc:<name>``, for calls between services;
+    ``scopes`` are the grants it carries (the tools it may call)."""
+    return mint_token(f"svc:{service_name}", [ROLE_SERVICE], ttl_s=ttl_s, scopes=scopes)

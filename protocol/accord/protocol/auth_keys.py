@@ -6,6 +6,7 @@
       roles: [service]
       app: accord           # optional, default "accord"
       id: batch-2026-01     # optional key id for revocation and logs
+      scopes: [orders.lookup]  # optional grants (the tools a service key may call)
 
 A key without ``id`` is known by ``key:`` + the first 12 hex digits of its SHA-256, so the key
 itself never appears in logs or in the deny list. The file is re-read when it changes.
@@ -78,5 +79,6 @@ def _parse(path: Path) -> dict[str, Principal]:
             roles=frozenset(str(r) for r in roles),
             app=str(entry.get("app") or DEFAULT_APP),
             credential_id=str(key_id),
+            scopes=frozenset(str(s) for s in entry.get("scopes") or []),
         )
     return out

@@ -136,10 +136,14 @@ class Authenticator:
         if not isinstance(subject, str) or not subject:
             raise _unauthenticated("bearer token has no subject")
         app = claims.get("app") or DEFAULT_APP
+        scope = claims.get("scope", "")
+        if not isinstance(scope, str):
+            raise _unauthenticated("bearer token 'scope' claim must be a space-separated string")
         principal = Principal(
             subject=subject,
             roles=frozenset(str(r) for r in roles),
             app=str(app),
             credential_id=str(claims.get("jti") or ""),
+            scopes=frozenset(scope.split()),
         )
         return principal, float(claims["exp"])
