@@ -1,0 +1,16 @@
+"""One real mesh for the security tests that only read or add their own data; tests that
+need special settings (production mode, other secrets) start their own processes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.mesh.support import Mesh, running_mesh
+
+
+@pytest.fixture(scope="module")
+def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
+    with running_mesh(tmp_path_factory.mktemp("security-mesh")) as started:
+        yield started
