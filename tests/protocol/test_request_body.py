@@ -229,3 +229,29 @@ async def test_a_body_kept_by_telemetry_still_meets_the_gates_limit(
     assert fits.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
     assert too_big.status_code == 413
     assert too_big.json()["error"]["details"][0]["reason"] == "PAYLOAD_TOO_LARGE"
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        (b'{"x": NaN}', "NaN is not a JSON number"),
+        (b'{"x": -Infinity}', "-Infinity is not a JSON number"),
+        (b'{"x": 1e309}', "out of range"),
+        (b"[" * 2000 + b"]" * 2000, "nesting deeper than"),
+        (b"[" * 33 + b"]" * 33, "nesting deeper than"),
+        (b"\xff\xfe\xfd", "not UTF-8"),
+        (b'{"x": ', "not JSON"),
+    ],
+)
+def test_a_body_protobuf_could_not_hold_is_not_json_and_says_why(raw: bytes, problem: str) -> None:
+    body = RequestBody(raw)
+    assert body.json is None
+    assert not body.is_json
+    assert body.problem is not None
+    assert problem in body.problem
+
+
+def test_nesting_up_to_the_limit_and_large_finite_numbers_are_json() -> None:
+    body = RequestBody(b"[" * 32 + b"1.5e308" + b"]" * 32)
+    assert body.is_json
+    assert body.problem is None

@@ -10,11 +10,18 @@ Here the first reader reads the body to its end, keeps it in the scope under
 parsed on first use, once. The SDK's routes see the kept body through :class:`KeptBodyRequest`
 (:func:`reading_kept_body` wraps their endpoints). The parsed value is shared: readers must not
 change it.
+
+Parsing is strict, because a value the SDK cannot store or render must never get in: nesting
+deeper than :data:`MAX_DEPTH`, ``NaN``/``Infinity`` and numbers that overflow to infinity
+(``1e309``; protobuf's ``Value`` cannot hold them, and a stored task holding one broke every
+later listing), and bytes that are not UTF-8 all make the body "not JSON", with
+:attr:`RequestBody.problem` saying why, so the gate answers a typed parse error.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import deque
 from collections.abc import Iterable
 from typing import Any, Final
@@ -25,27 +32,89 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Message, Receive, Scope
 
 BODY_SCOPE_KEY: Final = "accord.request_body"
+MAX_DEPTH: Final = 32
+"""Deepest nesting of arrays and objects a request may have (an A2A request with a DataPart
+needs about eight; the SDK's protobuf parsing gives up at 100, Python's decoder at ~1,000)."""
 
 _UNPARSED: Final = object()
 _NOT_JSON: Final = object()
 
 
+class _RejectedError(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    raise _RejectedError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _RejectedError(f"the number {text[:32]} is out of range")
+    return value
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests more than ``limit`` levels (stops as soon as it does)."""
+    level = [value]
+    for _ in range(limit):
+        nested: list[Any] = []
+        for item in level:
+            if isinstance(item, dict):
+                nested.extend(v for v in item.values() if isinstance(v, dict | list))
+            elif isinstance(item, list):
+                nested.extend(v for v in item if isinstance(v, dict | list))
+        if not nested:
+            return False
+        level = nested
+    return True
+
+
+def parse_strict(raw: bytes | str) -> Any:
+    """``json.loads`` that refuses what :class:`RequestBody` refuses; ValueError says why."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise _RejectedError(f"nesting deeper than {MAX_DEPTH} levels") from None
+    except _RejectedError:
+        raise
+    except UnicodeDecodeError:
+        raise _RejectedError("the body is not UTF-8") from None
+    except ValueError as exc:
+        raise _RejectedError(f"not JSON ({str(exc).split(':')[0][:80]})") from None
+    if _too_deep(value, MAX_DEPTH):
+        raise _RejectedError(f"nesting deeper than {MAX_DEPTH} levels")
+    return value
+
+
 class RequestBody:
     """The bytes of a request body, and its JSON parsed at most once, on first use."""
 
-    __slots__ = ("_value", "raw")
+    __slots__ = ("_value", "problem", "raw")
 
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
         self._value: Any = _UNPARSED
+        self.problem: str | None = None  # why a non-empty body is not JSON, once parsed
 
     def _parsed(self) -> Any:
         if self._value is _UNPARSED:
-            try:
-                self._value = json.loads(self.raw) if self.raw else _NOT_JSON
-            except ValueError:  # also bad UTF-8: UnicodeDecodeError is a ValueError
+            if not self.raw:
                 self._value = _NOT_JSON
+            else:
+                try:
+                    self._value = parse_strict(self.raw)
+                except ValueError as exc:
+                    self._value = _NOT_JSON
+                    self.problem = str(exc)
         return self._value
+
+    @property
+    def parsed(self) -> bool:
+        """Whether some reader has already asked for the JSON (so asking again costs nothing)."""
+        return self._value is not _UNPARSED
 
     @property
     def is_json(self) -> bool:

@@ -178,3 +178,25 @@ def test_table_names_are_per_service_and_safe() -> None:
     assert table_name("risk-check") == "a2a_tasks_risk_check"
     with pytest.raises(ValueError, match="table"):
         AccordTaskStore("sqlite:///x.db", table="x; drop table y")
+
+
+async def test_a_row_that_cannot_be_rendered_is_skipped_not_fatal(store: AccordTaskStore) -> None:
+    # An older version could store a DataPart holding NaN; the gate refuses it now, but such a
+    # row must never fail every later listing of its owner.
+    from a2a.types import Artifact, Part
+    from google.protobuf import struct_pb2
+
+    broken = task("t-nan", minute=2)
+    value = struct_pb2.Value(number_value=float("nan"))
+    broken.artifacts.append(Artifact(artifact_id="a", parts=[Part(data=value)]))
+    await store.save(broken, ctx("alice"))
+    await store.save(task("t-ok", minute=1), ctx("alice"))
+    page = await store.list(ListTasksRequest(), ctx("alice"))
+    assert [t.id for t in page.tasks] == ["t-ok"]
+
+
+async def test_timestamps_beyond_int64_nanoseconds_match_nothing(store: AccordTaskStore) -> None:
+    await store.save(task("t-1"), ctx("alice"))
+    request = ListTasksRequest()
+    request.status_timestamp_after.FromDatetime(datetime(2300, 1, 1, tzinfo=UTC))
+    assert list((await store.list(request, ctx("alice"))).tasks) == []

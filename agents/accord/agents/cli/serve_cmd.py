@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from accord.protocol.error_boundary import ErrorBoundary
 from accord.protocol.service import discover_services
 from accord.protocol.settings import DEFAULT_HOST, ServeOptions, current
 from accord.protocol.telemetry import configure_logging, setup_telemetry
@@ -46,7 +47,7 @@ def register(app: typer.Typer) -> None:
                 spec.run_stdio(options)
                 return
             uvicorn.run(
-                ServerTelemetry(spec.build_app(options), protocol=spec.protocol),
+                ErrorBoundary(ServerTelemetry(spec.build_app(options), protocol=spec.protocol)),
                 host=options.host,
                 port=options.port,
                 log_level="warning",

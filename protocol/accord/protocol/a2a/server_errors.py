@@ -30,6 +30,13 @@ def _ours(infos: object) -> bool:
     )
 
 
+def _contract_body(error: Mapping[str, Any]) -> bool:
+    """Our own ``AccordError.to_http`` shape ({"error": {"code": "PERMISSION_DENIED", ...}}),
+    which the agent's JSON routes (``/approvals``, ``/stats``) answer with."""
+    code = error.get("code")
+    return isinstance(code, str) and code in ErrorCode.__members__
+
+
 def _a2a_reason(infos: object) -> str | None:
     if isinstance(infos, list):
         for info in infos:
@@ -62,7 +69,7 @@ def rewrite_rest(body: bytes) -> bytes:
     except ValueError:
         return body
     error = payload.get("error") if isinstance(payload, dict) else None
-    if not isinstance(error, dict) or _ours(error.get("details")):
+    if not isinstance(error, dict) or _ours(error.get("details")) or _contract_body(error):
         return body
     reason = _a2a_reason(error.get("details"))
     code = A2A_REASON_TO_CODE.get(reason or "", E.INTERNAL)

@@ -34,7 +34,10 @@ logger = logging.getLogger(__name__)
 
 
 MAX_BODY_BYTES: Final = 1024 * 1024
+MAX_VERSION_HEADER: Final = 16
 SUPPORTED_MAJOR: Final = 1
+JSONRPC_PARSE_ERROR: Final = -32700
+JSONRPC_INVALID_REQUEST: Final = -32600
 SEND_METHODS: Final = frozenset({"SendMessage", "SendStreamingMessage"})
 REST_SEND_SUFFIXES: Final = ("/message:send", "/message:stream")
 REALM: Final = 'Bearer realm="accord"'
@@ -65,11 +68,13 @@ class _RefusedError(Exception):
         error: AccordError,
         http_status: int | None = None,
         headers: dict[str, str] | None = None,
+        jsonrpc_code: int | None = None,
     ) -> None:
         super().__init__(error.message)
         self.error = error
         self.http_status = http_status
         self.headers = headers or {}
+        self.jsonrpc_code = jsonrpc_code  # JSON-RPC's own code where it has one (-32700, -32600)
 
 
 class Gate:
@@ -108,6 +113,8 @@ class Gate:
                     if isinstance(raw_id, str | int) and not isinstance(raw_id, bool)
                     else None
                 )
+            if body is not None and body.raw:
+                _check_json(body, parsed, is_rpc)
             _check_version(headers.get("a2a-version", ""))
             envelope = self._check_send(scope["path"], is_rpc, parsed, principal)
         except _RefusedError as refused:
@@ -185,7 +192,48 @@ def _too_large(limit: int) -> AccordError:
     )
 
 
+def _check_json(body: RequestBody, parsed: Any, is_rpc: bool) -> None:
+    """A body that is not (acceptable) JSON, or a JSON-RPC call that is not a request object,
+    is refused here with a typed error: the SDK would answer some of them as INTERNAL (bytes
+    that are not UTF-8, a list as ``method``) or store what it cannot render (``NaN``)."""
+    if body.problem is not None:
+        raise _RefusedError(
+            AccordError(ErrorCode.INVALID_INPUT, f"request body is not valid JSON: {body.problem}"),
+            http_status=None if is_rpc else 400,
+            jsonrpc_code=JSONRPC_PARSE_ERROR,
+        )
+    if not is_rpc:
+        return
+    problem: str | None = None
+    if not isinstance(parsed, dict):
+        problem = "a JSON-RPC request must be an object (batches are not supported)"
+    elif parsed.get("jsonrpc") != "2.0":
+        problem = "'jsonrpc' must be \"2.0\""
+    elif not isinstance(parsed.get("method"), str) or not parsed["method"]:
+        problem = "'method' must be a non-empty string"
+    elif "params" in parsed and not isinstance(parsed["params"], dict):
+        problem = "'params' must be an object"
+    elif "id" in parsed and (
+        isinstance(parsed["id"], bool) or not isinstance(parsed["id"], str | int | None)
+    ):
+        problem = "'id' must be a string, an integer or null"
+    if problem is not None:
+        raise _RefusedError(
+            AccordError(ErrorCode.INVALID_INPUT, f"invalid JSON-RPC request: {problem}"),
+            jsonrpc_code=JSONRPC_INVALID_REQUEST,
+        )
+
+
 def _check_version(value: str) -> None:
+    if len(value) > MAX_VERSION_HEADER:
+        raise _RefusedError(
+            AccordError(
+                ErrorCode.VERSION_UNSUPPORTED,
+                f"{VERSION_HEADER} header is longer than {MAX_VERSION_HEADER} characters: "
+                f"this agent speaks A2A {PROTOCOL_VERSION_1_0}",
+                {"header": VERSION_HEADER, "supported": [PROTOCOL_VERSION_1_0]},
+            )
+        )
     if not value.strip():
         raise _RefusedError(
             AccordError(
@@ -215,11 +263,10 @@ async def _respond(send: Send, refused: _RefusedError, is_rpc: bool, rpc_id: Any
     if is_rpc:
         # JSON-RPC answers protocol errors with 200; auth and size keep their HTTP status.
         status = refused.http_status or 200
-        payload: dict[str, Any] = {
-            "jsonrpc": "2.0",
-            "id": rpc_id,
-            "error": error.to_jsonrpc_error(),
-        }
+        rpc_error = error.to_jsonrpc_error()
+        if refused.jsonrpc_code is not None:
+            rpc_error["code"] = refused.jsonrpc_code
+        payload: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id, "error": rpc_error}
     else:
         rest_status, payload = error.to_rest()
         status = refused.http_status or rest_status

@@ -41,6 +41,7 @@ from a2a.utils.task import (
     decode_page_token,
     encode_list_tasks_cursor,
 )
+from google.protobuf import json_format
 from sqlalchemy import Connection, bindparam, delete, func, select
 
 from accord.contracts.errors import AccordError, ErrorCode
@@ -55,6 +56,23 @@ logger = logging.getLogger(__name__)
 
 RESTART_MESSAGE: Final = "the agent restarted while working on it; retry"
 UNFINISHED_STATES: Final = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING)
+
+
+INT64_MAX: Final = 2**63 - 1  # a timestamp column's range: later instants match nothing
+
+
+def _clamped(ns: int) -> int:
+    return max(-1, min(ns, INT64_MAX))
+
+
+def _renderable(task: Task) -> bool:
+    """Whether the SDK can write ``task`` as JSON (a number protobuf's JSON form cannot hold,
+    such as NaN, would fail the whole answer it is part of)."""
+    try:
+        json_format.MessageToDict(task)
+    except (ValueError, json_format.Error):
+        return False
+    return True
 
 
 def _sort_ts(task: Task) -> int:
@@ -257,7 +275,7 @@ class AccordTaskStore(TaskStore):
             cursor = decode_list_tasks_cursor(params.page_token)
             if cursor is not None:
                 after = (
-                    cursor.timestamp_ns if cursor.timestamp_ns is not None else -1,
+                    _clamped(cursor.timestamp_ns) if cursor.timestamp_ns is not None else -1,
                     cursor.task_id,
                 )
             else:
@@ -272,7 +290,8 @@ class AccordTaskStore(TaskStore):
         if int(params.status):
             where.append(t.c.state == int(params.status))
         if params.HasField("status_timestamp_after"):
-            where.append(t.c.ts >= int(params.status_timestamp_after.ToNanoseconds()))
+            after_ns = _clamped(int(params.status_timestamp_after.ToNanoseconds()))
+            where.append(t.c.ts >= after_ns)
         count = select(func.count()).select_from(t).where(*where)
         page = select(t.c.blob).where(*where)
         if after is not None:
@@ -286,10 +305,20 @@ class AccordTaskStore(TaskStore):
             return [bytes(r[0]) for r in conn.execute(page)], total
 
         blobs, total = await self.db.read(run, snapshot=True)
-        tasks = [Task.FromString(b) for b in blobs[:page_size]]
+        page_tasks = [Task.FromString(b) for b in blobs[:page_size]]
+        # Defence in depth: the gate refuses what protobuf's JSON cannot hold, but one row
+        # that slipped in (an older version stored it) must not fail every listing.
+        tasks: list[Task] = []
+        for task in page_tasks:
+            if _renderable(task):
+                tasks.append(task)
+            else:
+                logger.error(
+                    "task store %s: task %s cannot be rendered, skipped", self.table, task.id
+                )
         next_token = ""
-        if len(blobs) > page_size and tasks:
-            last = tasks[-1]
+        if len(blobs) > page_size and page_tasks:
+            last = page_tasks[-1]
             ts = _sort_ts(last)
             next_token = encode_list_tasks_cursor(
                 ListTasksCursor(timestamp_ns=ts if ts >= 0 else None, task_id=last.id)

@@ -2,7 +2,9 @@
 
 Wrapped around a service's whole ASGI app by ``accord serve``. It reads the operation from the
 request itself, so a span and a metric say ``SendMessage`` or ``tools/call`` rather than
-``POST /``: the JSON-RPC ``method`` of a (small) POST body, or the A2A REST route.
+``POST /``: the JSON-RPC ``method`` of a (small) POST body, or the A2A REST route. The body is
+read here but parsed only by the gate behind it, after authentication; the span is named once
+the request has been served (an unauthenticated body is never parsed at all).
 
 A2A requests carry W3C trace context in HTTP headers: this middleware extracts it and opens
 ``A2A {operation}`` under it. MCP requests carry it in ``params._meta`` (the MCP SDK speaks
@@ -66,6 +68,17 @@ def body_operation(body: RequestBody) -> tuple[str, str | None] | None:
     return method, tool[:128] if isinstance(tool, str) else None
 
 
+def _served_operation(body: RequestBody | None, status: int) -> str | None:
+    """The JSON-RPC method of a served request, read from its body once something behind this
+    middleware parsed it (the A2A gate, after authentication) or accepted it (status < 400: an
+    MCP transport parsed it anyway). None for a refused caller: their body is not worth
+    parsing."""
+    if body is None or not (body.parsed or status < 400):
+        return None
+    found = body_operation(body)
+    return found[0] if found is not None else None
+
+
 def error_type_of(status: int, body: bytes) -> str:
     """The ``error.type`` of an error answer: the contract code it carries
     ({"error": {"code": ...}}), else its status."""
@@ -91,27 +104,24 @@ class ServerTelemetry:
             await self.app(scope, receive, send)
             return
         method: str = scope.get("method", "GET")
-        operation: str | None = None
+        body: RequestBody | None = None
         if method == "POST":
             # Read once for every later reader (the gate, the SDK's route): request_body.py.
             body, receive = await read_body(scope, receive, limit=PEEK_LIMIT)
-            found = body_operation(body) if body is not None else None
-            if found is not None:
-                operation = found[0]
-        if operation is None:
-            operation = rest_operation(method, scope.get("path", ""))
+        operation = rest_operation(method, scope.get("path", ""))
 
         outcome = _Outcome()
         started = time.perf_counter()
         try:
             if self._spans:
-                await self._with_span(scope, receive, outcome.wrap(send), operation, outcome)
+                await self._with_span(scope, receive, outcome.wrap(send), operation, outcome, body)
             else:
                 await self.app(scope, receive, outcome.wrap(send))
         except BaseException as exc:
             outcome.error = outcome.error or type(exc).__qualname__
             raise
         finally:
+            operation = _served_operation(body, outcome.status) or operation
             attributes: dict[str, Any] = {
                 PROTOCOL: self.protocol,
                 OPERATION: operation,
@@ -123,7 +133,13 @@ class ServerTelemetry:
             instruments.server_duration.record(time.perf_counter() - started, attributes)
 
     async def _with_span(
-        self, scope: Scope, receive: Receive, send: Send, operation: str, outcome: _Outcome
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        operation: str,
+        outcome: _Outcome,
+        body: RequestBody | None,
     ) -> None:
         carrier = {
             k.decode("latin-1"): v.decode("latin-1")
@@ -154,6 +170,10 @@ class ServerTelemetry:
                 except BaseException as exc:
                     mark_error(span, exc)
                     raise
+                served = _served_operation(body, outcome.status)
+                if served is not None:
+                    span.update_name(f"A2A {served}")
+                    span.set_attributes({OPERATION: served, "rpc.method": served})
                 span.set_attribute("http.response.status_code", outcome.status)
                 if outcome.error is not None:
                     span.set_attribute(ERROR_TYPE, outcome.error)
