@@ -185,6 +185,8 @@ def main() -> None:
     windows: dict[str, list[dict[str, float]]] = {kind: [] for kind in KINDS}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ACCORD_DATA_DIR"] = tmp  # one JWT secret for client and servers
+        # One caller at full speed: the per-caller rate limit would measure itself.
+        os.environ["ACCORD_RATE_LIMIT_PER_S"] = "0"
         token = mint_token("bench", ["customer"])
         servers = {kind: start_server(kind, Path(tmp)) for kind in KINDS}
         try:

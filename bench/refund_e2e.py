@@ -193,6 +193,8 @@ def main() -> None:
     os.environ["ACCORD_DATA_DIR"] = str(data_dir)
     # One secret for the mesh, the echo agent and the tokens minted here.
     os.environ["ACCORD_JWT_SECRET"] = secrets.token_urlsafe(32)
+    # A benchmark is one caller at full speed: the per-caller rate limit would measure itself.
+    os.environ["ACCORD_RATE_LIMIT_PER_S"] = "0"
     from accord.agents.cli.mesh import free_ports, start_mesh
     from accord.protocol.auth import mint_token
 

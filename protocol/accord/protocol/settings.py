@@ -44,6 +44,7 @@ GROUPS: Final = {
     "mesh": "Finding the other services",
     "auth": "Authentication (services)",
     "client": "Credentials (command line)",
+    "limits": "Limits per caller",
     "orchestrator": "The refund orchestrator and agents",
     "telemetry": "Logs, traces and metrics",
     "development": "Development and tests only",
@@ -149,6 +150,50 @@ class AccordSettings(BaseSettings):
         json_schema_extra=_in(
             "auth", "unset: loopback names on a loopback bind, no check on other binds"
         ),
+    )
+
+    # -- limits ----------------------------------------------------------------------------
+    rate_limit_per_s: float = Field(
+        default=50.0,
+        ge=0,
+        description=(
+            "Requests per second one person (customer, approver) may make to one service "
+            "process, with bursts up to `ACCORD_RATE_LIMIT_BURST`; more are RATE_LIMITED with "
+            "`Retry-After`. 0: no limit."
+        ),
+        json_schema_extra=_in("limits"),
+    )
+    rate_limit_burst: int = Field(
+        default=100,
+        ge=1,
+        description="Requests a caller may make at once before the per-second rate applies.",
+        json_schema_extra=_in("limits"),
+    )
+    service_rate_limit_per_s: float = Field(
+        default=2000.0,
+        ge=0,
+        description=(
+            "The same for service principals (they carry every customer's traffic; burst: "
+            "twice this). 0: no limit."
+        ),
+        json_schema_extra=_in("limits"),
+    )
+    max_streams_per_principal: int = Field(
+        default=16,
+        ge=1,
+        description=(
+            "Event streams (streaming sends, subscriptions) one caller may hold open on one "
+            "service process; one more is RATE_LIMITED."
+        ),
+        json_schema_extra=_in("limits"),
+    )
+    stream_idle_s: Seconds = Field(
+        default=300.0,
+        description=(
+            "A stream that sent no event for this long is ended by the server (keep-alive "
+            "pings do not count); the client subscribes again if it still cares."
+        ),
+        json_schema_extra=_in("limits"),
     )
 
     # -- client ----------------------------------------------------------------------------

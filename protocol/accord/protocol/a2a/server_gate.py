@@ -11,15 +11,19 @@ of a sent message under ``ENVELOPE_STATE_KEY`` (the executor does not parse it a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
+import math
+import time
 from collections.abc import Iterable
 from typing import Any, Final
 
 from a2a.utils.constants import PROTOCOL_VERSION_1_0, VERSION_HEADER
 from packaging.version import InvalidVersion, Version
 from starlette.authentication import AuthCredentials, BaseUser
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from accord.contracts.envelope import DelegationEnvelope, parse_envelope
 from accord.contracts.errors import AccordError, ErrorCode
@@ -28,6 +32,7 @@ from accord.protocol.a2a.server_errors import contract_error_filter
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY
 from accord.protocol.auth import Principal
 from accord.protocol.auth_verify import Authenticator
+from accord.protocol.limits import CallerLimits
 from accord.protocol.request_body import RequestBody, read_body
 
 logger = logging.getLogger(__name__)
@@ -39,7 +44,10 @@ SUPPORTED_MAJOR: Final = 1
 JSONRPC_PARSE_ERROR: Final = -32700
 JSONRPC_INVALID_REQUEST: Final = -32600
 SEND_METHODS: Final = frozenset({"SendMessage", "SendStreamingMessage"})
+STREAM_METHODS: Final = frozenset({"SendStreamingMessage", "SubscribeToTask"})
 REST_SEND_SUFFIXES: Final = ("/message:send", "/message:stream")
+REST_STREAM_SUFFIXES: Final = ("/message:stream", ":subscribe")
+_SSE_PING: Final = b":"  # an SSE comment line: sse-starlette's keep-alive, not an event
 REALM: Final = 'Bearer realm="accord"'
 
 
@@ -86,12 +94,14 @@ class Gate:
         rpc_paths: Iterable[str],
         public_paths: Iterable[str],
         max_body_bytes: int = MAX_BODY_BYTES,
+        limits: CallerLimits | None = None,
     ) -> None:
         self.app = app
         self.authenticator = authenticator
         self.rpc_paths = frozenset(rpc_paths)
         self.public_paths = frozenset(public_paths)
         self.max_body_bytes = max_body_bytes
+        self.limits = limits or CallerLimits()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in self.public_paths:
@@ -104,6 +114,7 @@ class Gate:
         rpc_id: Any = None
         try:
             principal = self._authenticate(headers)
+            self._admit(principal)
             body, receive = await self._read_body(scope, headers, receive)
             parsed = body.json if body is not None else None
             if is_rpc and isinstance(parsed, dict):
@@ -117,13 +128,69 @@ class Gate:
                 _check_json(body, parsed, is_rpc)
             _check_version(headers.get("a2a-version", ""))
             envelope = self._check_send(scope["path"], is_rpc, parsed, principal)
+            streaming = _is_stream(scope, is_rpc, parsed)
+            if streaming:
+                self._open_stream(principal)
         except _RefusedError as refused:
             await _respond(send, refused, is_rpc, rpc_id)
             return
         scope["user"] = PrincipalUser(principal)
         scope["auth"] = AuthCredentials(sorted(principal.roles))
         scope[ENVELOPE_STATE_KEY] = envelope
-        await self.app(scope, receive, contract_error_filter(send, is_rpc))
+        if not streaming:
+            await self.app(scope, receive, contract_error_filter(send, is_rpc))
+            return
+        try:
+            await self._stream(scope, receive, contract_error_filter(send, is_rpc))
+        finally:
+            self.limits.close_stream(principal)
+
+    def _admit(self, principal: Principal) -> None:
+        try:
+            self.limits.admit(principal)
+        except AccordError as error:
+            raise _RefusedError(error, 429, _retry_after(error)) from None
+
+    def _open_stream(self, principal: Principal) -> None:
+        try:
+            self.limits.open_stream(principal)
+        except AccordError as error:
+            raise _RefusedError(error, 429, _retry_after(error)) from None
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve an event stream, ending it once it has sent no event for ``stream_idle_s``
+        (keep-alive pings do not count: a subscription to a task that waits days for an
+        approver would otherwise hold its connection, memory and slot for days)."""
+        idle_s = self.limits.stream_idle_s
+        last_event = time.monotonic()
+        finished = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal last_event, finished
+            if message["type"] == "http.response.body":
+                chunk = message.get("body", b"")
+                if chunk and not chunk.lstrip().startswith(_SSE_PING):
+                    last_event = time.monotonic()
+                finished = not message.get("more_body", False)
+            await send(message)
+
+        serving = asyncio.ensure_future(self.app(scope, receive, tracking))
+        try:
+            while not serving.done():
+                quiet = time.monotonic() - last_event
+                await asyncio.wait({serving}, timeout=max(0.0, idle_s - quiet) or 0.001)
+                if not serving.done() and time.monotonic() - last_event >= idle_s:
+                    logger.info("ending an event stream idle for %.0f s", idle_s)
+                    serving.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await serving
+                    if not finished:
+                        await send({"type": "http.response.body", "body": b""})
+                    return
+            serving.result()
+        finally:
+            if not serving.done():
+                serving.cancel()
 
     def _authenticate(self, headers: dict[str, str]) -> Principal:
         try:
@@ -184,6 +251,19 @@ class Gate:
         except AccordError as error:
             raise _RefusedError(error) from None
         return envelope
+
+
+def _retry_after(error: AccordError) -> dict[str, str]:
+    wait = error.details.get("retry_after_s") if isinstance(error.details, dict) else None
+    seconds = math.ceil(float(wait)) if isinstance(wait, int | float) else 1
+    return {"Retry-After": str(max(1, seconds))}
+
+
+def _is_stream(scope: Scope, is_rpc: bool, parsed: Any) -> bool:
+    if is_rpc:
+        return isinstance(parsed, dict) and parsed.get("method") in STREAM_METHODS
+    path: str = scope["path"]
+    return path.endswith(REST_STREAM_SUFFIXES)
 
 
 def _too_large(limit: int) -> AccordError:
