@@ -158,3 +158,35 @@ def test_a_refusal_of_an_agent_route_says_why(a2a_service: Service) -> None:
             error = AccordError.from_http(r.status_code, r.json())
             assert error.code is ErrorCode.PERMISSION_DENIED
             assert "internal" not in r.text.lower(), r.text
+
+
+def _stored_bytes(service: Service) -> int:
+    data = service.log_path.parent / "data"
+    return sum(f.stat().st_size for f in data.iterdir() if f.is_file())
+
+
+def test_one_message_can_make_a_service_write_only_a_bounded_amount(a2a_service: Service) -> None:
+    limit = 64 * 1024  # ACCORD_MAX_MESSAGE_BYTES' default
+
+    def send(size: int, http: httpx.Client) -> httpx.Response:
+        part = {"text": "refund O-1001 " + "x" * (size - 14)}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "SendMessage",
+            "params": {
+                "message": {"messageId": f"m-big-{size}", "role": "ROLE_USER", "parts": [part]}
+            },
+        }
+        return _post(http, json.dumps(call).encode(), {})
+
+    with httpx.Client(base_url=a2a_service.url, timeout=60) as http:
+        before = _stored_bytes(a2a_service)
+        refused = send(limit + 1, http)
+        error = AccordError.from_jsonrpc_error(refused.json()["error"])
+        assert error.code is ErrorCode.PAYLOAD_TOO_LARGE
+        assert _stored_bytes(a2a_service) == before  # refused before any task was created
+        accepted = send(limit, http)
+        assert "result" in accepted.json(), accepted.text[:300]
+        grew = _stored_bytes(a2a_service) - before
+    assert grew < 8 * limit, grew

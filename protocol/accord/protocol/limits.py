@@ -101,6 +101,7 @@ class CallerLimits:
         self.services = RateLimiter(service_rate, max(1, int(service_rate * 2)))
         self.streams = StreamSlots(settings.max_streams_per_principal)
         self.stream_idle_s = settings.stream_idle_s
+        self.max_message_bytes = settings.max_message_bytes
 
     def admit(self, principal: Principal) -> None:
         """Spend one request of ``principal`` or raise RATE_LIMITED."""

@@ -187,6 +187,32 @@ class AccordSettings(BaseSettings):
         ),
         json_schema_extra=_in("limits"),
     )
+    max_message_bytes: int = Field(
+        default=64 * 1024,
+        ge=1024,
+        le=1024 * 1024,
+        description=(
+            "Content of one A2A message (its parts' text, data and files): more is "
+            "PAYLOAD_TOO_LARGE, before a task is created. It bounds what one message can make "
+            "a service write (a task and its history keep a few copies of it)."
+        ),
+        json_schema_extra=_in("limits", "65536 (64 KiB)"),
+    )
+    task_retention_s: Seconds = Field(
+        default=30 * 86_400.0,
+        description=(
+            "Finished tasks (completed, failed, canceled, rejected) are deleted this long after "
+            "their last change: an agent's task store and the orchestrator's closed workflows. "
+            "Tasks still running or waiting are kept however old."
+        ),
+        json_schema_extra=_in("limits", "2592000 (30 days)"),
+    )
+    task_history_limit: int = Field(
+        default=100,
+        ge=1,
+        description="Messages of history an agent's task store keeps per task (the newest).",
+        json_schema_extra=_in("limits"),
+    )
     stream_idle_s: Seconds = Field(
         default=300.0,
         description=(

@@ -56,3 +56,19 @@ async def test_leases_expire_by_the_database_clock(log: SqlEventLog) -> None:
     assert not await log.acquire("w", other)
     await log.heartbeat("owner-1", 0.0)
     assert await log.acquire("w", other)
+
+
+async def test_retention_deletes_closed_workflows_only(log: SqlEventLog) -> None:
+    start = NewEvent(EventType.WORKFLOW_STARTED, None, {"graph": "g", "version": "1"})
+    done = NewEvent(EventType.WORKFLOW_FINISHED, None, {"status": "completed"})
+    await log.append("closed", 0, [start, done])
+    await log.append("waiting", 0, [start, timer(10_000.0)])
+    # Nothing is old enough yet.
+    assert await log.purge_closed(3600.0, 10) == 0
+    # Everything is past a retention that ends in the future: only the closed one goes, with
+    # its events; the waiting one (and its timer) stays, however old.
+    assert await log.purge_closed(-60.0, 10) == 1
+    assert await log.read("closed") == []
+    assert await log.record("closed") is None
+    assert len(await log.read("waiting")) == 2
+    assert [t.workflow_id for t in await log.due_timers(20_000.0, 10)] == ["waiting"]

@@ -200,3 +200,33 @@ async def test_timestamps_beyond_int64_nanoseconds_match_nothing(store: AccordTa
     request = ListTasksRequest()
     request.status_timestamp_after.FromDatetime(datetime(2300, 1, 1, tzinfo=UTC))
     assert list((await store.list(request, ctx("alice"))).tasks) == []
+
+
+async def test_finished_tasks_past_retention_are_deleted_unfinished_kept(
+    store: AccordTaskStore,
+) -> None:
+    store.retention_s = 3600.0
+    await store.save(task("old-done", minute=0), ctx("alice"))
+    await store.save(task("old-waiting", "TASK_STATE_INPUT_REQUIRED", minute=1), ctx("alice"))
+    await store.save(task("old-working", "TASK_STATE_WORKING", minute=2), ctx("alice"))
+    recent = Task(id="new-done", context_id="c1", status=TaskStatus(state="TASK_STATE_COMPLETED"))
+    recent.status.timestamp.FromDatetime(datetime.now(UTC))
+    await store.save(recent, ctx("alice"))
+    assert await store.purge_finished() == 1
+    assert await store.get("old-done", ctx("alice")) is None
+    for kept in ("old-waiting", "old-working", "new-done"):
+        assert await store.get(kept, ctx("alice")) is not None
+
+
+async def test_history_kept_per_task_is_capped_to_the_newest(store: AccordTaskStore) -> None:
+    from a2a.types import Message, Part
+
+    store.history_limit = 5
+    long = task("chatty")
+    for i in range(12):
+        long.history.append(Message(message_id=f"m{i}", parts=[Part(text=str(i))]))
+    await store.save(long, ctx("alice"))
+    assert len(long.history) == 12  # the caller's object is left alone
+    kept = await store.get("chatty", ctx("alice"))
+    assert kept is not None
+    assert [m.message_id for m in kept.history] == [f"m{i}" for i in range(7, 12)]

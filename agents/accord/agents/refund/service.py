@@ -66,7 +66,11 @@ def build_app(options: ServeOptions) -> Any:
     tools = ToolClient.from_config()
     peers = Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
-    runtime = Runtime(settings.workflow_log_url, lease_ttl_s=settings.lease_ttl_s)
+    runtime = Runtime(
+        settings.workflow_log_url,
+        lease_ttl_s=settings.lease_ttl_s,
+        retention_s=current().task_retention_s,
+    )
     runtime.register(build_graph(deps))
     runtime.register(build_approval_graph(runtime))
     contract = agent_contract(CONTRACT_NAME)

@@ -168,6 +168,12 @@ class EventLog(ABC):
     async def due_timers(self, now: float, limit: int) -> list[Timer]:
         """Pending timers due at or before ``now``, earliest first."""
 
+    @abstractmethod
+    async def purge_closed(self, older_than_s: float, limit: int) -> int:
+        """Delete up to ``limit`` closed workflows (events, timers, row) whose last append is
+        more than ``older_than_s`` old by the log's clock; how many were deleted. A workflow
+        that is still open (running, waiting) is never deleted, however old."""
+
 
 def open_event_log(url: str) -> EventLog:
     """An (unopened) event log for ``sqlite:///path`` or ``postgresql://...``."""

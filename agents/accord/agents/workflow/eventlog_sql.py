@@ -33,6 +33,7 @@ from sqlalchemy import (
     func,
     null,
     select,
+    true,
     update,
 )
 from sqlalchemy.sql import Select
@@ -391,6 +392,22 @@ class SqlEventLog(EventLog):
             lambda c: c.execute(_DUE_TIMERS, {"now": now, "limit": limit}).all()
         )
         return [Timer(r[0], r[1], float(r[2])) for r in rows]
+
+    async def purge_closed(self, older_than_s: float, limit: int) -> int:
+        def run(txn: Txn) -> int:
+            old = (
+                select(runs.c.id)
+                .where(runs.c.closed == true(), runs.c.updated_at < txn.now - older_than_s)
+                .limit(limit)
+            )
+            ids = [r[0] for r in txn.conn.execute(old)]
+            if ids:
+                txn.conn.execute(delete(events).where(events.c.workflow_id.in_(ids)))
+                txn.conn.execute(delete(timers).where(timers.c.workflow_id.in_(ids)))
+                txn.conn.execute(delete(runs).where(runs.c.id.in_(ids)))
+            return len(ids)
+
+        return await self.db.write(run)
 
     # -- leases ---------------------------------------------------------------------------------
     async def heartbeat(self, owner: str, ttl_s: float) -> None:

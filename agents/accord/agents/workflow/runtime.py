@@ -41,6 +41,7 @@ from accord.agents.workflow.execution import (
 from accord.agents.workflow.graph import Graph
 from accord.agents.workflow.leases import LeaseKeeper
 from accord.agents.workflow.observers import Observer, Observers
+from accord.agents.workflow.retention import Retention
 from accord.agents.workflow.state import PendingInterrupt, WorkflowState
 from accord.agents.workflow.timers import TimerScheduler
 from accord.contracts.errors import AccordError, ErrorCode
@@ -104,6 +105,7 @@ class Runtime:
         timer_rescan_s: float = 5.0,
         hook_timeout_s: float = 10.0,
         clock: Clock | None = None,
+        retention_s: float | None = None,
     ) -> None:
         self.log = open_event_log(log) if isinstance(log, str) else log
         self.owner = owner or uuid.uuid4().hex
@@ -111,6 +113,7 @@ class Runtime:
         self.hook_timeout_s = hook_timeout_s
         self.clock = clock or SYSTEM_CLOCK
         self._auto_recover = auto_recover
+        self.retention_s = retention_s
         self._graphs: dict[str, Graph] = {}
         self._latest: dict[str, Graph] = {}
         self._live: dict[str, WorkflowExecution] = {}
@@ -166,6 +169,9 @@ class Runtime:
             asyncio.create_task(self._leases.run(), name="workflow-leases"),
             asyncio.create_task(self._timers.run(), name="workflow-timers"),
         ]
+        if self.retention_s is not None:
+            retention = Retention(self.log, self.retention_s, self.clock)
+            self._background.append(asyncio.create_task(retention.run(), name="workflow-retention"))
         if self._auto_recover:
             await self.recover()
 

@@ -239,6 +239,17 @@ class Gate:
         message = params.get("message") if isinstance(params, dict) else None
         if not isinstance(message, dict):
             return None  # the SDK reports the malformed request
+        size = _content_bytes(message.get("parts"))
+        if size > self.limits.max_message_bytes:
+            limit = self.limits.max_message_bytes
+            raise _RefusedError(
+                AccordError(
+                    ErrorCode.PAYLOAD_TOO_LARGE,
+                    f"the message's content is {size} bytes; the limit is {limit}",
+                    {"limit": limit, "field": "message.parts"},
+                ),
+                None if is_rpc else 413,
+            )
         metadata = message.get("metadata")
         continuing = bool(message.get("taskId") or message.get("task_id"))
         try:
@@ -251,6 +262,25 @@ class Gate:
         except AccordError as error:
             raise _RefusedError(error) from None
         return envelope
+
+
+def _content_bytes(parts: Any) -> int:
+    """About how many bytes a message's parts carry (text as UTF-8, data as compact JSON,
+    files as their encoded form), which is what a task and its history store copies of."""
+    if not isinstance(parts, list):
+        return 0
+    size = 0
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        for key, value in part.items():
+            if key == "metadata":
+                continue
+            if isinstance(value, str):
+                size += len(value.encode("utf-8", "surrogatepass"))
+            elif value is not None:
+                size += len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    return size
 
 
 def _retry_after(error: AccordError) -> dict[str, str]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -56,6 +57,13 @@ logger = logging.getLogger(__name__)
 
 RESTART_MESSAGE: Final = "the agent restarted while working on it; retry"
 UNFINISHED_STATES: Final = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING)
+FINISHED_STATES: Final = (
+    TaskState.TASK_STATE_COMPLETED,
+    TaskState.TASK_STATE_FAILED,
+    TaskState.TASK_STATE_CANCELED,
+    TaskState.TASK_STATE_REJECTED,
+)
+PURGE_BATCH: Final = 500
 
 
 INT64_MAX: Final = 2**63 - 1  # a timestamp column's range: later instants match nothing
@@ -125,6 +133,9 @@ class AccordTaskStore(TaskStore):
         self._owner = owner_resolver
         self.worker = f"worker-{uuid.uuid4().hex}"  # this process, in the rows it saves
         self.worker_ttl_s = worker_ttl_s if worker_ttl_s else current().task_worker_ttl_s
+        self.retention_s = current().task_retention_s
+        self.history_limit = current().task_history_limit
+        self._purged_at = 0.0  # monotonic time of the last purge (keep_alive runs it)
         self.db = Database(url, unavailable="the task store is unavailable", checkpoint_every=200)
         self._open_lock = asyncio.Lock()
         t = self._table
@@ -149,6 +160,15 @@ class AccordTaskStore(TaskStore):
         self._delete = Prepared(
             delete(t).where(t.c.owner == bindparam("owner"), t.c.id == bindparam("id"))
         )
+        expired = (
+            select(t.c.owner, t.c.id)
+            .where(
+                t.c.state.in_([int(s) for s in FINISHED_STATES]),
+                t.c.ts < bindparam("before"),
+            )
+            .limit(PURGE_BATCH)
+        )
+        self._expired = expired
         self._get = Prepared(
             select(t.c.blob).where(t.c.owner == bindparam("owner"), t.c.id == bindparam("id"))
         )
@@ -197,11 +217,16 @@ class AccordTaskStore(TaskStore):
 
     async def keep_alive(self) -> None:
         """Heartbeat every third of the TTL and fail the orphans of processes that died
-        meanwhile, until cancelled (it runs for the life of the service)."""
+        meanwhile, until cancelled (it runs for the life of the service); delete finished
+        tasks past retention now and then."""
         while True:
             try:
                 await self.heartbeat()
                 await self.recover()
+                interval = min(600.0, max(1.0, self.retention_s / 10))
+                if time.monotonic() - self._purged_at >= interval:
+                    self._purged_at = time.monotonic()
+                    await self.purge_finished()
             except Exception:  # the database may be away a moment; try again next beat
                 logger.exception("task store %s: heartbeat failed", self.table)
             await asyncio.sleep(self.worker_ttl_s / 3)
@@ -240,10 +265,38 @@ class AccordTaskStore(TaskStore):
             )
         return count
 
+    async def purge_finished(self) -> int:
+        """Delete finished tasks whose status is older than ``retention_s``; how many."""
+        await self.open()
+        before = _clamped(int((time.time() - self.retention_s) * 1e9))
+        t = self._table
+        total = 0
+        while True:
+
+            def run(txn: Txn) -> int:
+                rows = txn.conn.execute(self._expired, {"before": before}).all()
+                for owner, task_id in rows:
+                    self._delete.execute(txn.conn, {"owner": owner, "id": task_id})
+                return len(rows)
+
+            deleted = await self.db.write(run)
+            total += deleted
+            if deleted < PURGE_BATCH:
+                break
+        if total:
+            logger.info("task store %s: deleted %d finished task(s) past retention", t.name, total)
+        return total
+
     # -- TaskStore --------------------------------------------------------------------------
     async def save(self, task: Task, context: ServerCallContext) -> None:
         if task.status.state == TaskState.TASK_STATE_CANCELED:
             contract_canceled(task)
+        if len(task.history) > self.history_limit:
+            # A copy: the SDK goes on with its own task object; only what is kept is capped.
+            kept = Task()
+            kept.CopyFrom(task)
+            del kept.history[: len(kept.history) - self.history_limit]
+            task = kept
         owner = self._owner(context)
         params = _params(
             owner,
