@@ -18,6 +18,7 @@ of the same log gives the same task.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -38,6 +39,8 @@ from accord.protocol.a2a.task_view import (
     ViewPage,
     ViewQuery,
 )
+
+logger = logging.getLogger(__name__)
 
 REQUEST_SKILL: Final = "refund.request"
 CANCELED_TEXT: Final = "the task was canceled by its caller"
@@ -72,11 +75,16 @@ class WorkflowTaskSource:
                 return await self.runtime.log.read(workflow_id)
 
         logs = await asyncio.gather(*(read(r.workflow_id) for r in records))
-        views = [
-            self.fold(events, sort_key=record.updated_at)
-            for record, events in zip(records, logs, strict=True)
-            if events
-        ]
+        views = []
+        for record, events in zip(records, logs, strict=True):
+            if not events:
+                continue
+            try:
+                views.append(self.fold(events, sort_key=record.updated_at))
+            except Exception:  # one workflow we cannot read must not fail every listing
+                logger.exception(
+                    "workflow %s cannot be shown as a task, skipped", record.workflow_id
+                )
         return ViewPage(views=views, total=total)
 
     async def cancel(self, task_id: str, scope: str) -> TaskView | None:

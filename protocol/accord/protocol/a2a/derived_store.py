@@ -51,6 +51,7 @@ from accord.protocol.a2a.wire import (
     data_part,
     error_data,
     read_contract_state,
+    renderable,
     status_meta,
 )
 
@@ -115,7 +116,17 @@ class DerivedTaskStore(TaskStore):
         )
         page = await self.source.list_views(self._owner(context), query)
         views = list(page.views)
-        tasks = [task_of(v) for v in views[:page_size]]
+        tasks = []
+        for view in views[:page_size]:
+            try:
+                task = task_of(view)
+            except Exception:  # one broken workflow must not fail every listing of its owner
+                logger.exception("task %s cannot be rendered, skipped", view.task_id)
+                continue
+            if renderable(task):
+                tasks.append(task)
+            else:
+                logger.error("task %s cannot be rendered, skipped", view.task_id)
         if wanted:
             # Several A2A states share a contract status (failed: FAILED, REJECTED, CANCELED).
             tasks = [t for t in tasks if t.status.state == wanted]

@@ -42,13 +42,12 @@ from a2a.utils.task import (
     decode_page_token,
     encode_list_tasks_cursor,
 )
-from google.protobuf import json_format
 from sqlalchemy import Connection, bindparam, delete, func, select
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.store_tables import task_schema, task_table, workers_table
-from accord.protocol.a2a.wire import failed_status, read_status_meta
+from accord.protocol.a2a.wire import failed_status, read_status_meta, renderable
 from accord.protocol.settings import current
 from accord.protocol.storage.database import Database, Txn
 from accord.protocol.storage.prepared import Prepared
@@ -71,16 +70,6 @@ INT64_MAX: Final = 2**63 - 1  # a timestamp column's range: later instants match
 
 def _clamped(ns: int) -> int:
     return max(-1, min(ns, INT64_MAX))
-
-
-def _renderable(task: Task) -> bool:
-    """Whether the SDK can write ``task`` as JSON (a number protobuf's JSON form cannot hold,
-    such as NaN, would fail the whole answer it is part of)."""
-    try:
-        json_format.MessageToDict(task)
-    except (ValueError, json_format.Error):
-        return False
-    return True
 
 
 def _sort_ts(task: Task) -> int:
@@ -363,7 +352,7 @@ class AccordTaskStore(TaskStore):
         # that slipped in (an older version stored it) must not fail every listing.
         tasks: list[Task] = []
         for task in page_tasks:
-            if _renderable(task):
+            if renderable(task):
                 tasks.append(task)
             else:
                 logger.error(

@@ -17,8 +17,8 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from a2a.types import Message, Part, Role, TaskState, TaskStatus
-from google.protobuf import struct_pb2
+from a2a.types import Message, Part, Role, Task, TaskState, TaskStatus
+from google.protobuf import json_format, struct_pb2
 from google.protobuf.json_format import MessageToDict, ParseDict
 
 from accord.contracts.errors import AccordError, ErrorCode
@@ -176,3 +176,13 @@ def read_contract_state(
 def waiting_reason_of(status: TaskStatus | Mapping[str, Any]) -> WaitingReason | None:
     state, _ = read_contract_state(status)
     return state.waiting_reason
+
+
+def renderable(task: Task) -> bool:
+    """Whether the SDK can write ``task`` as JSON (a number protobuf's JSON form cannot hold,
+    such as NaN, would fail the whole answer it is part of: a listing of every such task)."""
+    try:
+        json_format.MessageToDict(task)
+    except (ValueError, json_format.Error):
+        return False
+    return True
