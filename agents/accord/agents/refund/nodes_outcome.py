@@ -14,6 +14,7 @@ between) stops the same way.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final, Literal, NoReturn
@@ -39,6 +40,8 @@ from accord.agents.refund.pause_points import pause
 from accord.agents.workflow import NodeContext, Route
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
+
+logger = logging.getLogger(__name__)
 
 # What the customer is told when their refund stopped on a receipt that is not theirs.
 NEEDS_A_PERSON: Final[Mapping[Language, str]] = MappingProxyType(
@@ -215,7 +218,10 @@ async def _stop(
     )
     log_attention(item)
     if deps.attention is not None:
-        await deps.attention(item)
+        try:
+            await deps.attention(item)
+        except Exception:  # the log line above still told; the customer's answer must not change
+            logger.exception("refund task %s: the attention item was not recorded", item.task_id)
     raise AccordError(
         ErrorCode.IDEMPOTENCY_CONFLICT,
         NEEDS_A_PERSON[asked.language],
