@@ -15,9 +15,11 @@ from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from accord.agents.permissions import Operation, require, require_customer
+from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.validation import first_broken
-from accord.protocol.auth import ROLE_CUSTOMER, Principal
+from accord.protocol.auth import Principal
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
 
@@ -50,14 +52,19 @@ async def lookup_order(
     )
 
 
-def check_subject(principal: Principal, customer_id: str) -> None:
-    """A customer may ask about their own orders only; services and approvers about anyone."""
-    if principal.roles <= {ROLE_CUSTOMER} and principal.subject != customer_id:
-        raise AccordError(
-            ErrorCode.PERMISSION_DENIED,
-            "a customer may only check their own orders",
-            {"field": "customer_id"},
-        )
+def check_caller(principal: Principal) -> None:
+    """Any check needs a grant (a customer, a service acting for one), even one that brings its
+    own facts and reads nothing: every other role is PERMISSION_DENIED."""
+    require(principal, Operation.CHECK_ORDER)
+
+
+def check_subject(
+    principal: Principal, customer_id: str, envelope: DelegationEnvelope | None
+) -> None:
+    """May ``principal`` read ``customer_id``'s orders? The allow-list of
+    :mod:`accord.agents.permissions`: a customer their own, a service only the customer its
+    delegation envelope names (anyone else's is NOT_FOUND), every other role nothing."""
+    require_customer(principal, Operation.CHECK_ORDER, customer_id, envelope)
 
 
 def parse_input(model: type[M], data: dict[str, Any]) -> M:

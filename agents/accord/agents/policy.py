@@ -8,7 +8,8 @@ in the SAME task, with text (the description or photo reference) or a DataPart
 
 The caller may pass the order facts, or only ``order_id`` and ``customer_id``: then
 policy-check looks the order up itself (orders.lookup over MCP), so the orchestrator can run it
-in parallel with its own lookup. A customer may only ask about their own orders.
+in parallel with its own lookup. Who may ask about which customer is the allow-list of
+:mod:`accord.agents.permissions` (operation ``check.order``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Final
 
 from accord.agents.check_requests import (
     LOOKUP_TOOL,
+    check_caller,
     check_subject,
     check_tools,
     lookup_order,
@@ -48,6 +50,7 @@ class PolicyExecutor(ContractExecutor):
         self.tools = tools
 
     async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
+        check_caller(turn.principal)
         request = self._request(turn)
         if request.order is None:
             request = await self._with_order(request, turn, progress)
@@ -63,7 +66,7 @@ class PolicyExecutor(ContractExecutor):
         self, request: PolicyRequest, turn: Turn, progress: Progress
     ) -> PolicyRequest:
         order_id, customer_id = request.order_id or "", request.customer_id or ""  # validated
-        check_subject(turn.principal, customer_id)
+        check_subject(turn.principal, customer_id, turn.envelope)
         await progress.update(f"looking up order {order_id}", node=LOOKUP_TOOL)
         traceparent = turn.envelope.traceparent if turn.envelope is not None else None
         found = await lookup_order(self.tools, order_id, customer_id, traceparent)

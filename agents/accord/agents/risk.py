@@ -46,7 +46,7 @@ class RiskExecutor(ContractExecutor):
 
     async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
         request = _parse(turn.data or {})
-        check_subject(turn.principal, request.customer_id)
+        check_subject(turn.principal, request.customer_id, turn.envelope)
         traceparent = turn.envelope.traceparent if turn.envelope is not None else None
         amount = request.amount_cents
         if amount is None:

@@ -10,6 +10,7 @@ environment before it starts anything (``accord serve`` exits 2 with one line).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
@@ -79,6 +80,7 @@ def _service_url(name: str, role: str) -> Any:
 
 
 Seconds = Annotated[float, Field(gt=0)]
+_ORIGIN: Final = re.compile(r"https?://(\[[0-9A-Fa-f:.]+\]|[^/\s:?#@\[\]]+)(:\d{1,5})?/?", re.I)
 
 
 class AccordSettings(BaseSettings):
@@ -119,6 +121,15 @@ class AccordSettings(BaseSettings):
     risk_url: str = _service_url("risk", "risk-check (A2A)")
     commerce_url: str = _service_url("commerce", "the commerce tool server (MCP)")
     payments_url: str = _service_url("payments", "the payments tool server (MCP)")
+    trusted_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "Comma-separated origins (`https://host[:port]`) an Agent Card may point its "
+            "interfaces at besides its own; A2A clients send credentials there too "
+            "(docs/security-a2a.md). Anything else is refused before a credential leaves."
+        ),
+        json_schema_extra=_in("mesh", "unset: a card's own origin only", shown_type="origins"),
+    )
 
     # -- auth ------------------------------------------------------------------------------
     jwt_secret: SecretStr | None = Field(
@@ -352,11 +363,19 @@ class AccordSettings(BaseSettings):
     def _no_trailing_slash(cls, value: str) -> str:
         return value.rstrip("/")
 
-    @field_validator("allowed_hosts", mode="before")
+    @field_validator("allowed_hosts", "trusted_origins", mode="before")
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):
             return tuple(h.strip() for h in value.split(",") if h.strip())
+        return value
+
+    @field_validator("trusted_origins")
+    @classmethod
+    def _origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for origin in value:
+            if not _ORIGIN.fullmatch(origin):
+                raise ValueError(f"{origin!r} is not an origin (scheme://host[:port], no path)")
         return value
 
     @field_validator("log_level", mode="before")

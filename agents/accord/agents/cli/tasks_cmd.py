@@ -1,7 +1,9 @@
 """`accord tasks [--status waiting]`: a customer's refund tasks, or an approver's queue.
 
 A customer lists their own tasks (A2A ListTasks over HTTP+JSON). An approver (``--user
-approver-...``) sees the pending approvals of every customer (``GET /approvals``).
+approver-...``, ``--role approver``, or a ``--token`` whose roles include approver) sees the
+queue of their own app (``GET /approvals``): the refunds waiting for a decision, and the refunds
+that stopped and need a person (``attention``). Another app's refunds are never in it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+import jwt
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -18,6 +21,7 @@ from rich.table import Table
 from accord.agents.cli.credentials import TOKEN_HELP, given_token
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url, token_for
 from accord.agents.refund.approvals import APPROVALS_PATH
+from accord.agents.refund.attention import ATTENTION_KIND
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
@@ -54,21 +58,42 @@ def _task_table(views: list[TaskView]) -> Table:
 
 
 def approval_table(items: list[dict[str, Any]]) -> Table:
-    table = Table("task", "order", "customer", "amount", "risk", "signals", "due")
+    table = Table("task", "kind", "order", "customer", "amount", "risk / why", "signals", "when")
     for item in items:
         facts = item.get("facts") or {}
-        due = item.get("due_at")
-        when = datetime.fromtimestamp(due, UTC).strftime("%Y-%m-%d %H:%M") if due else ""
+        at = item.get("due_at") or item.get("at")
+        when = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M") if at else ""
+        attention = item.get("kind") == ATTENTION_KIND
+        why = (
+            f"{item.get('code')}: receipt differs in {', '.join(facts.get('mismatched') or [])}"
+            if attention
+            else str(facts.get("risk"))
+        )
         table.add_row(
             str(item.get("task_id")),
+            "needs attention" if attention else "approval",
             str(facts.get("order_id")),
             str(facts.get("customer_id")),
             f"{facts.get('amount_cents')} {facts.get('currency') or ''}".strip(),
-            str(facts.get("risk")),
+            why,
             ", ".join(facts.get("signals") or []),
             when,
         )
     return table
+
+
+def _is_approver(user: str, role: str | None, token: str | None) -> bool:
+    """Approver by ``--role``, by a token's (unverified: the server verifies) roles, or by the
+    ``approver-...`` naming of a minted development token."""
+    if role is not None:
+        return role == ROLE_APPROVER
+    if token:
+        try:
+            roles = jwt.decode(token, options={"verify_signature": False}).get("roles")
+        except jwt.PyJWTError:
+            return False
+        return isinstance(roles, list) and ROLE_APPROVER in roles
+    return user.startswith("approver")
 
 
 def register(app: typer.Typer) -> None:
@@ -92,10 +117,9 @@ def register(app: typer.Typer) -> None:
                 ) from None
         console = Console()
         base = orchestrator_url(url)
-        bearer = token_for(user, role, given_token(token))
-        is_approver = (role or ("approver" if user.startswith("approver") else "")) == (
-            ROLE_APPROVER
-        )
+        given = given_token(token)
+        bearer = token_for(user, role, given)
+        is_approver = _is_approver(user, role, given)
         try:
             if is_approver:
                 items = asyncio.run(list_approvals(base, bearer))

@@ -6,14 +6,22 @@ task is itself a workflow ("approval"), so it is recorded, listed and recovered 
 orchestrator task: its one node resumes the customer's workflow. Rules, in this order:
 
 - the principal lacks the ``approver`` role                      -> PERMISSION_DENIED (refused)
-- no workflow with that id                                        -> NOT_FOUND
-- the approver is the customer of that workflow                   -> PERMISSION_DENIED
+- no refund workflow with that id, or one of another app          -> NOT_FOUND (the same answer:
+  an approver learns nothing about another app's refunds)
+- the approver is that refund's customer (same subject), or the
+  owner of its task                                               -> PERMISSION_DENIED
 - the workflow is not waiting for an approval                     -> INVALID_INPUT
+
+So an approver decides only refunds of their own app (the app of the credential, compared with
+the refund's ``app``: the customer's, or the tenant app a service requested it for), and never
+their own: one person holding the customer and the approver roles, in one app or two, cannot
+approve their refund. The table of who may do what is :mod:`accord.agents.permissions`.
 
 The customer's task shows the outcome at once: it is derived from the same log. The node is
 safe to run again after a crash: the resume it made names this approval, so a second run finds
-it and only waits for the outcome. The queue lists every pending approval interrupt; approvals
-always carry a timeout, so the log's durable timers are the index (no second table).
+it and only waits for the outcome. The queue lists the pending approval interrupts of the
+approver's app (approvals always carry a timeout, so the log's durable timers are the index, no
+second table), and the refunds of that app that need attention (attention.py).
 """
 
 from __future__ import annotations
@@ -22,12 +30,14 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
+from accord.agents.permissions import Operation, require
+from accord.agents.refund.attention import attention_items
 from accord.agents.refund.conversation import final_result
 from accord.agents.refund.facts import WorkflowInput
-from accord.agents.workflow import EventType, Graph, NodeContext, Runtime, WorkflowSnapshot
+from accord.agents.workflow import Event, EventType, Graph, NodeContext, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
-from accord.protocol.auth import ROLE_APPROVER, Principal
+from accord.protocol.auth import Principal, owner_key
 
 APPROVE_SKILL: Final = "refund.approve"
 APPROVALS_PATH: Final = "/approvals"
@@ -35,6 +45,7 @@ APPROVAL_GRAPH: Final = "approval"
 APPROVAL_GRAPH_VERSION: Final = "1"
 APPROVAL_TASK_KEY: Final = "approval_task"  # in the resume value: which approval made it
 QUEUE_LIMIT: Final = 500
+APPROVAL_KIND: Final = "approval"  # a queue item's kind (the other: attention.ATTENTION_KIND)
 _FAR_FUTURE_S: Final = 100 * 365 * 86400.0
 
 
@@ -86,10 +97,11 @@ async def _decide(runtime: Runtime, ctx: NodeContext) -> dict[str, Any]:
     inp = ApprovalInput.model_validate(ctx.input)
     target = inp.task_id
     events = await runtime.log.read(target)
-    if not events or "customer_id" not in (events[0].data.get("input") or {}):
+    customer = _refund_input(events)
+    if customer is None or customer.app != inp.approver_app:
         raise AccordError(ErrorCode.NOT_FOUND, "no refund task with that id", {"task_id": target})
-    customer = WorkflowInput.model_validate(events[0].data["input"])
-    if inp.approver == customer.customer_id and inp.approver_app == customer.app:
+    own_task = owner_key(inp.approver_app, inp.approver) == customer.owner
+    if inp.approver == customer.customer_id or own_task:
         raise AccordError(
             ErrorCode.PERMISSION_DENIED,
             "a customer cannot approve their own refund",
@@ -127,35 +139,49 @@ def approval_text(result: dict[str, Any]) -> str:
     return f"{result.get('decision')} recorded for task {result.get('task_id')}"
 
 
-async def approval_queue(runtime: Runtime) -> list[dict[str, Any]]:
-    """Every pending approval: task id, interrupt id, due time, and the facts."""
+async def approval_queue(runtime: Runtime, principal: Principal) -> list[dict[str, Any]]:
+    """The approver's queue: the pending approvals of their app they may decide (task id,
+    interrupt id, due time, the facts; ``kind: "approval"``), then that app's refunds that need
+    attention (``kind: "attention"``). Another app's refunds are not in it, nor their own."""
+    require(principal, Operation.READ_APPROVALS)
     timers = await runtime.log.due_timers(runtime.clock.now() + _FAR_FUTURE_S, QUEUE_LIMIT)
     items: list[dict[str, Any]] = []
     for workflow_id in dict.fromkeys(t.workflow_id for t in timers):
+        events = await runtime.log.read(workflow_id)
+        customer = _refund_input(events)
+        if customer is None or customer.app != principal.app:
+            continue
+        if principal.subject == customer.customer_id or principal.owner == customer.owner:
+            continue  # theirs: they may not decide it (it shows in their own tasks)
         try:
-            snapshot = await runtime.snapshot(workflow_id)
+            snapshot = runtime.replay(events)
         except AccordError:
             continue
         for pending in snapshot.interrupts:
             if pending.reason is WaitingReason.APPROVAL:
                 items.append(
                     {
+                        "kind": APPROVAL_KIND,
                         "task_id": workflow_id,
                         "interrupt_id": pending.interrupt_id,
                         "due_at": pending.due_at,
                         "facts": pending.payload,
                     }
                 )
-    return items
+    return items + await attention_items(runtime, principal.app)
 
 
 def require_approver(principal: Principal) -> None:
-    if not principal.has_role(ROLE_APPROVER):
-        raise AccordError(
-            ErrorCode.PERMISSION_DENIED,
-            "only a principal with the approver role may decide a refund",
-            {"requires_role": ROLE_APPROVER},
-        )
+    """PERMISSION_DENIED unless the principal may decide refunds (the approver role)."""
+    require(principal, Operation.DECIDE_REFUND)
+
+
+def _refund_input(events: list[Event]) -> WorkflowInput | None:
+    """The input of a refund workflow (None: no such workflow, or not a refund)."""
+    inp = events[0].data.get("input") if events else None
+    if not isinstance(inp, dict) or "customer_id" not in inp:
+        return None
+    return WorkflowInput.model_validate(inp)
 
 
 def _outcome(snapshot: WorkflowSnapshot) -> dict[str, Any]:

@@ -21,6 +21,7 @@ import asyncio
 import logging
 from typing import Final
 
+from accord.agents.permissions import refund_customer
 from accord.agents.refund.approvals import (
     APPROVAL_GRAPH,
     APPROVE_SKILL,
@@ -83,8 +84,9 @@ class OrchestratorExecutor(ContractExecutor):
     def _input(self, turn: Turn) -> WorkflowInput:
         principal = turn.principal
         envelope = self._effective_envelope(turn)
-        # The customer is who the credential says (or the tenant a service acts for).
-        customer = envelope.tenant.user if principal.is_service else principal.subject
+        # The customer is who the credential says, or the tenant a service acts for; any other
+        # role is refused (the allow-list in accord.agents.permissions).
+        app, customer = refund_customer(principal, envelope)
         if not is_customer_id(customer):
             raise AccordError(
                 ErrorCode.PERMISSION_DENIED,
@@ -98,7 +100,7 @@ class OrchestratorExecutor(ContractExecutor):
             order_id=data.get("order_id"),
             customer_id=customer,
             owner=principal.owner,
-            app=principal.app,
+            app=app,
             session=turn.context_id,
             units=envelope.budget.units,
             deadline=envelope.budget.deadline.isoformat(),

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from accord.agents.models import CacheScope, RoutedModel, Router, UnitBudget
+from accord.agents.refund.attention import Flag
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
@@ -23,6 +24,9 @@ class Deps:
     # Concurrent orders.lookup calls of one workflow share one call (the three checks start
     # together); an entry lives only while its call is in flight.
     lookups: dict[tuple[str, str], asyncio.Task[dict[str, Any]]] = field(default_factory=dict)
+    # Tells the approvers of a refund stopped on a foreign receipt (attention.py); None: the
+    # WARNING log line only (the in-process Runner has no approval queue).
+    attention: Flag | None = None
 
     def model(self, inp: WorkflowInput) -> RoutedModel:
         """The model bound to this workflow's budget and the customer's cache scope. The

@@ -3,13 +3,24 @@
 Each end returns the orchestrator skill's output (refund.request, `RefundResult`): decision,
 order, rule, amount, reasons, receipt, approver, and an explanation in the customer's
 language.
+
+The receipt rule: a receipt the ledger already holds under the refund's key (found by
+``refunds.get``, or replayed by ``refunds.issue``) must be this refund (amount, currency, order,
+customer, key). Otherwise the workflow stops with IDEMPOTENCY_CONFLICT, the customer is told
+neutrally that a person will look at it (never an amount), and the approvers are told
+(attention.py). ``refunds.issue`` answering IDEMPOTENCY_CONFLICT (issued under the key in
+between) stops the same way.
 """
 
 from __future__ import annotations
 
-from typing import Final, Literal
+import logging
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final, Literal, NoReturn
 
-from accord.agents.models import DecisionFacts, Outcome
+from accord.agents.models import DecisionFacts, Language, Outcome
+from accord.agents.refund.attention import Attention, log_attention
 from accord.agents.refund.facts import WorkflowInput, refund_key
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import (
@@ -20,14 +31,30 @@ from accord.agents.refund.outputs import (
     RefundResult,
     RiskVerdict,
     Summary,
+    Understood,
     Upstream,
     from_peer,
+    receipt_mismatches,
 )
 from accord.agents.refund.pause_points import pause
 from accord.agents.workflow import NodeContext, Route
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
 
+logger = logging.getLogger(__name__)
+
+# What the customer is told when their refund stopped on a receipt that is not theirs.
+NEEDS_A_PERSON: Final[Mapping[Language, str]] = MappingProxyType(
+    {
+        Language.EN: (
+            "We could not complete the refund automatically. A person from our team will look "
+            "at it and get back to you; you do not need to do anything."
+        ),
+        Language.ZH: (
+            "我们暂时无法自动完成这笔退款，工作人员会尽快核查并与您联系，您无需再做任何操作。"
+        ),
+    }
+)
 REFUNDED: Final = "refunded"
 REJECTED: Final = "rejected"
 NOT_ELIGIBLE: Final = "not_eligible"
@@ -95,23 +122,32 @@ async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
     reasons = _reasons(summary, approved)
     if found.get("found") and isinstance(found.get("receipt"), dict):
         receipt = from_peer(Receipt, found["receipt"], "refunds.get")
+        await _must_match(deps, ctx, inp, summary, asked, key, receipt)
         reasons.append(f"the refund under key {key} had already been issued; paid once only")
     else:
         await pause("refund.before_issue", order_id)
-        issued = await deps.tools.call(
-            "refunds.issue",
-            {
-                "order_id": order_id,
-                "customer_id": inp.customer_id,
-                "amount_cents": summary.amount_cents,
-                "reason": asked.reason.value if asked.reason else "other",
-                "approved_by": approver,
-            },
-            idempotency_key=key,
-            traceparent=inp.traceparent,
-        )
+        try:
+            issued = await deps.tools.call(
+                "refunds.issue",
+                {
+                    "order_id": order_id,
+                    "customer_id": inp.customer_id,
+                    "amount_cents": summary.amount_cents,
+                    "reason": asked.reason.value if asked.reason else "other",
+                    "approved_by": approver,
+                },
+                idempotency_key=key,
+                traceparent=inp.traceparent,
+            )
+        except AccordError as error:
+            if error.code is ErrorCode.IDEMPOTENCY_CONFLICT:  # issued meanwhile, otherwise
+                await _stop(deps, ctx, inp, summary, asked, key, None, [])
+            raise
         await pause("refund.after_issue", order_id)
         receipt = from_peer(Receipt, issued.get("receipt"), "refunds.issue")
+        # A replayed answer is checked too: the ledger replays only identical arguments, but
+        # the customer is never told an amount the workflow did not decide.
+        await _must_match(deps, ctx, inp, summary, asked, key, receipt)
     explanation = await deps.model(inp).explain(
         DecisionFacts(
             outcome=Outcome.REFUNDED,
@@ -130,6 +166,66 @@ async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
         receipt=receipt,
         approver=approver,
         amount=receipt.amount_cents,
+    )
+
+
+async def _must_match(
+    deps: Deps,
+    ctx: NodeContext,
+    inp: WorkflowInput,
+    summary: Summary,
+    asked: Understood,
+    key: str,
+    receipt: Receipt,
+) -> None:
+    """The receipt under the refund's key is this refund (amount, currency, order, customer,
+    key), or the workflow stops: someone else issued under the key first (a pre-empted refund),
+    and accepting their receipt would tell the customer an amount nobody decided."""
+    mismatched = receipt_mismatches(
+        receipt,
+        idempotency_key=key,
+        order_id=summary.order_id,
+        customer_id=inp.customer_id,
+        amount_cents=summary.amount_cents,
+        currency=summary.currency,
+    )
+    if mismatched:
+        await _stop(deps, ctx, inp, summary, asked, key, receipt, mismatched)
+
+
+async def _stop(
+    deps: Deps,
+    ctx: NodeContext,
+    inp: WorkflowInput,
+    summary: Summary,
+    asked: Understood,
+    key: str,
+    receipt: Receipt | None,
+    mismatched: list[str],
+) -> NoReturn:
+    """Tell the approvers (log + queue), then fail the workflow with IDEMPOTENCY_CONFLICT and a
+    neutral sentence for the customer: no amount, no receipt (it is not theirs to trust)."""
+    item = Attention(
+        task_id=ctx.workflow_id,
+        app=inp.app,
+        customer_id=inp.customer_id,
+        order_id=summary.order_id,
+        idempotency_key=key,
+        expected_amount_cents=summary.amount_cents,
+        expected_currency=summary.currency,
+        found=receipt.model_dump(mode="json") if receipt is not None else None,
+        mismatched=mismatched,
+    )
+    log_attention(item)
+    if deps.attention is not None:
+        try:
+            await deps.attention(item)
+        except Exception:  # the log line above still told; the customer's answer must not change
+            logger.exception("refund task %s: the attention item was not recorded", item.task_id)
+    raise AccordError(
+        ErrorCode.IDEMPOTENCY_CONFLICT,
+        NEEDS_A_PERSON[asked.language],
+        {"order_id": summary.order_id, "needs_attention": True},
     )
 
 

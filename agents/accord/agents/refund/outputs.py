@@ -149,6 +149,29 @@ class Receipt(_Output):
     created_at: str
 
 
+def receipt_mismatches(
+    receipt: Receipt,
+    *,
+    idempotency_key: str,
+    order_id: str,
+    customer_id: str,
+    amount_cents: int,
+    currency: str | None,
+) -> list[str]:
+    """The fields in which a receipt the ledger holds differs from the refund decided (empty:
+    it is this refund). ``reason`` and ``approved_by`` are not compared: they do not change what
+    the customer was paid, which is what the customer is told."""
+    expected: dict[str, object] = {
+        "idempotency_key": idempotency_key,
+        "order_id": order_id,
+        "customer_id": customer_id,
+        "amount_cents": amount_cents,
+    }
+    if currency is not None:
+        expected["currency"] = currency
+    return [name for name, value in expected.items() if getattr(receipt, name) != value]
+
+
 class RefundResult(_Output):
     """refund, explain, rejected: the orchestrator skill's output (refund.request)."""
 

@@ -2,11 +2,14 @@
 
 One shared HTTP connection pool; each agent's card is resolved once and kept; calls carry a
 service token (role ``service``, subject ``svc:orchestrator``) renewed well before it expires,
-and a delegation envelope naming the customer as tenant.
+and a delegation envelope naming the customer as tenant. The token goes only to the origin of
+the configured peer URL (``ACCORD_POLICY_URL``...): a card that points its interfaces at another
+origin is refused before anything is sent (accord.protocol.a2a.origins).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Final
@@ -16,9 +19,13 @@ import httpx
 from accord.agents.refund.config import SERVICE_NAME
 from accord.agents.refund.facts import WorkflowInput
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard
 from accord.protocol.a2a.client_card import resolve_card
+from accord.protocol.a2a.origins import ForeignOriginError
 from accord.protocol.auth import service_token
+
+logger = logging.getLogger(__name__)
 
 TOKEN_TTL_S: Final = 3600
 TOKEN_RENEW_S: Final = 1800  # renew at half life
@@ -42,8 +49,20 @@ class Peers:
         card = self._cards.get(name)
         if card is None:
             card = await resolve_card(self._http, self._urls[name])
-            self._cards[name] = card
-        return A2AClient(card, self._http, token=self._service_token())
+        try:
+            client = A2AClient(card, self._http, token=self._service_token())
+        except ForeignOriginError as refused:
+            # The operator's problem (a peer URL that serves a card pointing elsewhere): the
+            # log names both origins; the customer's task is told no hostnames.
+            logger.error("peer %s refused: %s", name, refused.message)
+            raise AccordError(
+                ErrorCode.PERMISSION_DENIED,
+                f"{name} was not called: its agent card points at another origin than the one "
+                "configured (see the orchestrator's log)",
+                {"peer": name},
+            ) from None
+        self._cards[name] = card  # kept only once usable: a fixed card is read again
+        return client
 
     def _service_token(self) -> str:
         now = time.monotonic()

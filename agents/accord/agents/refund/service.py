@@ -1,11 +1,12 @@
 """`accord serve orchestrator`: the refund assistant on port 8700.
 
-Besides the A2A routes every agent has, it serves ``GET /approvals`` (approver role) and
-``GET /stats``. Its workflows live in a durable event log: ``orchestrator-workflows.db`` in the
-data directory, or the PostgreSQL database given by ``--database-url`` /
-``ACCORD_DATABASE_URL``. The log is the only record of its tasks: the A2A task store is a view
-of it (task_views.py), so there is nothing to reconcile at start-up. The runtime resumes the
-workflows a dead process left running (leases decide who, with several replicas).
+Besides the A2A routes every agent has, it serves ``GET /approvals`` (approver role, the
+approver's app only) and ``GET /stats``. Its workflows live in a durable event log:
+``orchestrator-workflows.db`` in the data directory, or the PostgreSQL database given by
+``--database-url`` / ``ACCORD_DATABASE_URL``. The log is the only record of its tasks: the A2A
+task store is a view of it (task_views.py), so there is nothing to reconcile at start-up. The
+runtime resumes the workflows a dead process left running (leases decide who, with several
+replicas).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from accord.agents.refund.approvals import (
     APPROVALS_PATH,
     approval_queue,
     build_approval_graph,
-    require_approver,
 )
+from accord.agents.refund.attention import attention_board
 from accord.agents.refund.config import SERVICE_NAME, RefundSettings
 from accord.agents.refund.executor import OrchestratorExecutor
 from accord.agents.refund.graph import build_graph
@@ -73,6 +74,7 @@ def build_app(options: ServeOptions) -> Any:
     )
     runtime.register(build_graph(deps))
     runtime.register(build_approval_graph(runtime))
+    deps.attention = attention_board(runtime)  # a stopped refund is told to the approvers
     contract = agent_contract(CONTRACT_NAME)
     executor = OrchestratorExecutor(contract, runtime)
 
@@ -86,8 +88,7 @@ def build_app(options: ServeOptions) -> Any:
             await peers.aclose()
 
     async def approvals(principal: Principal) -> dict[str, Any]:
-        require_approver(principal)
-        return {"approvals": await approval_queue(runtime)}
+        return {"approvals": await approval_queue(runtime, principal)}
 
     app = build_agent_app(
         contract,

@@ -13,23 +13,17 @@ from __future__ import annotations
 from typing import Any, Final
 
 from accord.agents.models import Metrics
+from accord.agents.permissions import Operation, require
 from accord.agents.refund.config import SERVICE_NAME
-from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.principal_routes import PrincipalHandler
-from accord.protocol.auth import ROLE_APPROVER, ROLE_SERVICE, Principal
+from accord.protocol.auth import Principal
 
 STATS_PATH: Final = "/stats"
-STATS_ROLES: Final = frozenset({ROLE_APPROVER, ROLE_SERVICE})
 
 
 def stats_handler(metrics: Metrics) -> PrincipalHandler:
     async def stats(principal: Principal) -> dict[str, Any]:
-        if not STATS_ROLES & set(principal.roles):
-            raise AccordError(
-                ErrorCode.PERMISSION_DENIED,
-                "the metrics are for approvers and services",
-                {"requires_role": sorted(STATS_ROLES)},
-            )
+        require(principal, Operation.READ_STATS)  # approvers and services (permissions.py)
         return {"service": SERVICE_NAME, "models": metrics.snapshot()}
 
     return stats

@@ -9,7 +9,9 @@
 What it does for the caller:
 
 - resolves the Agent Card and picks JSON-RPC or HTTP+JSON (the agent's order, or ``transport``);
-- authenticates with a bearer token or an API key (header from the card's apiKey scheme);
+- authenticates with a bearer token or an API key (header from the card's apiKey scheme),
+  sent only to the origin of the URL it was given: a card whose interface points elsewhere is
+  refused (:mod:`accord.protocol.a2a.origins`, ``ACCORD_TRUSTED_ORIGINS`` to opt in);
 - puts the delegation envelope and a W3C ``traceparent`` in message metadata (the traceparent
   also as an HTTP header), and sends ``A2A-Version: 1.0``; each send is an
   ``invoke_agent {agent}`` CLIENT span, and the traceparent sent is that span's (see
@@ -57,6 +59,7 @@ from accord.protocol import telemetry
 from accord.protocol.a2a.client_card import ResolvedCard, resolve_card
 from accord.protocol.a2a.client_view import TaskTracker, TaskView, view_of_task
 from accord.protocol.a2a.client_wire import Wire, WireError, make_wire
+from accord.protocol.a2a.origins import check_origin
 from accord.protocol.a2a.wire import data_part
 from accord.protocol.telemetry import instruments, spans
 
@@ -89,6 +92,8 @@ class A2AClient:
     ) -> None:
         self.card = card
         self.interface = card.pick(transport)
+        # Before any credential is attached: the interface must be at the card's own origin.
+        check_origin(card.url, self.interface.url, agent=card.name)
         self._wire: Wire = make_wire(http, self.interface.protocol_binding, self.interface.url)
         self._http = http
         self._owns_http = owns_http

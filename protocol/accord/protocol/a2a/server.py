@@ -50,6 +50,7 @@ from accord.protocol.request_body import reading_kept_body
 from accord.protocol.settings import (
     DEFAULT_PORTS,
     ServeOptions,
+    current,
     database_url,
     service_url,
 )
@@ -62,6 +63,7 @@ IDLE_RELEASE_S: Final = 30.0
 """A task waiting for input is dropped from memory after this long; its state is in the store
 and the next message (or a cancel) picks it up from there."""
 PUBLIC_URL_OPTION: Final = "public_url"  # ServeOptions.extra: URL written into the card
+WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
 
 
 class PrincipalContextBuilder(DefaultServerCallContextBuilder):
@@ -107,6 +109,11 @@ def public_url(options: ServeOptions, service_name: str) -> str:
     explicit = options.extra.get(PUBLIC_URL_OPTION)
     if explicit:
         return explicit.rstrip("/")
+    if options.host in WILDCARD_HOSTS and f"{service_name}_url" in current().model_fields_set:
+        # Bound to every interface (a container): the card names the URL the mesh is
+        # configured with (ACCORD_POLICY_URL...), the origin its clients were given, since a
+        # client refuses a card that points elsewhere (accord.protocol.a2a.origins).
+        return service_url(service_name)
     if options.port:
         return f"http://{options.host}:{options.port}"
     if service_name in DEFAULT_PORTS:

@@ -18,6 +18,7 @@ from accord.contracts.keys import (
     SKILL_META_KEY,
 )
 from accord.contracts.status import A2AState
+from accord.protocol.auth import ROLE_SERVICE
 from accord.protocol.kit.a2a_wire import (
     A2AWire,
     Answer,
@@ -118,9 +119,10 @@ class A2AContext:
         self.auth()
         return self.options.other.headers()
 
-    def envelope(self, **budget: Any) -> dict[str, Any]:
-        """A valid delegation envelope for the kit's own credential; ``budget`` overrides."""
-        app, user = _tenant(self.options.credential)
+    def envelope(self, acts_for: str | None = None, **budget: Any) -> dict[str, Any]:
+        """A valid delegation envelope for the kit's own credential (a service's acts for
+        ``acts_for`` when given); ``budget`` overrides."""
+        app, user = _tenant(self.options.credential, acts_for)
         deadline = datetime.now(UTC) + timedelta(seconds=max(60.0, self.options.timeout_s * 6))
         values = {
             "units": 10,
@@ -142,7 +144,9 @@ class A2AContext:
             meta[SKILL_META_KEY] = skill
         if probe is not None:
             meta.update(fill(probe.metadata, self.run))
-        meta[DELEGATION_EXTENSION_URI] = self.envelope() if envelope is None else envelope
+        if envelope is None:
+            envelope = self.envelope(probe.acts_for if probe is not None else None)
+        meta[DELEGATION_EXTENSION_URI] = envelope
         return meta
 
     # -- calls that record what they saw ---------------------------------------------------------
@@ -269,21 +273,24 @@ def _starts_with_task(events: list[dict[str, Any]]) -> bool:
     return isinstance(first, dict) and isinstance(first.get("task"), dict)
 
 
-def _tenant(credential: Credential) -> tuple[str, str]:
-    """The tenant the kit's envelope claims: the token's own ``app``/``sub`` when readable.
+def _tenant(credential: Credential, acts_for: str | None = None) -> tuple[str, str]:
+    """The tenant the kit's envelope claims: the token's own ``app``/``sub`` when readable, or
+    ``acts_for`` (the probe's customer) for a service token.
 
     The kit does not verify the token (it cannot); it only reads who the token says it is, so
     that an end-user credential's envelope names that user and is not refused as acting on
-    behalf of someone else.
+    behalf of someone else, and a service's names the customer its probe asks about.
     """
     if credential.token:
         try:
             claims = jwt.decode(credential.token, options={"verify_signature": False})
         except jwt.PyJWTError:
             claims = {}
-        sub, app = claims.get("sub"), claims.get("app")
+        sub, app, roles = claims.get("sub"), claims.get("app"), claims.get("roles")
+        is_service = isinstance(roles, list) and ROLE_SERVICE in roles
+        user = acts_for if is_service and acts_for else sub
         return (
             app if isinstance(app, str) and app else KIT_APP,
-            sub if isinstance(sub, str) and sub else KIT_USER,
+            user if isinstance(user, str) and user else KIT_USER,
         )
-    return KIT_APP, KIT_USER
+    return KIT_APP, acts_for or KIT_USER

@@ -46,6 +46,9 @@ class AgentProbe(BaseModel):
     message: dict[str, Any]
     answer: dict[str, Any] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # The customer a service credential's envelope acts for: an agent answers a service only
+    # about the customer its envelope names (docs/security-a2a.md). End-user tokens ignore it.
+    acts_for: str | None = None
 
 
 class ToolProbe(BaseModel):
@@ -92,6 +95,7 @@ BUILTIN: Final = Probes(
         ),
         "refund.risk": AgentProbe(
             message={"order_id": "O-1001", "customer_id": "C-01", "amount_cents": 1000},
+            acts_for="C-01",
         ),
     },
     tools={

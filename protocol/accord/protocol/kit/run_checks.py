@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 import httpx
 
+from accord.contracts.errors import AccordError
+from accord.protocol.a2a.origins import check_origin
 from accord.protocol.kit.a2a_context import A2AContext
 from accord.protocol.kit.a2a_wire import CARD_PATH, JSONRPC_BINDING, REST_BINDING, A2AWire
 from accord.protocol.kit.check import Check
@@ -121,9 +123,11 @@ async def run_a2a(
         card = await fetch_card(client, url)
         if card is None:
             return [_unreachable(url, "no Agent Card at " + url.rstrip("/") + CARD_PATH)]
-        wire = A2AWire(
-            client, _interface(card, JSONRPC_BINDING) or url, _interface(card, REST_BINDING)
-        )
+        rpc_url, rest_url = _interface(card, JSONRPC_BINDING) or url, _interface(card, REST_BINDING)
+        refused = _foreign_interface(url, [rpc_url, rest_url])
+        if refused is not None:  # before any check sends the credential there
+            return [refused]
+        wire = A2AWire(client, rpc_url, rest_url)
         ctx = A2AContext(url, options, wire, card, new_run_token())
         return await _run_checks(url, [c for c in A2A_CHECKS.checks if select(c)], ctx, options)
 
@@ -182,6 +186,24 @@ def _unreachable(url: str, detail: str) -> CheckResult:
         Outcome.FAIL,
         detail=detail,
     )
+
+
+def _foreign_interface(url: str, interfaces: Sequence[str | None]) -> CheckResult | None:
+    """A FAIL when the card sends the kit (and its credential) to another origin."""
+    for interface in interfaces:
+        if interface is None:
+            continue
+        try:
+            check_origin(url, interface)
+        except AccordError as error:
+            return CheckResult(
+                DETECT_REQUIREMENT,
+                "the card's interfaces are at the card's own origin",
+                url,
+                Outcome.FAIL,
+                detail=error.message,
+            )
+    return None
 
 
 def _interface(card: dict[str, Any], binding: str) -> str | None:

@@ -1,0 +1,119 @@
+"""Permissions are allow-lists: a role the table does not name grants nothing.
+
+Found against a running mesh (issue #12): ``check_subject`` refused only principals whose roles
+were a subset of ``{customer}``, so a customer token with one extra role (``["customer",
+"beta"]``) read other customers' order facts through policy-check and risk-check. Now one table
+(accord.agents.permissions, docs/security-a2a.md) says who may do what: a customer their own
+orders, a service only the customer its delegation envelope names (anyone else's is NOT_FOUND,
+issue #13), and every other role nothing. Real processes: the five services of one mesh.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from accord.contracts.envelope import DelegationEnvelope
+from accord.contracts.errors import ErrorCode
+from accord.contracts.status import Status
+from accord.protocol.a2a.client import A2AClient, TaskView
+from accord.protocol.auth import mint_token
+from tests.mesh.mesh_support import Mesh, mesh_for_module
+from tests.mesh.support import SECRET
+from tests.protocol.a2a_client.support import envelope
+
+__all__ = ["mesh_for_module"]
+
+pytestmark = pytest.mark.timeout(300)
+
+# C-03's laptop order: the facts an attacker holding C-01's token wants.
+OTHERS_ORDER = {"order_id": "O-1004", "customer_id": "C-03", "reason": "changed_mind"}
+OTHERS_RISK = {"order_id": "O-1004", "customer_id": "C-03"}
+
+
+def _token(subject: str, *roles: str) -> str:
+    return mint_token(subject, roles, secret=SECRET)
+
+
+async def _send(
+    mesh: Mesh,
+    service: str,
+    bearer: str,
+    data: dict[str, Any],
+    on_behalf: DelegationEnvelope | None = None,
+    skill: str | None = None,
+) -> TaskView:
+    async with await A2AClient.connect(mesh.url(service), token=bearer) as agent:
+        return await agent.send(data=data, envelope=on_behalf, skill=skill)
+
+
+def _code(view: TaskView) -> ErrorCode | None:
+    return view.error.code if view.error is not None else None
+
+
+@pytest.mark.parametrize("service", ["policy", "risk"])
+@pytest.mark.parametrize("roles", [("customer", "beta"), ("beta",), ("approver",), ()])
+async def test_no_extra_or_unknown_role_reads_another_customers_order(
+    mesh_for_module: Mesh, service: str, roles: tuple[str, ...]
+) -> None:
+    data = OTHERS_ORDER if service == "policy" else OTHERS_RISK
+    view = await _send(mesh_for_module, service, _token("C-01", *roles), data)
+    assert view.status is Status.FAILED, view.data
+    assert _code(view) is ErrorCode.PERMISSION_DENIED
+    assert view.data is None
+
+
+@pytest.mark.parametrize("service", ["policy", "risk"])
+async def test_a_customer_with_an_extra_role_still_checks_their_own_order(
+    mesh_for_module: Mesh, service: str
+) -> None:
+    data = {"order_id": "O-1001", "customer_id": "C-01"}
+    if service == "policy":
+        data["reason"] = "wrong_size"
+    view = await _send(mesh_for_module, service, _token("C-01", "customer", "beta"), data)
+    assert view.status is Status.COMPLETED, view.error
+
+
+@pytest.mark.parametrize("service", ["policy", "risk"])
+async def test_a_service_reads_only_the_customer_its_envelope_names(
+    mesh_for_module: Mesh, service: str
+) -> None:
+    data = OTHERS_ORDER if service == "policy" else OTHERS_RISK
+    service_token = _token("svc:orchestrator", "service")
+    # Acting for C-04, asking about C-03's order: as if it did not exist.
+    view = await _send(mesh_for_module, service, service_token, data, envelope("C-04"))
+    assert _code(view) is ErrorCode.NOT_FOUND
+    assert view.data is None
+    # Acting for C-03 itself: answered.
+    own = await _send(mesh_for_module, service, service_token, data, envelope("C-03"))
+    assert own.status is Status.COMPLETED, own.error
+
+
+@pytest.mark.parametrize("roles", [("beta",), ("approver",)])
+async def test_the_orchestrator_starts_refunds_for_customers_and_services_only(
+    mesh_for_module: Mesh, roles: tuple[str, ...]
+) -> None:
+    # A subject that looks like a customer's is not enough: the role must grant it.
+    view = await _send(
+        mesh_for_module,
+        "orchestrator",
+        _token("C-02", *roles),
+        {"text": "refund order O-1002, it does not fit"},
+        skill="refund.request",
+    )
+    assert _code(view) is ErrorCode.PERMISSION_DENIED
+
+
+@pytest.mark.parametrize(
+    ("roles", "status"),
+    [(("customer", "beta"), 403), (("beta",), 403), (("approver",), 200), (("service",), 200)],
+)
+def test_stats_follow_the_table(mesh_for_module: Mesh, roles: tuple[str, ...], status: int) -> None:
+    answer = httpx.get(
+        mesh_for_module.orchestrator + "/stats",
+        headers={"A2A-Version": "1.0", "Authorization": f"Bearer {_token('x-1', *roles)}"},
+        timeout=30,
+    )
+    assert answer.status_code == status, answer.text
