@@ -82,8 +82,10 @@ def parse_strict(raw: bytes | str) -> Any:
         raise
     except UnicodeDecodeError:
         raise _RejectedError("the body is not UTF-8") from None
-    except ValueError as exc:
-        raise _RejectedError(f"not JSON ({str(exc).split(':')[0][:80]})") from None
+    except json.JSONDecodeError as exc:
+        raise _RejectedError(f"not JSON ({exc.msg[:80]} at character {exc.pos})") from None
+    except ValueError:  # Python's own limits (a number of more than 4,300 digits)
+        raise _RejectedError("a number is too long") from None
     if _too_deep(value, MAX_DEPTH):
         raise _RejectedError(f"nesting deeper than {MAX_DEPTH} levels")
     return value

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -45,6 +46,21 @@ def _a2a_reason(infos: object) -> str | None:
     return None
 
 
+_PARSE_FAILURE = re.compile(r"Failed to (?:parse|load)")
+_FIELD = re.compile(r"Failed to parse (\w+) field")
+
+
+def safe_message(message: str) -> str:
+    """The SDK's message, unless it is protobuf's parse error text, which quotes Python
+    exceptions and the caller's own values ("... which is ../../etc/passwd", "TypeError: ...");
+    then where the request broke the schema, and nothing else."""
+    if not _PARSE_FAILURE.search(message):
+        return message
+    where = ".".join(_FIELD.findall(message))
+    suffix = f" at {where}" if where else ""
+    return f"the request does not match the A2A 1.0 schema{suffix}"
+
+
 def rewrite_rpc(body: bytes) -> bytes:
     if not body.startswith(_RPC_ERROR_PREFIX):
         return body
@@ -57,9 +73,10 @@ def rewrite_rpc(body: bytes) -> bytes:
     if code is E.INTERNAL:
         error["message"] = GENERIC_INTERNAL
         error.pop("data", None)
-    info = AccordError(code, str(error.get("message") or "")).to_jsonrpc_error()["data"][0]
+    error["message"] = safe_message(str(error.get("message") or ""))
+    info = AccordError(code, error["message"]).to_jsonrpc_error()["data"][0]
     data = error.get("data")
-    error["data"] = [info, *(data if isinstance(data, list) else [])]
+    error["data"] = [info, *_safe_infos(data)]
     return json.dumps(payload, ensure_ascii=False).encode()
 
 
@@ -69,16 +86,42 @@ def rewrite_rest(body: bytes) -> bytes:
     except ValueError:
         return body
     error = payload.get("error") if isinstance(payload, dict) else None
-    if not isinstance(error, dict) or _ours(error.get("details")) or _contract_body(error):
+    if not isinstance(error, dict) or _contract_body(error):
         return body
+    if _ours(error.get("details")):
+        message = str(error.get("message") or "")
+        if safe_message(message) == message:
+            return body
+        return _with_safe_messages(payload, error)
     reason = _a2a_reason(error.get("details"))
     code = A2A_REASON_TO_CODE.get(reason or "", E.INTERNAL)
     if code is E.INTERNAL:
         error["message"] = GENERIC_INTERNAL
         error.pop("details", None)
+    error["message"] = safe_message(str(error.get("message") or ""))
     _, ours = AccordError(code, str(error.get("message") or "")).to_rest()
     details = error.get("details")
-    error["details"] = [*ours["error"]["details"], *(details if isinstance(details, list) else [])]
+    error["details"] = [*ours["error"]["details"], *_safe_infos(details)]
+    return json.dumps(payload, ensure_ascii=False).encode()
+
+
+def _safe_infos(infos: object) -> list[Any]:
+    """The SDK's own ErrorInfo entries with their metadata texts made safe (its
+    ``parseError`` quotes Python exceptions)."""
+    if not isinstance(infos, list):
+        return []
+    for info in infos:
+        metadata = info.get("metadata") if isinstance(info, dict) else None
+        if isinstance(metadata, dict):
+            for key, value in metadata.items():
+                if isinstance(value, str):
+                    metadata[key] = safe_message(value)
+    return infos
+
+
+def _with_safe_messages(payload: dict[str, Any], error: dict[str, Any]) -> bytes:
+    error["message"] = safe_message(str(error.get("message") or ""))
+    error["details"] = _safe_infos(error.get("details"))
     return json.dumps(payload, ensure_ascii=False).encode()
 
 
