@@ -24,7 +24,7 @@ from accord.agents.refund.approvals import (
 )
 from accord.agents.refund.config import SERVICE_NAME, RefundSettings
 from accord.agents.refund.executor import OrchestratorExecutor
-from accord.agents.refund.graph import build_graph
+from accord.agents.refund.graph import build_graphs
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.stats_route import STATS_PATH, stats_handler
@@ -67,7 +67,8 @@ def build_app(options: ServeOptions) -> Any:
     peers = Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
     runtime = Runtime(settings.workflow_log_url, lease_ttl_s=settings.lease_ttl_s)
-    runtime.register(build_graph(deps))
+    for graph in build_graphs(deps):  # every version still in flight, newest last
+        runtime.register(graph)
     runtime.register(build_approval_graph(runtime))
     contract = agent_contract(CONTRACT_NAME)
     executor = OrchestratorExecutor(contract, runtime)

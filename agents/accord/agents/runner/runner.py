@@ -29,7 +29,7 @@ from accord.agents.models import Metrics, ModelsConfig, build_router
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.conversation import Conversation, Step
 from accord.agents.refund.facts import WorkflowInput
-from accord.agents.refund.graph import build_graph
+from accord.agents.refund.graph import build_graphs
 from accord.agents.refund.node_deps import Deps
 from accord.agents.runner.events import Content, Event, Part, new_id
 from accord.agents.runner.hub import CURRENT_WORKFLOW, Hub, Sink
@@ -139,7 +139,8 @@ class Runner:
             settings=settings,
         )
         runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}", clock=self._clock)
-        runtime.register(build_graph(deps))
+        for graph in build_graphs(deps):  # every version still in flight, newest last
+            runtime.register(graph)
         try:
             await tools.start()
             await runtime.open()
