@@ -24,7 +24,8 @@ MESSAGES: Final[dict[str, dict[Language, str]]] = {
     "within_window": {
         EN: "Order {order_id} was delivered {days} days ago, within the {window_days}-day "
         "return window; up to {refundable} can be refunded.",
-        ZH: "订单 {order_id} 于 {days} 天前送达，在 {window_days} 天退货期内，最多可退 {refundable}。",
+        ZH: "订单 {order_id} 于 {days} 天前送达，在 {window_days} 天退货期内，"
+        "最多可退 {refundable}。",
     },
     "outside_window": {
         EN: "Order {order_id} was delivered {days} days ago, outside the {window_days}-day "

@@ -1,10 +1,12 @@
 """The refund workflow graph ("refund", version "2"), and version "1" for workflows in flight.
 
     intake ──┬─ "refund" ──> checks ──┬──> order  ──┐
-             │                        ├──> policy ──┼──> decide ──┬─ "refund"   ──> refund
-             │                        └──> risk   ──┘             ├─ "approval" ──> approval ─┬─ "approve" ──> refund
-             └─ default  ──> answer                               │                           └─ default   ──> rejected
-                                                                  └─ default    ──> explain
+             │                        ├──> policy ──┼──> decide ─┬─ "refund"   ──> refund
+             │                        └──> risk   ──┘            ├─ "approval" ──> approval
+             └─ default  ──> answer                              └─ default    ──> explain
+
+    approval ──┬─ "approve" ──> refund
+               └─ default   ──> rejected
 
 Version 2 lets intake end a conversation that is not a refund request (``answer``). A route
 picks one node and cannot fan out, so the refund route goes to ``checks``, which does nothing
