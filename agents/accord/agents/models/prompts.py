@@ -126,6 +126,10 @@ def read_intake(response: CompletionResponse, text: str, context: IntakeContext 
         ctx.expecting is not Expecting.APPROVAL or rules.looks_like_injection(clean)
     ):
         intent = Intent.OTHER  # approval never comes from text outside an approval step
+    if intent is Intent.QUESTION and prev is not None and prev.intent is Intent.REFUND:
+        # As the rules read it: a question in the middle of a refund does not end it; the
+        # refund's question is asked again (and the conversation ends after three).
+        intent = Intent.REFUND
     reason = answer.reason or (prev.reason if prev else None)
     evidence = answer.evidence or (prev.evidence if prev else None)
     if evidence is not None:
