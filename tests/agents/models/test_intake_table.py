@@ -104,10 +104,12 @@ async def test_the_model_backed_path_keeps_the_rules_invariants() -> None:
     # a question in the middle of a refund does not end it: its question comes again
     for found in (read_intake(weather, context), await model.understand(weather, context=context)):
         assert (found.intent, found.reason, found.order_id) == (Intent.REFUND, None, "O-1001")
-        assert found.missing and found.question
+        assert found.missing
+        assert found.question
     # the amount is the customer's words, whatever the model answers
     said = await model.understand("refund $500 of it", context=context)
-    assert said.amount is not None and said.amount.cents == 50_000
+    assert said.amount is not None
+    assert said.amount.cents == 50_000
 
 
 def test_answers_in_a_conversation() -> None:

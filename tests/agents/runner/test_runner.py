@@ -143,9 +143,9 @@ async def test_a_user_must_be_a_customer_and_run_refuses_a_running_loop(runner: 
 
 
 def test_run_raises_the_contract_error_of_a_failed_workflow(data_dir: Path) -> None:
-    with Runner(in_process=True, units=0) as runner:  # no budget for the intake model run
-        with pytest.raises(AccordError) as failed:
-            runner.run("refund O-1001, it does not fit", user="C-01", session="f")
+    # no budget for the intake model run
+    with Runner(in_process=True, units=0) as runner, pytest.raises(AccordError) as failed:
+        runner.run("refund O-1001, it does not fit", user="C-01", session="f")
     assert failed.value.code is ErrorCode.BUDGET_EXHAUSTED
 
 
