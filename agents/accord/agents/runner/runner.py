@@ -39,6 +39,7 @@ from accord.agents.runner.hub import CURRENT_WORKFLOW, Hub, Sink
 from accord.agents.runner.inprocess import SERVICES, InProcessMesh, mesh_answers
 from accord.agents.runner.observe import ObservedMetrics, ObservedPeers, tool_call_events
 from accord.agents.runner.portal import Portal, at_interpreter_exit
+from accord.agents.runner.request import Request, request_of
 from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
 from accord.agents.workflow import Clock, EventType, Runtime, WorkflowSnapshot
@@ -249,9 +250,18 @@ class Runner:
 
     # -- the API ----------------------------------------------------------------------------
     def run(
-        self, text: str = "", *, user: str, session: str, data: dict[str, Any] | None = None
+        self,
+        text: str = "",
+        *,
+        user: str | None = None,
+        session: str | None = None,
+        data: dict[str, Any] | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        new_message: Content | str | None = None,
     ) -> str:
         """The final answer's text (the decision, or the question the workflow asks).
+        ``user_id``, ``session_id``, ``new_message``: ADK's names for the same (request.py).
 
         Synchronous: the Runner keeps its own event loop thread (close it with ``with Runner()
         as runner:``). A failed workflow raises its contract :class:`AccordError`.
@@ -271,13 +281,22 @@ class Runner:
         if self._portal is None:
             self._portal = Portal()
             at_interpreter_exit(self._close_at_exit)
-        return self._portal.call(self._answer(text, user=user, session=session, data=data))
+        asked = request_of(
+            text,
+            user=user,
+            session=session,
+            data=data,
+            user_id=user_id,
+            session_id=session_id,
+            new_message=new_message,
+        )
+        return self._portal.call(self._answer(asked))
 
-    async def _answer(
-        self, text: str, *, user: str, session: str, data: dict[str, Any] | None
-    ) -> str:
+    async def _answer(self, asked: Request) -> str:
         final: Event | None = None
-        async for event in self.run_async(text, user=user, session=session, data=data):
+        async for event in self.run_async(
+            asked.text, user=asked.user, session=asked.session, data=asked.data
+        ):
             if event.is_final_response():
                 final = event
         assert final is not None  # run_async always ends with one
@@ -286,11 +305,30 @@ class Runner:
         return final.text
 
     async def run_async(
-        self, text: str = "", *, user: str, session: str, data: dict[str, Any] | None = None
+        self,
+        text: str = "",
+        *,
+        user: str | None = None,
+        session: str | None = None,
+        data: dict[str, Any] | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        new_message: Content | str | None = None,
     ) -> AsyncIterator[Event]:
         """Events as they happen: the user's message, node progress, tool and agent calls and
         their responses, model usage, and last the final response (``is_final_response()``).
-        Read it to the end (or ``aclose()`` it): the session takes one request at a time."""
+        Read it to the end (or ``aclose()`` it): the session takes one request at a time.
+        ``user_id``, ``session_id``, ``new_message``: ADK's names for the same (request.py)."""
+        asked = request_of(
+            text,
+            user=user,
+            session=session,
+            data=data,
+            user_id=user_id,
+            session_id=session_id,
+            new_message=new_message,
+        )
+        text, user, session, data = asked.text, asked.user, asked.session, asked.data
         await self.open()
         if self._loop is not asyncio.get_running_loop():
             raise AccordError(
