@@ -84,11 +84,15 @@ class Lifespan:
         if message is None:
             getting.cancel()
         if message is None or message.get("type") != wanted:
+            what = "start" if wanted.endswith("startup.complete") else "shut down"
+            cause = self._task.exception() if self._task.done() else None
+            # lifespan.*.failed carries the app's own account of it (a traceback's last line)
+            said = str((message or {}).get("message") or "").strip().splitlines()[-1:]
             raise AccordError(
                 ErrorCode.UNAVAILABLE,
-                f"the in-process service {self._name!r} did not start",
-                {"service": self._name},
-            )
+                f"the in-process service {self._name!r} did not {what}",
+                {"service": self._name, **({"cause": said[0][:300]} if said else {})},
+            ) from cause
 
 
 class _Dispatch(httpx.AsyncBaseTransport):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures.thread  # noqa: F401  (its exit hook must be registered before ours)
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
