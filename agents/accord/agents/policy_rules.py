@@ -17,6 +17,10 @@ that applies decides:
     6. requested amount above the refundable rest          -> amount_exceeds_refundable (capped)
     7. otherwise                                                         -> within_window
 
+The decision is a rule code with its parameters (``params``: the order id, days since delivery,
+the window, the amounts in cents, the status): the caller says it to its customer in their
+language. ``explanation`` is the same in English, kept for callers of contract 1.0.
+
 Amounts above the refundable rest are CAPPED, not refused: the decision is eligible, its rule
 is ``amount_exceeds_refundable`` and ``max_refund_cents`` is the refundable rest, so the caller
 refunds at most that and can tell the customer why.
@@ -87,7 +91,23 @@ class PolicyDecision(BaseModel):
     eligible: bool
     rule: PolicyRule
     max_refund_cents: int = Field(ge=0)
-    explanation: str
+    explanation: str  # English; optional in contract 1.1 (callers render ``rule`` + ``params``)
+    params: dict[str, int | str | None] = Field(default_factory=dict)
+
+
+def decision_params(request: PolicyRequest) -> dict[str, int | str | None]:
+    """The facts a rule's sentence names (all of them, whichever rule decided)."""
+    order = _facts(request)
+    return {
+        "order_id": order.order_id,
+        "status": order.status,
+        "days_since_delivery": order.days_since_delivery,
+        "window_days": RETURN_WINDOW_DAYS,
+        "total_cents": order.total_cents,
+        "refunded_cents": order.refunded_cents,
+        "refundable_cents": order.refundable_cents,
+        "requested_cents": request.requested_cents,
+    }
 
 
 class EvidenceNeeded(BaseModel):
@@ -110,6 +130,13 @@ def has_evidence(evidence: str | None) -> bool:
 
 def evaluate(request: PolicyRequest) -> PolicyDecision | EvidenceNeeded:
     """Apply the rules in the documented order (the request must carry the order facts)."""
+    outcome = _decide(request)
+    if isinstance(outcome, EvidenceNeeded):
+        return outcome
+    return outcome.model_copy(update={"params": decision_params(request)})
+
+
+def _decide(request: PolicyRequest) -> PolicyDecision | EvidenceNeeded:
     order = _facts(request)
     refundable = order.refundable_cents
     if order.status != OrderStatus.DELIVERED or order.days_since_delivery is None:

@@ -158,6 +158,8 @@ class RefundDecision(StrEnum):
     REFUNDED = "refunded"
     REJECTED = "rejected"  # an approver said no
     NOT_ELIGIBLE = "not_eligible"
+    NO_REFUND_REQUESTED = "no_refund_requested"  # not a refund request: answered and ended
+    NOT_UNDERSTOOD = "not_understood"  # asked three times without a usable answer
 
 
 @declared_by(enum_of(skill_field("orchestrator", "refund.approve", "decision")))

@@ -16,7 +16,7 @@ from accord.agents.models import Intake, Intent, Language, Missing, build_router
 from accord.agents.refund import nodes_outcome
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import answer_text, answer_value, asked_payload, refund_key
-from accord.agents.refund.graph import NODES, build_graph
+from accord.agents.refund.graph import NODES, NODES_V1, build_graph, build_graphs
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.nodes_intake import checked_order, with_given_order
 from accord.agents.refund.outputs import (
@@ -40,6 +40,21 @@ from accord.protocol.mcp.client import ToolClient
 OUTPUTS_0_1: dict[str, dict[str, Any]] = json.loads(
     (Path(__file__).parent / "outputs_0_1.json").read_text()
 )
+# Fields added since 0.1 (graph 2, issue 13), each with a default: a 0.1 output reads without
+# them and writes them at their default, and nothing else changes.
+ADDED_SINCE_0_1: dict[str, dict[str, Any]] = {
+    "intake": {"amount": None},
+    "policy": {"params": {}},
+    "decide": {"params": {}},
+}
+
+
+def _as_0_1(node: str, dumped: dict[str, Any]) -> dict[str, Any]:
+    added = ADDED_SINCE_0_1.get(node, {})
+    assert {k: dumped[k] for k in added if k in dumped} == {
+        k: v for k, v in added.items() if k in dumped
+    }, node
+    return {k: v for k, v in dumped.items() if k not in added}
 
 
 def _deps() -> Deps:
@@ -59,12 +74,28 @@ def test_the_graph_is_valid_and_shaped_as_documented() -> None:
     graph = build_graph(_deps()).validate()
     assert tuple(graph.nodes) == NODES
     assert graph.edge_predecessors("decide") == frozenset({"order", "policy", "risk"})
-    assert graph.successors("intake", None)[0] == ["order", "policy", "risk"]
+    assert graph.successors("intake", "refund") == ([], "checks")
+    assert graph.successors("intake", "answer") == ([], "answer")
+    assert graph.successors("intake", None) == ([], "answer")
+    assert graph.successors("checks", None)[0] == ["order", "policy", "risk"]
     assert graph.successors("decide", "approval")[1] == "approval"
     assert graph.successors("decide", "anything else")[1] == "explain"
     assert graph.successors("approval", "approve")[1] == "refund"
     assert graph.successors("approval", "reject")[1] == "rejected"
-    assert {n for n in graph.nodes if graph.is_sink(n)} == {"refund", "explain", "rejected"}
+    assert {n for n in graph.nodes if graph.is_sink(n)} == {
+        "refund",
+        "explain",
+        "rejected",
+        "answer",
+    }
+
+
+def test_graph_1_stays_registered_for_workflows_in_flight() -> None:
+    old, new = build_graphs(_deps())
+    old.validate()
+    assert (old.version, new.version) == ("1", "2")
+    assert tuple(old.nodes) == NODES_V1
+    assert old.successors("intake", None)[0] == ["order", "policy", "risk"]
 
 
 async def _route(**changes: dict[str, Any]) -> Route:
@@ -87,7 +118,10 @@ async def test_decide_routes_by_eligibility_and_risk() -> None:
     missing = await nodes_outcome.decide(_deps(), _ctx(OUTPUTS_0_1["not found O-9999"]))
     assert missing.label == "explain"
     assert missing.output.rule == "order_not_found"
-    assert missing.output.model_dump(mode="json") == OUTPUTS_0_1["not found O-9999"]["decide"]
+    assert (
+        _as_0_1("decide", missing.output.model_dump(mode="json"))
+        == (OUTPUTS_0_1["not found O-9999"]["decide"])
+    )
 
 
 @pytest.mark.parametrize("run", sorted(OUTPUTS_0_1))
@@ -109,7 +143,7 @@ def test_outputs_logged_by_0_1_read_back_and_dump_to_the_same_json(run: str) -> 
         read = readers.get(node, lambda: RefundResult.model_validate(output))  # noqa: B023
         model = read()
         assert model is not None
-        assert model.model_dump(mode="json") == output, node
+        assert _as_0_1(node, model.model_dump(mode="json")) == output, node
     order = upstream.order()
     assert isinstance(order, OrderFound if outputs["order"]["found"] else OrderNotFound)
     if "approval" in outputs:
@@ -121,7 +155,11 @@ async def test_decide_writes_what_0_1_wrote() -> None:
         outputs = OUTPUTS_0_1[run]
         routed = await nodes_outcome.decide(_deps(), _ctx(outputs))
         assert isinstance(routed.output, Summary)
-        assert routed.output.model_dump(mode="json") == outputs["decide"], run
+        dumped = routed.output.model_dump(mode="json")
+        params = dumped.pop("params")
+        assert dumped == outputs["decide"], run
+        # a 1.0 policy-check sent no params: the rule's sentence takes them from the order
+        assert params["order_id"] == outputs["order"]["order_id"], run
 
 
 def test_a_peer_answering_outside_its_contract_is_a_contract_violation() -> None:

@@ -143,13 +143,22 @@ async def test_a_user_must_be_a_customer_and_run_refuses_a_running_loop(runner: 
 
 
 def test_run_raises_the_contract_error_of_a_failed_workflow(data_dir: Path) -> None:
+    # no budget for the intake model run
+    with Runner(in_process=True, units=0) as runner, pytest.raises(AccordError) as failed:
+        runner.run("refund O-1001, it does not fit", user="C-01", session="f")
+    assert failed.value.code is ErrorCode.BUDGET_EXHAUSTED
+
+
+def test_the_same_question_three_times_ends_the_task_with_an_explanation(data_dir: Path) -> None:
     with Runner(in_process=True) as runner:
-        # intake asks up to four times for something it can understand, then gives up.
-        for _ in range(4):
-            runner.run("hello there", user="C-01", session="f")
-        with pytest.raises(AccordError) as failed:
-            runner.run("hello again", user="C-01", session="f")
-    assert failed.value.code is ErrorCode.INVALID_INPUT
+        asked = [runner.run("hello there", user="C-01", session="f")]
+        asked += [runner.run("hmm", user="C-01", session="f") for _ in range(2)]
+        ended = runner.run("hello again", user="C-01", session="f")
+        again = runner.run("refund O-1001, it does not fit", user="C-01", session="f")
+    assert len(set(asked)) == 1  # the offer of help, three times
+    assert "3 times" in ended
+    assert "closed this request" in ended
+    assert "59.99" in again  # the session goes on with a new workflow
 
 
 async def test_a_refused_model_run_fails_the_request_and_counts_in_the_metrics(

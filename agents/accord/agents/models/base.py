@@ -34,9 +34,18 @@ MAX_FIELD_CHARS: Final = 500
 
 
 class Intent(StrEnum):
+    """What the customer's message is. ``no_refund`` and ``question`` end the conversation
+    with an answer (the workflow does not ask for refund details nobody asked to give);
+    ``other`` (a greeting, a bare order number) is answered with an offer of help."""
+
     REFUND = "refund"
     APPROVE = "approve"  # only read while a workflow waits for an approval decision
+    NO_REFUND = "no_refund"  # "I don't want a refund, just checking O-1004"
+    QUESTION = "question"  # a question that is not a refund request ("What's the weather?")
     OTHER = "other"
+
+
+ENDS_CONVERSATION: Final = frozenset({Intent.NO_REFUND, Intent.QUESTION})
 
 
 class Language(StrEnum):
@@ -60,6 +69,16 @@ class Expecting(StrEnum):
     APPROVAL = "approval"
 
 
+class RequestedAmount(BaseModel):
+    """An amount the customer named: ``cents`` ("$10", "退 10 块") or ``percent`` of what is
+    refundable ("refund half": 50). Recognised and carried, not yet decided on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cents: Annotated[int, Field(ge=1, le=100_000_000)] | None = None
+    percent: Annotated[int, Field(ge=1, le=100)] | None = None
+
+
 class Intake(BaseModel):
     """What the customer's message says, as the workflow needs it."""
 
@@ -72,6 +91,7 @@ class Intake(BaseModel):
     language: Language
     missing: list[Missing] = Field(default_factory=list)
     question: Annotated[str, Field(max_length=MAX_FIELD_CHARS)] | None = None
+    amount: RequestedAmount | None = None
 
 
 class IntakeContext(BaseModel):
@@ -94,6 +114,12 @@ class Outcome(StrEnum):
     DENIED = "denied"  # the policy says no
     NEED_INFO = "need_info"
     FAILED = "failed"  # the work could not be done (see ``error``)
+    NOT_FOUND = "not_found"  # no such order on the customer's account
+    NO_REFUND = "no_refund"  # not a refund request: answered (an order's status) and ended
+    NOT_UNDERSTOOD = "not_understood"  # asked the same question too often without an answer
+
+
+FactValue = int | Annotated[str, Field(max_length=64)] | None
 
 
 class DecisionFacts(BaseModel):
@@ -111,6 +137,10 @@ class DecisionFacts(BaseModel):
     detail: Annotated[str, Field(max_length=300)] | None = None  # deciding service's short note
     missing: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=8)
     error: ErrorCode | None = None
+    # Facts for the outcome's sentence (an order's status and dates, a question's topic).
+    params: dict[Annotated[str, Field(max_length=32)], FactValue] = Field(
+        default_factory=dict, max_length=12
+    )
 
 
 # -- the lower level: chat completion with an optional JSON-schema'd output ---------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Final, TypeVar
 
 from accord.agents.models.base import (
@@ -23,6 +24,7 @@ from accord.agents.models.base import (
     Intent,
     Language,
     Missing,
+    RequestedAmount,
 )
 from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
@@ -181,6 +183,69 @@ _HAN: Final = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN: Final = re.compile(r"[A-Za-z]")
 
 
+# "I don't want a refund", "我不是要退款": the customer says what this is NOT. A refund word
+# right after a refusal of it; a bare "not" before something else ("a refund, not a
+# replacement") or a complaint ("I didn't get my refund") is not one.
+_NO_REFUND: Final = re.compile(
+    r"\b(?:don't|do not|doesn't|does not|am not|i'm not|not|no longer|never)\s+"
+    r"(?:really\s+|actually\s+)?(?:want|need|asking for|ask for|requesting|request|looking for"
+    r"|after|seeking|trying to get)\s+(?:a\s+|any\s+|the\s+|to\s+|my\s+)?"
+    r"(?:refund|return|money back)"
+    r"|\bnot (?:about )?a refund\b|\bno refunds? (?:needed|necessary|please|wanted)\b"
+    r"|\bnever ?mind\b|\bforget (?:about )?(?:it|the refund)\b|\bcancel (?:the|my) refund"
+    r"|(?:不是|并不是|并非)(?:要|想|想要|需要|打算|申请)?(?:退款|退货|退钱)"
+    r"|不(?:要|想|想要|需要|打算|申请)(?:退款|退货|退钱|退了)"
+    r"|(?:不用|无需|不必)(?:退款|退货|退钱|退了)|不退了|不退款了|算了|不用了"
+)
+# A question: a question mark at the end, a question word first, or words that ask to look
+# something up. Only read when the message asks for no refund (a refund word wins).
+_QUESTION: Final = re.compile(
+    r"[?？]\s*$|^(?:what|where|when|how|why|who|which|is|are|was|can|could|do|does|did|will"
+    r"|would)\b|\b(?:just checking|just asking|wondering|check on|checking on|track(?:ing)?"
+    r"|status of|where is|shipping|shipment|delivery status)\b"
+    r"|吗\s*$|呢\s*$|请问|想问|问一下|问问|查一下|查询|物流|快递|到哪|什么时候|几时|怎么样|天气"
+)
+
+# -- amounts ----------------------------------------------------------------------------------
+
+_MONEY: Final = r"([0-9]{1,7}(?:\.[0-9]{1,2})?)"
+_AMOUNT_CENTS: Final = re.compile(
+    rf"(?:\$|\busd ?|[￥¥])\s?{_MONEY}(?![0-9])"
+    rf"|(?<![0-9.-]){_MONEY}\s?(?:dollars?\b|bucks\b|usd\b|块钱|块|元|美元|美金|刀)"
+)
+_AMOUNT_PERCENT: Final = re.compile(r"(?<![0-9.])([0-9]{1,3})\s?%|百分之([0-9]{1,3})")
+_HALF: Final = re.compile(r"\bhalf\b|一半|半价")
+# "退 10" with no unit: a number right after a refund verb is an amount of money.
+_ZH_REFUND_NUMBER: Final = re.compile(rf"退(?:款|钱|给我)?\s?{_MONEY}(?![0-9])")
+
+
+def find_amount(folded: str) -> RequestedAmount | None:
+    """The amount the customer names, if any: money ("$10", "退 10 块") or a share ("half")."""
+    money = _AMOUNT_CENTS.search(folded) or _ZH_REFUND_NUMBER.search(folded)
+    if money:
+        value = next(g for g in money.groups() if g is not None)
+        cents = int(Decimal(value) * 100)
+        if cents >= 1:
+            return RequestedAmount(cents=cents)
+    share = _AMOUNT_PERCENT.search(folded)
+    if share:
+        percent = int(next(g for g in share.groups() if g is not None))
+        if 1 <= percent <= 100:
+            return RequestedAmount(percent=percent)
+    if _HALF.search(folded):
+        return RequestedAmount(percent=50)
+    return None
+
+
+def declines_refund(folded: str) -> bool:
+    """The customer says they do not want a refund (or to drop the one they started)."""
+    return bool(_NO_REFUND.search(folded))
+
+
+def asks_question(folded: str) -> bool:
+    return bool(_QUESTION.search(folded))
+
+
 def find_evidence(text: str) -> str | None:
     """A photo or video reference ("photo: IMG_1234.jpg", a URL) is evidence."""
     refs = _distinct(m.group(0) for m in _PHOTO.finditer(text))
@@ -253,6 +318,9 @@ def read_intake(text: str, context: IntakeContext | None = None) -> Intake:
     orders = find_order_ids(clean)
     reasons = find_reasons(folded)
     evidence = find_evidence(clean)
+    amount = find_amount(folded)
+    declined = declines_refund(folded)
+    asks = asks_question(folded)
     language = (
         detect_language(clean) or ctx.language or (prev.language if prev else None) or Language.EN
     )
@@ -260,20 +328,22 @@ def read_intake(text: str, context: IntakeContext | None = None) -> Intake:
     if ctx.expecting is Expecting.EVIDENCE and evidence is None and clean and not orders:
         evidence = clean[:MAX_FIELD_CHARS]  # a description given when asked for evidence
     reason = reasons[0] if reasons else (prev.reason if prev else None)
-    if reason is None and ctx.expecting is Expecting.REASON and clean and not orders:
+    if (
+        reason is None
+        and ctx.expecting is Expecting.REASON
+        and clean
+        and not orders
+        and not asks
+        and not declined
+    ):
         reason = RefundReason.OTHER  # they answered the question; we just cannot classify it
 
-    if ctx.expecting is Expecting.APPROVAL and _is_approval(folded):
-        intent = Intent.APPROVE
-    elif _REFUND.search(folded) or reasons or (prev is not None and prev.intent is Intent.REFUND):
-        intent = Intent.REFUND
-    else:
-        intent = Intent.OTHER
-
+    intent = _intent(ctx, prev, folded, reasons, amount, declined=declined, asks=asks)
     order_id = orders[0] if len(orders) == 1 else None
     if not orders and prev is not None:
         order_id = prev.order_id
     evidence = evidence or (prev.evidence if prev else None)
+    amount = amount or (prev.amount if prev else None)
     missing = missing_of(intent, order_id, reason)
     question: str | None = None
     if missing:
@@ -288,7 +358,33 @@ def read_intake(text: str, context: IntakeContext | None = None) -> Intake:
         language=language,
         missing=missing,
         question=question,
+        amount=amount,
     )
+
+
+def _intent(
+    ctx: IntakeContext,
+    prev: Intake | None,
+    folded: str,
+    reasons: list[RefundReason],
+    amount: RequestedAmount | None,
+    *,
+    declined: bool,
+    asks: bool,
+) -> Intent:
+    """In this order: an approval (only when one is awaited), a refusal of a refund, a refund
+    (its words, a reason, an amount, or the conversation so far), a question, anything else."""
+    if ctx.expecting is Expecting.APPROVAL:  # a decision is awaited: it is one, or nothing
+        return Intent.APPROVE if _is_approval(folded) else Intent.OTHER
+    if declined:
+        return Intent.NO_REFUND
+    if _REFUND.search(folded) or reasons or amount is not None:
+        return Intent.REFUND
+    if prev is not None and prev.intent is Intent.REFUND:
+        return Intent.REFUND  # an answer to its question (asked again if it is not one)
+    if asks:
+        return Intent.QUESTION
+    return Intent.OTHER
 
 
 def _is_approval(folded: str) -> bool:

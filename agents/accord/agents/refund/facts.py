@@ -7,7 +7,9 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field
 
 REFUND_KEY_PREFIX: Final = "refund:"
-MAX_QUESTIONS: Final = 4  # intake asks at most this many times before giving up
+# intake asks the same question (the order number, the reason, its offer of help) at most this
+# many times; with no usable answer by then the task ends with an explanation (not_understood).
+MAX_ASKS: Final = 3
 
 
 class WorkflowInput(BaseModel):

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 from typing import Any, Final, TypeVar
 
+from accord.agents.models.messages import say
 from accord.agents.refund.facts import WorkflowInput, answer_text, asked_payload
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import (
@@ -119,7 +120,9 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
         ctx.interrupt(
             WaitingReason.INPUT,
             {
-                "question": view.question or "policy-check needs more information",
+                # policy-check waits only for evidence (its contract); the question is said in
+                # the customer's language, not in policy-check's English.
+                "question": say("evidence_needed", asked.language),
                 CHILD_KEY: view.task_id,
                 "child_context_id": view.context_id,
                 "expecting": "evidence",

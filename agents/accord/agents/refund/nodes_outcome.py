@@ -4,6 +4,9 @@ Each end returns the orchestrator skill's output (refund.request, `RefundResult`
 order, rule, amount, reasons, receipt, approver, and an explanation in the customer's
 language.
 
+Every sentence is rendered in that language from the checks' codes (models/messages.py):
+policy-check's English ``explanation`` is never shown to the customer.
+
 The receipt rule: a receipt the ledger already holds under the refund's key (found by
 ``refunds.get``, or replayed by ``refunds.issue``) must be this refund (amount, currency, order,
 customer, key). Otherwise the workflow stops with IDEMPOTENCY_CONFLICT, the customer is told
@@ -20,12 +23,14 @@ from types import MappingProxyType
 from typing import Final, Literal, NoReturn
 
 from accord.agents.models import DecisionFacts, Language, Outcome
+from accord.agents.models.messages import risk_sentence, rule_sentence, say
 from accord.agents.refund.attention import Attention, log_attention
 from accord.agents.refund.facts import WorkflowInput, refund_key
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import (
     ApprovalDecision,
     NotFound,
+    OrderFound,
     PolicyVerdict,
     Receipt,
     RefundResult,
@@ -79,6 +84,7 @@ async def decide(deps: Deps, ctx: NodeContext) -> Route:
         risk=scored.risk if scored else None,
         score=scored.score if scored else None,
         signals=list(scored.signals) if scored else [],
+        params=_rule_params(verdict, order),
     )
     if isinstance(order, NotFound) or verdict is None or scored is None:
         not_found = summary.model_copy(update={"rule": ORDER_NOT_FOUND, "amount_cents": 0})
@@ -119,7 +125,7 @@ async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
         {"idempotency_key": key, "customer_id": inp.customer_id},
         traceparent=inp.traceparent,
     )
-    reasons = _reasons(summary, approved)
+    reasons = _reasons(summary, approved, asked.language)
     if found.get("found") and isinstance(found.get("receipt"), dict):
         receipt = from_peer(Receipt, found["receipt"], "refunds.get")
         await _must_match(deps, ctx, inp, summary, asked, key, receipt)
@@ -233,16 +239,18 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
     inp = WorkflowInput.model_validate(ctx.input)
     upstream = Upstream(ctx.outputs)
     summary, asked = upstream.decide(), upstream.intake()
+    lang = asked.language
     if summary.rule == ORDER_NOT_FOUND:
-        detail = f"no order {summary.order_id} was found for your account"
-        reasons = [detail]
+        outcome, detail = Outcome.NOT_FOUND, ""
+        reasons = [say(ORDER_NOT_FOUND, lang, order_id=summary.order_id)]
     else:
-        detail = summary.policy or summary.rule or ""
-        reasons = _reasons(summary, None)
+        outcome = Outcome.DENIED
+        detail = rule_sentence(summary.rule or "", summary.params, summary.currency, lang)
+        reasons = _reasons(summary, None, lang)
     explanation = await deps.model(inp).explain(
         DecisionFacts(
-            outcome=Outcome.DENIED,
-            language=asked.language,
+            outcome=outcome,
+            language=lang,
             order_id=summary.order_id,
             rule=summary.rule,
             detail=detail[:MAX_DETAIL] or None,
@@ -268,24 +276,42 @@ async def rejected(deps: Deps, ctx: NodeContext) -> RefundResult:
     return _final(
         REJECTED,
         summary,
-        _reasons(summary, decided),
+        _reasons(summary, decided, asked.language),
         explanation,
         amount=0,
         approver=decided.approver if decided else None,
     )
 
 
-def _reasons(summary: Summary, approved: ApprovalDecision | None) -> list[str]:
+def _reasons(summary: Summary, approved: ApprovalDecision | None, language: Language) -> list[str]:
+    """What decided it, in the customer's language (the approver's note as written)."""
     reasons: list[str] = []
-    if summary.policy:
-        reasons.append(f"policy ({summary.rule}): {summary.policy}")
+    if summary.rule:
+        reasons.append(rule_sentence(summary.rule, summary.params, summary.currency, language))
     if summary.risk:
-        signals = ", ".join(summary.signals) or "no risk signals"
-        reasons.append(f"risk {summary.risk} (score {summary.score}): {signals}")
+        reasons.append(risk_sentence(summary.risk, summary.score, summary.signals, language))
     if approved is not None:
-        note = f": {approved.note}" if approved.note else ""
-        reasons.append(f"{approved.decision} by approver {approved.approver}{note}")
+        decided = say(f"decision.{approved.decision}", language)
+        line = say("approver_decided", language, decision=decided, approver=approved.approver)
+        reasons.append(f"{line} {approved.note}".strip() if approved.note else line)
     return reasons
+
+
+def _rule_params(
+    verdict: PolicyVerdict | None, order: OrderFound | NotFound
+) -> dict[str, int | str | None]:
+    """policy-check's parameters; from a 1.0 policy-check (none sent), the order's facts."""
+    if verdict is None or verdict.params:
+        return dict(verdict.params) if verdict else {}
+    if not isinstance(order, OrderFound):
+        return {}
+    return {
+        "order_id": order.order_id,
+        "status": order.status,
+        "days_since_delivery": order.days_since_delivery,
+        "refunded_cents": order.refunded_cents,
+        "refundable_cents": order.refundable_cents,
+    }
 
 
 def _final(

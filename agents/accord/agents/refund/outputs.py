@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from accord.agents.models import Language
+from accord.agents.models import Language, RequestedAmount
 from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.validation import first_broken
@@ -32,13 +32,26 @@ class _Output(BaseModel):
 
 # -- intake ---------------------------------------------------------------------------------
 class Understood(_Output):
-    """intake: the refund request, complete (intake asks until it is)."""
+    """intake (label "refund"): the refund request, complete (intake asks until it is)."""
 
     order_id: str
     reason: RefundReason | None
     evidence: str | None
     language: Language
     customer_id: str
+    amount: RequestedAmount | None = None  # what the customer named, carried as said
+
+
+class Inquiry(_Output):
+    """intake (label "answer", graph 2): not a refund request, or no usable answer to the
+    same question asked three times; ``answer`` replies and ends the task."""
+
+    kind: Literal["no_refund", "question", "not_understood"]
+    order_id: str | None
+    language: Language
+    customer_id: str
+    expecting: str | None = None  # not_understood: what was asked (None: the offer of help)
+    asked: int = 0
 
 
 # -- the three checks -----------------------------------------------------------------------
@@ -93,7 +106,8 @@ class PolicyVerdict(_Output):
     eligible: bool
     rule: str
     max_refund_cents: int
-    explanation: str
+    explanation: str | None = None  # English, deprecated in policy-check 1.1; never shown
+    params: dict[str, int | str | None] = Field(default_factory=dict)  # 1.1; {} from 1.0
     child_task_id: str
 
 
@@ -120,10 +134,11 @@ class Summary(_Output):
     currency: str | None
     rule: str | None
     amount_cents: int
-    policy: str | None  # policy-check's explanation
+    policy: str | None  # policy-check's explanation (English; for the approver, not the customer)
     risk: str | None
     score: float | None
     signals: list[str]
+    params: dict[str, int | str | None] = Field(default_factory=dict)  # the rule's parameters
 
 
 class ApprovalDecision(_Output):
@@ -175,7 +190,9 @@ def receipt_mismatches(
 class RefundResult(_Output):
     """refund, explain, rejected: the orchestrator skill's output (refund.request)."""
 
-    decision: Literal["refunded", "rejected", "not_eligible"]
+    decision: Literal[
+        "refunded", "rejected", "not_eligible", "no_refund_requested", "not_understood"
+    ]
     order_id: str | None
     rule: str | None
     amount_cents: int
@@ -199,6 +216,9 @@ class Upstream:
 
     def intake(self) -> Understood:
         return Understood.model_validate(self._outputs["intake"])
+
+    def inquiry(self) -> Inquiry:
+        return Inquiry.model_validate(self._outputs["intake"])
 
     def order(self) -> OrderFound | OrderNotFound:
         return _ORDER.validate_python(self._outputs["order"])

@@ -25,7 +25,7 @@ from accord.agents.refund.approvals import (
 from accord.agents.refund.attention import attention_board
 from accord.agents.refund.config import SERVICE_NAME, RefundSettings
 from accord.agents.refund.executor import OrchestratorExecutor
-from accord.agents.refund.graph import build_graph
+from accord.agents.refund.graph import build_graphs
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.stats_route import STATS_PATH, stats_handler
@@ -72,7 +72,8 @@ def build_app(options: ServeOptions) -> Any:
         lease_ttl_s=settings.lease_ttl_s,
         retention_s=current().task_retention_s,
     )
-    runtime.register(build_graph(deps))
+    for graph in build_graphs(deps):  # every version still in flight, newest last
+        runtime.register(graph)
     runtime.register(build_approval_graph(runtime))
     deps.attention = attention_board(runtime)  # a stopped refund is told to the approvers
     contract = agent_contract(CONTRACT_NAME)

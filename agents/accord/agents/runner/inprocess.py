@@ -32,6 +32,21 @@ from accord.protocol.service import ServiceSpec, discover_services
 from accord.protocol.settings import ServeOptions, service_url
 
 SERVICES: Final = ("commerce", "payments", "policy", "risk")
+PROBE_TIMEOUT_S: Final = 1.0  # loopback health answers in milliseconds; a dead port at once
+
+
+async def mesh_answers(names: tuple[str, ...] = SERVICES) -> bool:
+    """Every service in ``names`` answers ``GET /healthz`` at its configured URL."""
+    async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as client:
+
+        async def alive(name: str) -> bool:
+            try:
+                response = await client.get(f"{service_url(name).rstrip('/')}/healthz")
+            except httpx.HTTPError:
+                return False
+            return response.status_code == 200
+
+        return all(await asyncio.gather(*(alive(n) for n in names)))
 
 
 class Lifespan:
@@ -69,11 +84,15 @@ class Lifespan:
         if message is None:
             getting.cancel()
         if message is None or message.get("type") != wanted:
+            what = "start" if wanted.endswith("startup.complete") else "shut down"
+            cause = self._task.exception() if self._task.done() else None
+            # lifespan.*.failed carries the app's own account of it (a traceback's last line)
+            said = str((message or {}).get("message") or "").strip().splitlines()[-1:]
             raise AccordError(
                 ErrorCode.UNAVAILABLE,
-                f"the in-process service {self._name!r} did not start",
-                {"service": self._name},
-            )
+                f"the in-process service {self._name!r} did not {what}",
+                {"service": self._name, **({"cause": said[0][:300]} if said else {})},
+            ) from cause
 
 
 class _Dispatch(httpx.AsyncBaseTransport):

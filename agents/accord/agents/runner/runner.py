@@ -2,12 +2,13 @@
 
 ::
 
-    runner = Runner(in_process=True)               # or: tools/agents reached as configured
-    answer = runner.run("O-1001 耳机坏了，想退款", user="C-01", session="s-1")
+    answer = Runner("refund").run("O-1001 耳机坏了，想退款", user="C-01", session="s-1")
 
-    async with Runner() as runner:
+    async with Runner() as runner:                 # the mesh if it runs, else in process
         async for event in runner.run_async("refund O-1001", user="C-01", session="s-1"):
             print(event.author, event.text, event.get_function_calls())
+        session = await runner.session_service.get_session(
+            app_name="refund", user_id="C-01", session_id="s-1")
 
 One request is one run of the durable refund workflow (the orchestrator's graph and nodes, the
 same event log): a session is one conversation, and a workflow waiting for the customer is
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -29,13 +31,15 @@ from accord.agents.models import Metrics, ModelsConfig, build_router
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.conversation import Conversation, Step
 from accord.agents.refund.facts import WorkflowInput
-from accord.agents.refund.graph import build_graph
+from accord.agents.refund.graph import build_graphs
 from accord.agents.refund.node_deps import Deps
 from accord.agents.runner.events import Content, Event, Part, new_id
+from accord.agents.runner.history import Session, SessionService
 from accord.agents.runner.hub import CURRENT_WORKFLOW, Hub, Sink
-from accord.agents.runner.inprocess import InProcessMesh
+from accord.agents.runner.inprocess import SERVICES, InProcessMesh, mesh_answers
 from accord.agents.runner.observe import ObservedMetrics, ObservedPeers, tool_call_events
-from accord.agents.runner.portal import Portal
+from accord.agents.runner.portal import Portal, at_interpreter_exit
+from accord.agents.runner.request import Request, request_of
 from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
 from accord.agents.workflow import Clock, EventType, Runtime, WorkflowSnapshot
@@ -56,6 +60,7 @@ USER: Final = "user"
 ENDED: Final = (EventType.NODE_OUTPUT, EventType.NODE_FAILED, EventType.INTERRUPTED)
 
 ToolsSource = str | Path | ToolsConfig | Sequence[ServerSpec] | None
+log = logging.getLogger(__name__)
 
 
 class Runner:
@@ -65,7 +70,9 @@ class Runner:
     data directory). ``tools``: a tools config path, a loaded config or server specs (default:
     ``ACCORD_TOOLS_CONFIG`` or the shipped file). ``agents``: URLs of ``policy`` and ``risk``
     (default: ``service_url``). ``in_process``: serve policy-check, risk-check and both tool
-    servers inside this process instead (see inprocess.py).
+    servers inside this process instead (see inprocess.py). Left as None, it is decided at
+    open: given ``tools`` or ``agents`` mean the mesh; otherwise the mesh if its four
+    services answer ``/healthz`` at their configured URLs (``accord up``), else in process.
     """
 
     def __init__(
@@ -76,7 +83,7 @@ class Runner:
         tools: ToolsSource = None,
         agents: Mapping[str, str] | None = None,
         models: ModelsConfig | None = None,
-        in_process: bool = False,
+        in_process: bool | None = None,
         units: int = DEFAULT_UNITS,
         deadline_s: float = DEFAULT_DEADLINE_S,
         approval_timeout_s: float | None = None,
@@ -112,6 +119,8 @@ class Runner:
 
     async def _open(self) -> None:
         transport = None
+        if self._in_process is None:
+            self._in_process = await self._choose_in_process()
         if self._in_process:
             self._mesh = InProcessMesh()
             await self._mesh.__aenter__()
@@ -139,7 +148,8 @@ class Runner:
             settings=settings,
         )
         runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}", clock=self._clock)
-        runtime.register(build_graph(deps))
+        for graph in build_graphs(deps):  # every version still in flight, newest last
+            runtime.register(graph)
         try:
             await tools.start()
             await runtime.open()
@@ -150,6 +160,41 @@ class Runner:
         self._conversation = Conversation(runtime)
         self._sessions = Sessions(runtime.log)
         self._loop = asyncio.get_running_loop()
+
+    async def _choose_in_process(self) -> bool:
+        """Explicit peers mean the mesh; otherwise the mesh only if it is there."""
+        if self._tools_source is not None or self._agents:
+            return False
+        running = await mesh_answers(SERVICES)
+        if not running:
+            log.info("no mesh answers at the configured URLs: serving it in this process")
+        return not running
+
+    @property
+    def in_process(self) -> bool | None:
+        """Whether the services run inside this process (None until opened, if not given)."""
+        return self._in_process
+
+    @property
+    def session_service(self) -> SessionService:
+        """The sessions of this Runner's log: ``get_session``, ``list_sessions`` (ADK's
+        names). Open the Runner first (``async with``)."""
+        runtime, sessions = self._runtime, self._sessions
+        if runtime is None or sessions is None:
+            raise AccordError(ErrorCode.INVALID_INPUT, "open the Runner first (async with)")
+        return SessionService(runtime, sessions)
+
+    async def get_session(self, *, user: str, session: str) -> Session | None:
+        """A session of this Runner's app, with its events and state (None: none yet)."""
+        await self.open()
+        return await self.session_service.get_session(
+            app_name=self.app_name, user_id=user, session_id=session
+        )
+
+    async def list_sessions(self, *, user: str) -> list[Session]:
+        """The user's sessions of this Runner's app (state, no events), newest first."""
+        await self.open()
+        return await self.session_service.list_sessions(app_name=self.app_name, user_id=user)
 
     def _tool_client(self) -> ToolClient:
         source = self._tools_source
@@ -189,16 +234,34 @@ class Runner:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._close_at_exit()
+
+    def _close_at_exit(self) -> None:
+        """Close on the Runner's own loop, then stop it (a no-op once done). Hooked to the
+        interpreter's exit when ``run()`` makes the loop (portal.at_interpreter_exit), so
+        that ``Runner().run(...)`` without ``with`` still closes its tool sessions and
+        in-process services before the interpreter destroys their tasks."""
         portal, self._portal = self._portal, None
         if portal is not None:
-            portal.call(self.close())
-            portal.stop()
+            try:
+                portal.call(self.close())
+            finally:
+                portal.stop()
 
     # -- the API ----------------------------------------------------------------------------
     def run(
-        self, text: str = "", *, user: str, session: str, data: dict[str, Any] | None = None
+        self,
+        text: str = "",
+        *,
+        user: str | None = None,
+        session: str | None = None,
+        data: dict[str, Any] | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        new_message: Content | str | None = None,
     ) -> str:
         """The final answer's text (the decision, or the question the workflow asks).
+        ``user_id``, ``session_id``, ``new_message``: ADK's names for the same (request.py).
 
         Synchronous: the Runner keeps its own event loop thread (close it with ``with Runner()
         as runner:``). A failed workflow raises its contract :class:`AccordError`.
@@ -217,13 +280,23 @@ class Runner:
             )
         if self._portal is None:
             self._portal = Portal()
-        return self._portal.call(self._answer(text, user=user, session=session, data=data))
+            at_interpreter_exit(self._close_at_exit)
+        asked = request_of(
+            text,
+            user=user,
+            session=session,
+            data=data,
+            user_id=user_id,
+            session_id=session_id,
+            new_message=new_message,
+        )
+        return self._portal.call(self._answer(asked))
 
-    async def _answer(
-        self, text: str, *, user: str, session: str, data: dict[str, Any] | None
-    ) -> str:
+    async def _answer(self, asked: Request) -> str:
         final: Event | None = None
-        async for event in self.run_async(text, user=user, session=session, data=data):
+        async for event in self.run_async(
+            asked.text, user=asked.user, session=asked.session, data=asked.data
+        ):
             if event.is_final_response():
                 final = event
         assert final is not None  # run_async always ends with one
@@ -232,11 +305,30 @@ class Runner:
         return final.text
 
     async def run_async(
-        self, text: str = "", *, user: str, session: str, data: dict[str, Any] | None = None
+        self,
+        text: str = "",
+        *,
+        user: str | None = None,
+        session: str | None = None,
+        data: dict[str, Any] | None = None,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        new_message: Content | str | None = None,
     ) -> AsyncIterator[Event]:
         """Events as they happen: the user's message, node progress, tool and agent calls and
         their responses, model usage, and last the final response (``is_final_response()``).
-        Read it to the end (or ``aclose()`` it): the session takes one request at a time."""
+        Read it to the end (or ``aclose()`` it): the session takes one request at a time.
+        ``user_id``, ``session_id``, ``new_message``: ADK's names for the same (request.py)."""
+        asked = request_of(
+            text,
+            user=user,
+            session=session,
+            data=data,
+            user_id=user_id,
+            session_id=session_id,
+            new_message=new_message,
+        )
+        text, user, session, data = asked.text, asked.user, asked.session, asked.data
         await self.open()
         if self._loop is not asyncio.get_running_loop():
             raise AccordError(

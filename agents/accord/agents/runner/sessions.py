@@ -46,6 +46,11 @@ class SessionKey:
     def workflow_id(self, turn: int) -> str:
         return f"{PREFIX}-{self.digest}-{turn}"
 
+    def owns(self, workflow_id: str) -> bool:
+        """``workflow_id`` is one of this session's turns."""
+        stem, _, turn = workflow_id.rpartition("-")
+        return stem == f"{PREFIX}-{self.digest}" and turn.isdigit()
+
 
 class Sessions:
     """The current turn of each session, and one lock per session (one request at a time)."""
