@@ -150,6 +150,17 @@ class AccordSettings(BaseSettings):
             "auth", "unset: loopback names on a loopback bind, no check on other binds"
         ),
     )
+    authorization_servers: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "MCP servers: comma-separated URLs of the authorization servers (token issuers) "
+            "named in `/.well-known/oauth-protected-resource` (RFC 9728), where an MCP client "
+            "learns who issues tokens for it."
+        ),
+        json_schema_extra=_in(
+            "auth", "unset: the tool server's own origin (development tokens: `accord token`)"
+        ),
+    )
 
     # -- client ----------------------------------------------------------------------------
     token: SecretStr | None = Field(
@@ -281,7 +292,7 @@ class AccordSettings(BaseSettings):
     def _no_trailing_slash(cls, value: str) -> str:
         return value.rstrip("/")
 
-    @field_validator("allowed_hosts", mode="before")
+    @field_validator("allowed_hosts", "authorization_servers", mode="before")
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):

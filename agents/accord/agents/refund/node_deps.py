@@ -11,6 +11,8 @@ from accord.agents.models import CacheScope, RoutedModel, Router, UnitBudget
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
+from accord.contracts.envelope import Tenant
+from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.mcp.client import ToolClient
 
 
@@ -23,6 +25,14 @@ class Deps:
     # Concurrent orders.lookup calls of one workflow share one call (the three checks start
     # together); an entry lives only while its call is in flight.
     lookups: dict[tuple[str, str], asyncio.Task[dict[str, Any]]] = field(default_factory=dict)
+
+    @staticmethod
+    def acting_for(inp: WorkflowInput, approved_by: str | None = None) -> ToolDelegation:
+        """The delegation of this workflow's tool calls: the customer's tenant (from the
+        verified principal of the request), and the approver of an approved refund (from the
+        approver's verified principal, recorded by the approval); never from a model."""
+        tenant = Tenant(app=inp.app, user=inp.customer_id, session=inp.session)
+        return ToolDelegation(tenant=tenant, approved_by=approved_by)
 
     def model(self, inp: WorkflowInput) -> RoutedModel:
         """The model bound to this workflow's budget and the customer's cache scope. The
