@@ -367,8 +367,9 @@ async def write_refuses_principal(ctx: MCPContext) -> None:
     roles = claims.get("roles") or []
     scopes = str(claims.get("scope") or "").split()
     probed = 0
+    writes = _with_access(ctx, writes_only=True)  # Skipped here, never inside the session
     async with mcp_session(ctx.endpoint, ctx.options, credential=other) as session:
-        for name, contract in _with_access(ctx, writes_only=True).items():
+        for name, contract in writes.items():
             args = ctx.args(ctx.probe(name).valid)
             assert contract.access is not None
             if args is None or contract.access.rule_for(
