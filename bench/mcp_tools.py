@@ -30,6 +30,10 @@ from typing import Any
 
 import httpx
 
+from accord.contracts.envelope import Tenant
+from accord.contracts.tool_access import ToolDelegation
+from accord.protocol.auth import mint_token
+
 ROOT = Path(__file__).resolve().parent.parent
 ECHO = "bench.echo"
 
@@ -101,11 +105,26 @@ def process(args: list[str], env: dict[str, str]) -> Iterator[int]:
 
 
 # -- the load client ---------------------------------------------------------------------------
-class Conn:
-    """One keep-alive HTTP/1.1 connection posting JSON-RPC to /mcp."""
+GRANTS = ("orders.lookup", "refunds.issue")
 
-    def __init__(self, port: int) -> None:
+
+def acting_for(args: dict[str, Any]) -> dict[str, Any]:
+    """The call's ``_meta``: the delegation of the customer its arguments name (a service's
+    calls say for whom they are made); none for the echo tool, whose contract has no access."""
+    customer = args.get("customer_id")
+    if not isinstance(customer, str):
+        return {}
+    tenant = Tenant(app="accord", user=customer, session="bench")
+    return ToolDelegation(tenant=tenant).to_meta()
+
+
+class Conn:
+    """One keep-alive HTTP/1.1 connection posting JSON-RPC to /mcp, with a bearer token (tool
+    servers refuse calls without a verified principal)."""
+
+    def __init__(self, port: int, token: str) -> None:
         self.port = port
+        self.token = token
         self.reader: asyncio.StreamReader
         self.writer: asyncio.StreamWriter
 
@@ -116,6 +135,7 @@ class Conn:
         head = (
             f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
             "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+            f"Authorization: Bearer {self.token}\r\n"
             f"Mcp-Protocol-Version: 2025-11-25\r\nContent-Length: {len(body)}\r\n\r\n"
         )
         self.writer.write(head.encode() + body)
@@ -154,6 +174,7 @@ class Stats:
 
 async def measure(
     port: int,
+    token: str,
     make_args: Callable[[int], tuple[str, dict[str, Any]]],
     seconds: float,
     concurrency: int,
@@ -163,7 +184,7 @@ async def measure(
     """Drive one server with ``concurrency`` keep-alive connections for ``seconds``."""
 
     async def worker(stop_at: float) -> None:
-        conn = Conn(port)
+        conn = Conn(port, token)
         await conn.open()
         try:
             while time.perf_counter() < stop_at:
@@ -174,7 +195,7 @@ async def measure(
                         "jsonrpc": "2.0",
                         "id": n,
                         "method": "tools/call",
-                        "params": {"name": name, "arguments": args},
+                        "params": {"name": name, "arguments": args, "_meta": acting_for(args)},
                     }
                 ).encode()
                 t0 = time.perf_counter()
@@ -206,6 +227,8 @@ def main() -> None:
     data = tempfile.mkdtemp(prefix="accord-bench-mcp-")
     env = {k: v for k, v in os.environ.items() if k not in ("ACCORD_DATABASE_URL", "ACCORD_FAULTS")}
     env["ACCORD_DATA_DIR"] = data
+    env["ACCORD_JWT_SECRET"] = secret = os.urandom(32).hex()  # this run's servers and token
+    token = mint_token("svc:bench", ["service"], secret=secret, scopes=GRANTS)
     serve = ["-m", "accord.agents.cli.main", "serve"]
     run = "bench-" + os.urandom(3).hex()
 
@@ -240,11 +263,12 @@ def main() -> None:
 
         async def drive() -> None:
             for label, _, make in plan:  # warm-up, not recorded
-                await measure(ports[label], make, 0.3, opts.concurrency, counter, None)
+                await measure(ports[label], token, make, 0.3, opts.concurrency, counter, None)
             for _ in range(rounds):
                 for label, _, make in plan:
                     await measure(
                         ports[label],
+                        token,
                         make,
                         opts.seconds / rounds,
                         opts.concurrency,

@@ -25,6 +25,8 @@ WIRE_VALUES = {
     "SPENT_META_KEY": "dev.accord/spent",
     "SKILL_TASK_META_KEY": "dev.accord/skill",
     "MCP_ERROR_META_KEY": "dev.accord/error",
+    "TOOL_DELEGATION_META_KEY": "dev.accord/delegation",
+    "PROTECTED_RESOURCE_PATH": "/.well-known/oauth-protected-resource",
     "TRACEPARENT_KEY": "traceparent",
     "API_KEY_HEADER": "X-API-Key",
     "HEALTH_PATH": "/healthz",

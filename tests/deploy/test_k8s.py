@@ -155,3 +155,36 @@ def test_every_replica_reads_the_shared_deny_list_and_api_keys(docs: list[dict[s
         assert secret == {"secretName": "accord-api-keys", "optional": True}, name
         assert keys_key == "api-keys.yaml"
         assert all(m.get("readOnly") for p, m in mounts.items() if p.startswith("/etc/")), name
+
+
+def _ingress_sources(docs: list[dict[str, Any]], target: str) -> set[str] | None:
+    """The app names allowed to reach ``target`` by the NetworkPolicies that select it
+    (``{"*accord*"}`` for "any Accord pod"); None when no policy selects it."""
+    sources: set[str] | None = None
+    for policy in of_kind(docs, "NetworkPolicy").values():
+        selector = policy["spec"]["podSelector"]
+        names = {selector.get("matchLabels", {}).get("app.kubernetes.io/name")}
+        for expr in selector.get("matchExpressions", []):
+            if expr["key"] == "app.kubernetes.io/name":
+                names |= set(expr["values"])
+        if target not in names:
+            continue
+        sources = sources or set()
+        for rule in policy["spec"].get("ingress", []):
+            for peer in rule.get("from", []):
+                pods = peer["podSelector"]
+                label = pods.get("matchLabels", {})
+                if label.get("app.kubernetes.io/part-of") == "accord":
+                    sources.add("*accord*")
+                if "app.kubernetes.io/name" in label:
+                    sources.add(label["app.kubernetes.io/name"])
+                for expr in pods.get("matchExpressions", []):
+                    sources |= set(expr["values"])
+    return sources
+
+
+def test_only_the_orchestrator_reaches_payments(docs: list[dict[str, Any]]) -> None:
+    """Issue 12: payments can move money; the orchestrator is its only caller."""
+    assert _ingress_sources(docs, "payments") == {"orchestrator"}
+    assert _ingress_sources(docs, "commerce") == {"orchestrator", "policy", "risk"}
+    assert _ingress_sources(docs, "orchestrator") is None  # the entry point

@@ -10,6 +10,12 @@ against commerce and payments as real processes.
   tests/tools/test_interop_ts.py): a successful call's structured output, and a tool error
   with the contract code in `_meta`.
 
+Tool servers need a credential. The Inspector sends one (`--header "Authorization: Bearer
+..."`, and the delegation a service acts under with `--tool-metadata`); the conformance suite
+has no option for a header, so it talks to the server through a proxy that adds a service
+token, as a gateway would (tests/support/auth_proxy.py; Host headers pass through unchanged, so
+its DNS-rebinding scenario still reaches the server's own check).
+
 Skipped locally when the npm packages are not installed; on CI (CI set) they must run.
 """
 
@@ -27,10 +33,14 @@ import yaml
 from tests.mesh import matrix
 from tests.mesh.mesh_support import JS, NODE_MODULES, ROOT, declared_at, node_env, npm_version
 from tests.mesh.support import SECRET
+from tests.support.auth_proxy import running_proxy
 from tests.support.processes import Service, run_service
 
+from accord.contracts.envelope import Tenant
 from accord.contracts.errors import ErrorCode
-from accord.contracts.keys import MCP_ERROR_META_KEY
+from accord.contracts.keys import MCP_ERROR_META_KEY, TOOL_DELEGATION_META_KEY
+from accord.contracts.tool_access import ToolDelegation
+from accord.protocol.auth import ROLE_SERVICE, mint_token
 
 pytestmark = [pytest.mark.node, pytest.mark.timeout(300)]
 
@@ -39,6 +49,18 @@ CONFORMANCE: Final = NODE_MODULES / ".bin" / "conformance"
 INSPECTOR: Final = NODE_MODULES / ".bin" / "mcp-inspector"
 PROTOCOL_SCENARIOS: Final = ("server-initialize", "ping", "tools-list", "dns-rebinding-protection")
 STAMP: Final = re.compile(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$")  # the suite's own directory suffix
+TOOLS: Final = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get")
+
+
+def _service_token() -> str:
+    """A service granted every tool (the servers share the mesh tests' secret)."""
+    return mint_token("svc:interop", [ROLE_SERVICE], secret=SECRET, scopes=TOOLS)
+
+
+def _acting_for(customer: str) -> str:
+    """The Inspector's --tool-metadata pair: the delegation, as JSON (the CLI parses it)."""
+    delegation = ToolDelegation(tenant=Tenant(app="accord", user=customer, session="inspector"))
+    return f"{TOOL_DELEGATION_META_KEY}={delegation.model_dump_json(exclude_none=True)}"
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +78,20 @@ def tool_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
         yield {"commerce": commerce, "payments": payments}
 
 
+@pytest.fixture(scope="module")
+def proxied(
+    tool_servers: dict[str, Service], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Service]]:
+    """Each tool server behind the credential-adding proxy (for the conformance suite)."""
+    logs = tmp_path_factory.mktemp("auth-proxy")
+    token = _service_token()
+    with (
+        running_proxy(tool_servers["commerce"].url, token, logs) as commerce,
+        running_proxy(tool_servers["payments"].url, token, logs) as payments,
+    ):
+        yield {"commerce": commerce, "payments": payments}
+
+
 def _checks(out: Path) -> dict[str, list[dict[str, Any]]]:
     """scenario -> its checks, from the suite's result directories (server-NAME-TIMESTAMP)."""
     found: dict[str, list[dict[str, Any]]] = {}
@@ -66,9 +102,11 @@ def _checks(out: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 @pytest.mark.parametrize("service", ["commerce", "payments"])
-def test_conformance_suite(tool_servers: dict[str, Service], tmp_path: Path, service: str) -> None:
-    server = tool_servers[service]
-    said = declared_at(service, server.url)
+def test_conformance_suite(
+    tool_servers: dict[str, Service], proxied: dict[str, Service], tmp_path: Path, service: str
+) -> None:
+    server = proxied[service]
+    said = declared_at(service, tool_servers[service].url)
     with matrix.cell(
         service,
         "mcp-conformance",
@@ -111,8 +149,11 @@ def test_conformance_suite(tool_servers: dict[str, Service], tmp_path: Path, ser
 
 
 def _inspect(url: str, tool: str, **args: str) -> tuple[int, dict[str, Any]]:
+    """tools/call as a service granted the tools, acting for the arguments' customer."""
     run = subprocess.run(
         [str(INSPECTOR), "--cli", url, "--method", "tools/call", "--tool-name", tool,
+         "--header", f"Authorization: Bearer {_service_token()}",
+         "--tool-metadata", _acting_for(args["customer_id"]),
          "--tool-arg", *(f"{k}={v}" for k, v in args.items())],
         cwd=JS, env=node_env(), capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip

@@ -8,6 +8,13 @@ Accord but the contract package.
     not-idempotent   refunds.issue makes a new receipt for a key it has seen     (TOOL-006)
     annotations      readOnlyHint on the write tool, another input schema (TOOL-004, TOOL-005)
     structured-error errors in structuredContent, no _meta code                  (ERR-005)
+    open             no credential needed, anyone may write, the customer argument is
+                     trusted                                         (TOOL-010, 011, 012)
+
+Every mode but ``open`` needs ``Authorization: Bearer <token>`` (401 naming its resource
+metadata otherwise). The control knows two opaque tokens, like a real server's verifier would
+map them: ``tenant-a`` a service granted both tools, acting for the customer its delegation
+(``_meta``) names; ``tenant-b`` a principal that may read but not write.
 """
 
 from __future__ import annotations
@@ -28,10 +35,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import MCP_ERROR_META_KEY
+from accord.contracts.keys import MCP_ERROR_META_KEY, PROTECTED_RESOURCE_PATH
+from accord.contracts.tool_access import parse_tool_delegation
 from accord.contracts.tools import tool_contract
 
-MODES = ("correct", "not-idempotent", "annotations", "structured-error")
+MODES = ("correct", "not-idempotent", "annotations", "structured-error", "open")
+WRITERS = {"tenant-a"}
+READERS = {"tenant-a", "tenant-b"}
 CONTRACTS = {n: tool_contract(n) for n in ("orders.lookup", "refunds.issue")}
 ORDER = {
     "order_id": "O-1001",
@@ -104,11 +114,22 @@ class Tools:
             structured_content=output,
         )
 
-    def call(self, name: str, args: dict[str, Any]) -> types.CallToolResult:
+    def call(
+        self, name: str, args: dict[str, Any], token: str | None, meta: dict[str, Any]
+    ) -> types.CallToolResult:
         contract = CONTRACTS[name]
+        if self.mode != "open" and token not in (WRITERS if contract.is_write else READERS):
+            return self.error(AccordError(ErrorCode.PERMISSION_DENIED, "not allowed"))
         bad = next(iter(contract.input_validator().iter_errors(args)), None)
         if bad is not None:
             return self.error(AccordError(ErrorCode.INVALID_INPUT, "input breaks the schema"))
+        if self.mode != "open":
+            try:
+                delegation = parse_tool_delegation(meta)
+            except AccordError as refused:
+                return self.error(refused)
+            if delegation is None or delegation.tenant.user != args.get("customer_id"):
+                return self.error(AccordError(ErrorCode.PERMISSION_DENIED, "not that customer"))
         if (args["order_id"], args["customer_id"]) != ("O-1001", "C-01"):
             return self.error(AccordError(ErrorCode.NOT_FOUND, "no such order"))
         if name == "orders.lookup":
@@ -142,8 +163,11 @@ def build_app(mode: str) -> Starlette:
     async def on_list(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return listed
 
-    async def on_call(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        return tools.call(params.name, dict(params.arguments or {}))
+    async def on_call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        request = getattr(ctx, "request", None)
+        header = request.headers.get("authorization", "") if request is not None else ""
+        token = header.removeprefix("Bearer ").strip() or None
+        return tools.call(params.name, dict(params.arguments or {}), token, dict(ctx.meta or {}))
 
     server: Server[Any] = Server(
         "broken-tools", version="0.0.1", on_list_tools=on_list, on_call_tool=on_call
@@ -160,9 +184,44 @@ def build_app(mode: str) -> Starlette:
         async with server.session_manager.run():
             yield
 
-    return Starlette(
-        routes=[Route("/healthz", healthz), Mount("/", app=mcp_app)], lifespan=lifespan
+    async def metadata(request: Request) -> JSONResponse:
+        base = f"{request.url.scheme}://{request.url.netloc}"
+        return JSONResponse({"resource": base + "/mcp", "authorization_servers": [base]})
+
+    app = Starlette(
+        routes=[
+            Route("/healthz", healthz),
+            Route(PROTECTED_RESOURCE_PATH + "/mcp", metadata),
+            Mount("/", app=mcp_app),
+        ],
+        lifespan=lifespan,
     )
+    return app if mode == "open" else gate(app)
+
+
+def gate(app: Any) -> Any:
+    """401 naming the resource metadata for /mcp requests without a known bearer token."""
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        headers = dict(scope.get("headers", ())) if scope["type"] == "http" else {}
+        token = headers.get(b"authorization", b"").decode().removeprefix("Bearer ").strip()
+        if scope["type"] != "http" or scope["path"] != "/mcp" or token in READERS:
+            await app(scope, receive, send)
+            return
+        host = headers.get(b"host", b"127.0.0.1").decode()
+        where = f"http://{host}{PROTECTED_RESOURCE_PATH}/mcp"
+        challenge = f'Bearer resource_metadata="{where}"'.encode()
+        _status, body = AccordError(ErrorCode.UNAUTHENTICATED, "no credential").to_http()
+        payload = json.dumps(body).encode()
+        start = {"type": "http.response.start", "status": 401}
+        start["headers"] = [
+            (b"content-type", b"application/json"),
+            (b"www-authenticate", challenge),
+        ]
+        await send(start)
+        await send({"type": "http.response.body", "body": payload})
+
+    return guarded
 
 
 if __name__ == "__main__":

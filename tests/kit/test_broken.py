@@ -28,6 +28,7 @@ TOOL_BREAKAGE = {
     "not-idempotent": {"TOOL-006"},
     "annotations": {"TOOL-004", "TOOL-005"},
     "structured-error": {"ERR-005", "TOOL-009"},
+    "open": {"TOOL-010", "TOOL-011", "TOOL-012"},
 }
 
 

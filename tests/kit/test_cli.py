@@ -13,6 +13,7 @@ import pytest
 from tests.kit.conftest import ROOT, run_module
 
 TOOLS = "tests.kit.broken_tools"
+TOKEN = ("--token", "tenant-a")  # the broken server's service token (tool servers need one)
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -34,7 +35,7 @@ def broken_url(kit_logs: Path) -> Iterator[str]:
 
 def test_violation_exits_1_and_junit_names_the_requirement(broken_url: str, tmp_path: Path) -> None:
     junit = tmp_path / "kit.xml"
-    done = cli(broken_url, "--junit", str(junit))
+    done = cli(broken_url, *TOKEN, "--junit", str(junit))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "TOOL-006" in done.stdout
     root = ET.parse(junit).getroot()
@@ -51,7 +52,7 @@ def test_violation_exits_1_and_junit_names_the_requirement(broken_url: str, tmp_
 
 def test_skipping_the_broken_requirement_exits_0(broken_url: str, tmp_path: Path) -> None:
     junit = tmp_path / "kit.xml"
-    done = cli(broken_url, "--skip", "TOOL-006", "--junit", str(junit))
+    done = cli(broken_url, *TOKEN, "--skip", "TOOL-006", "--junit", str(junit))
     assert done.returncode == 0, done.stdout + done.stderr
     skipped = [
         c

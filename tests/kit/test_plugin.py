@@ -44,6 +44,9 @@ def run_pytest(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+TOKEN = ("--accord-token", "tenant-a")  # the broken server's service token
+
+
 @pytest.fixture(scope="module")
 def tools_url(kit_logs: Path) -> Iterator[str]:
     with run_module("tests.kit.broken_tools", "not-idempotent", kit_logs) as url:
@@ -59,7 +62,7 @@ def test_plugin_is_inert_without_a_target(tmp_path: Path) -> None:
 def test_one_case_per_check_failing_where_the_contract_breaks(
     tmp_path: Path, tools_url: str
 ) -> None:
-    done = run_pytest(tmp_path, "--accord-target", tools_url, "-rf")
+    done = run_pytest(tmp_path, "--accord-target", tools_url, *TOKEN, "-rf")
     assert done.returncode == 1, done.stdout
     assert "2 failed" in done.stdout
     assert "TOOL-006" in done.stdout
@@ -67,5 +70,5 @@ def test_one_case_per_check_failing_where_the_contract_breaks(
 
 
 def test_skip_option_turns_failures_into_skips(tmp_path: Path, tools_url: str) -> None:
-    done = run_pytest(tmp_path, "--accord-target", tools_url, "--accord-skip", "TOOL-006")
+    done = run_pytest(tmp_path, "--accord-target", tools_url, *TOKEN, "--accord-skip", "TOOL-006")
     assert done.returncode == 0, done.stdout

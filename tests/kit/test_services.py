@@ -19,7 +19,9 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 
 def _kit(url: str, *, other: bool = False) -> Report:
-    token = mint_token("svc:contract-test", ["service"], secret=SECRET)
+    # A service granted every shipped tool (the tool servers check the grant per tool).
+    grants = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get")
+    token = mint_token("svc:contract-test", ["service"], secret=SECRET, scopes=grants)
     options = KitOptions(
         credential=Credential(token=token),
         other=Credential(token=mint_token("C-02", ["customer"], secret=SECRET) if other else None),
@@ -54,8 +56,15 @@ def test_policy_agent_keeps_the_contract(tmp_path: Path, log_dir: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "must_pass"),
     [
-        ("payments", {"TOOL-004", "TOOL-005", "TOOL-006", "TOOL-007", "TOOL-008", "ERR-005"}),
-        ("commerce", {"TOOL-004", "TOOL-005", "TOOL-008", "TOOL-009", "ERR-005"}),
+        (
+            "payments",
+            {"TOOL-004", "TOOL-005", "TOOL-006", "TOOL-007", "TOOL-008", "ERR-005"}
+            | {"TOOL-010", "TOOL-011", "TOOL-012"},
+        ),
+        (
+            "commerce",
+            {"TOOL-004", "TOOL-005", "TOOL-008", "TOOL-009", "ERR-005", "TOOL-010", "TOOL-012"},
+        ),
     ],
 )
 def test_tool_servers_keep_the_contract(
@@ -64,6 +73,6 @@ def test_tool_servers_keep_the_contract(
     with run_service(
         name, ["serve", name], env=_env(tmp_path), log_dir=log_dir, deadline_s=90
     ) as svc:
-        report = _kit(svc.url + "/mcp")
+        report = _kit(svc.url + "/mcp", other=True)  # a customer: refused by the write tools
     assert report.ok, "\n\n".join(r.failure_message() for r in report.failures)
     assert must_pass <= _passed(report)

@@ -96,7 +96,9 @@ def _tool_server_declares(url: str) -> Declared:
     # MCP carries no contract version: the tools the server lists name their shipped contracts
     # (the kit checks their listed schemas equal those contracts, TOOL-005).
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    answer = httpx.post(url, json=body, headers=MCP_HEADERS, timeout=10).json()
+    # Tool servers list their tools to authenticated callers only: any verified principal.
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {token('C-01')}"}
+    answer = httpx.post(url, json=body, headers=headers, timeout=10).json()
     names = [t["name"] for t in answer["result"]["tools"]]
     contracts = [tool_contract(n) for n in names]
     return Declared(CONTRACT_VERSION, ", ".join(f"{c.name} {c.version}" for c in contracts))

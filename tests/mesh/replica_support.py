@@ -23,10 +23,13 @@ import asyncpg
 import httpx
 
 from accord.contracts.tools import tool_contract
+from accord.protocol.auth import mint_token
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
-from tests.mesh.support import Mesh, running_mesh, token
+from accord.protocol.mcp.credentials import StaticCredential
+from tests.mesh.support import SECRET, Mesh, running_mesh, token
 from tests.support.processes import Service, free_port, run_service
+from tests.support.tool_auth import acting_for
 
 # Long enough that a busy 2-core machine never misses a heartbeat (renewed every TTL/3),
 # short enough that a takeover after kill -9 takes seconds.
@@ -98,10 +101,14 @@ class Replicas:
             self.mesh.url("payments") + "/mcp",
             [tool_contract("refunds.issue"), tool_contract("refunds.get")],
         )
-        async with ToolClient.for_servers([spec]) as tools:
+        # A service granted refunds.get, acting for the customer (as the orchestrator does).
+        granted = mint_token("svc:tests", ["service"], secret=SECRET, scopes=["refunds.get"])
+        credential = StaticCredential(token=granted)
+        async with ToolClient.for_servers([spec], credential=credential) as tools:
             return await tools.call(
                 "refunds.get",
                 {"idempotency_key": f"refund:{order_id}", "customer_id": customer_id},
+                acting_for=acting_for(customer_id),
             )
 
     async def policy_tasks(self) -> dict[str, str]:

@@ -41,6 +41,8 @@ ORCHESTRATOR_PROBE: Final = Probes(
     }
 )
 
+TOOL_GRANTS: Final = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get")
+
 # (service, requirement, check) -> why the kit cannot run it against that service.
 SKIPS: Final[dict[tuple[str, str, str], str]] = {
     ("risk", "AGENT-005", "a task waiting for input continues in the same task"): (
@@ -58,6 +60,9 @@ SKIPS: Final[dict[tuple[str, str, str], str]] = {
     ("commerce", "TOOL-006", "the same key with other arguments is IDEMPOTENCY_CONFLICT"): (
         "commerce serves read-only tools"
     ),
+    ("commerce", "TOOL-011", "a write tool refuses a principal its contract does not allow"): (
+        "commerce serves read-only tools"
+    ),
 }
 
 
@@ -67,7 +72,8 @@ def _options(service: str) -> KitOptions:
     own = (
         token("C-01")
         if service == "orchestrator"
-        else mint_token("svc:contract-test", ["service"], secret=SECRET)
+        # granted every tool: the tool servers check the grant (TOOL-011)
+        else mint_token("svc:contract-test", ["service"], secret=SECRET, scopes=TOOL_GRANTS)
     )
     probes = load_probes(None)
     return KitOptions(

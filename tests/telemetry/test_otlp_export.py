@@ -18,10 +18,13 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from accord.contracts.tools import shipped_tool_contracts
 from accord.protocol.a2a.client import new_traceparent
+from accord.protocol.auth import mint_token
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
-from tests.protocol.a2a_client.support import service_env
+from accord.protocol.mcp.credentials import StaticCredential
+from tests.protocol.a2a_client.support import SECRET, service_env
 from tests.support.processes import run_service
+from tests.support.tool_auth import acting_for
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -104,11 +107,14 @@ async def test_spans_and_metrics_reach_an_otlp_endpoint(
             url=f"{commerce.url}/mcp",
             contracts=(shipped_tool_contracts()["orders.lookup"],),
         )
-        async with ToolClient.for_servers([spec]) as tools:
+        granted = mint_token("svc:tests", ["service"], secret=SECRET, scopes=["orders.lookup"])
+        credential = StaticCredential(token=granted)
+        async with ToolClient.for_servers([spec], credential=credential) as tools:
             await tools.call(
                 "orders.lookup",
                 {"order_id": "O-1001", "customer_id": "C-01"},
                 traceparent=traceparent,
+                acting_for=acting_for("C-01"),
             )
         wanted = ("commerce", "execute_tool orders.lookup", traceparent.split("-")[1])
         end = time.monotonic() + 30

@@ -18,6 +18,7 @@ import pytest
 
 from tests.support import postgres
 from tests.support.processes import Service, run_service
+from tests.support.tool_auth import secret_env
 
 START_DEADLINE_S = 90.0
 
@@ -35,6 +36,7 @@ class Backend:
             "ACCORD_DATA_DIR": str(self.data_dir),
             "ACCORD_DATABASE_URL": self.database_url or "",
             "ACCORD_FAULTS": "",
+            **secret_env(),  # tests sign their tokens with it (tests/support/tool_auth.py)
             **extra,
         }
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import mcp_types as types
+from mcp import Client
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import MCP_ERROR_META_KEY
+from tests.support.tool_auth import delegation_meta, transport
 
 
 def error_of(result: types.CallToolResult) -> AccordError:
@@ -27,3 +29,33 @@ def output_of(result: types.CallToolResult) -> dict[str, Any]:
     assert not result.is_error, f"unexpected error: {result.meta}"
     assert isinstance(result.structured_content, dict)
     return result.structured_content
+
+
+class ServiceClient:
+    """``mcp.Client`` as a service granted every tool: each call names, in ``_meta``, the
+    customer (and approver) of its own arguments, as a service's runtime would from verified
+    facts. Tool servers refuse calls without a credential; the refusals have their own tests
+    (tests/security)."""
+
+    def __init__(self, url: str, token: str | None = None) -> None:
+        self._client = Client(transport(url, token))
+
+    async def __aenter__(self) -> ServiceClient:
+        await self._client.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self._client.__aexit__(*exc_info)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None = None, **options: Any
+    ) -> types.CallToolResult:
+        args = arguments or {}
+        customer, approver = args.get("customer_id"), args.get("approved_by")
+        if "meta" not in options and isinstance(customer, str):
+            approved = approver if isinstance(approver, str) else None
+            options["meta"] = delegation_meta(customer, approved)
+        return await self._client.call_tool(name, arguments, **options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)

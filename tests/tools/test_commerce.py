@@ -7,16 +7,15 @@ from datetime import UTC, datetime
 
 import mcp_types as types
 import pytest
-from mcp import Client
 
 from accord.contracts.errors import ErrorCode
 from tests.support.processes import Service
 from tests.tools.conftest import mcp_url
-from tests.tools.helpers import code_of, error_of, output_of
+from tests.tools.helpers import ServiceClient, code_of, error_of, output_of
 
 
 async def test_lookup_reports_the_order_in_integer_cents(commerce: Service) -> None:
-    async with Client(mcp_url(commerce)) as client:
+    async with ServiceClient(mcp_url(commerce)) as client:
         result = await client.call_tool(
             "orders.lookup", {"order_id": "O-1001", "customer_id": "C-01"}
         )
@@ -53,7 +52,7 @@ async def test_lookup_reports_the_order_in_integer_cents(commerce: Service) -> N
 async def test_seeded_demo_cases(
     commerce: Service, order_id: str, customer_id: str, check: object
 ) -> None:
-    async with Client(mcp_url(commerce)) as client:
+    async with ServiceClient(mcp_url(commerce)) as client:
         order = output_of(
             await client.call_tool(
                 "orders.lookup", {"order_id": order_id, "customer_id": customer_id}
@@ -64,7 +63,7 @@ async def test_seeded_demo_cases(
 
 
 async def test_another_customers_order_is_not_found(commerce: Service) -> None:
-    async with Client(mcp_url(commerce)) as client:
+    async with ServiceClient(mcp_url(commerce)) as client:
         theirs = await client.call_tool(
             "orders.lookup", {"order_id": "O-1004", "customer_id": "C-01"}
         )
@@ -78,7 +77,7 @@ async def test_another_customers_order_is_not_found(commerce: Service) -> None:
 
 
 async def test_history_shows_frequent_refunders(commerce: Service) -> None:
-    async with Client(mcp_url(commerce)) as client:
+    async with ServiceClient(mcp_url(commerce)) as client:
         c04 = output_of(await client.call_tool("customers.history", {"customer_id": "C-04"}))
         c01 = output_of(await client.call_tool("customers.history", {"customer_id": "C-01"}))
         unknown = await client.call_tool("customers.history", {"customer_id": "C-99"})
@@ -107,7 +106,7 @@ async def test_history_shows_frequent_refunders(commerce: Service) -> None:
 async def test_bad_input_is_invalid_input_without_echo(
     commerce: Service, arguments: dict[str, object]
 ) -> None:
-    async with Client(mcp_url(commerce)) as client:
+    async with ServiceClient(mcp_url(commerce)) as client:
         result = await client.call_tool("orders.lookup", arguments)
     error = error_of(result)
     assert error.code is ErrorCode.INVALID_INPUT

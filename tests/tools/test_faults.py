@@ -6,12 +6,11 @@ import time
 from pathlib import Path
 
 import pytest
-from mcp import Client
 
 from accord.contracts.errors import ErrorCode, RetryClass
 from accord.protocol.mcp.fault_injection import parse_faults
 from tests.tools.conftest import Backend, serve
-from tests.tools.helpers import code_of, error_of, output_of
+from tests.tools.helpers import ServiceClient, code_of, error_of, output_of
 
 LOOKUP = {"order_id": "O-1001", "customer_id": "C-01"}
 
@@ -36,7 +35,7 @@ async def test_injected_errors_then_latency(tmp_path: Path) -> None:
     backend = Backend("sqlite", tmp_path, None)
     faults = "orders.lookup=UNAVAILABLE:2,customers.history=latency:300"
     for service in serve("commerce", backend, tmp_path, ACCORD_FAULTS=faults, ACCORD_DEV="1"):
-        async with Client(f"{service.url}/mcp") as client:
+        async with ServiceClient(f"{service.url}/mcp") as client:
             first = await client.call_tool("orders.lookup", LOOKUP)
             second = await client.call_tool("orders.lookup", LOOKUP)
             third = await client.call_tool("orders.lookup", LOOKUP)
@@ -63,7 +62,7 @@ async def test_timeout_after_the_write_then_the_retry_replays(tmp_path: Path) ->
     }
     faults = "refunds.issue=RETRYABLE_TIMEOUT:1:after"
     for service in serve("payments", backend, tmp_path, ACCORD_FAULTS=faults, ACCORD_DEV="1"):
-        async with Client(f"{service.url}/mcp") as client:
+        async with ServiceClient(f"{service.url}/mcp") as client:
             lost = await client.call_tool("refunds.issue", args)
             asked = output_of(
                 await client.call_tool(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.processes import Service
+from tests.support.tool_auth import service_token
 from tests.tools.conftest import mcp_url, on_ci
 
 JS = Path(__file__).resolve().parents[1] / "interop" / "js"
@@ -26,7 +27,8 @@ def node_env() -> dict[str, str]:
             pytest.fail("tests/interop/js/node_modules is missing on CI (run `make npm`)")
         pytest.skip("tests/interop/js/node_modules not installed (`make npm` installs them)")
     # Node 22 first on PATH: the Inspector needs it; the TS SDK runs on either.
-    return {**os.environ, "PATH": f"{NODE22}{os.pathsep}{os.environ.get('PATH', '')}"}
+    path = f"{NODE22}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {**os.environ, "PATH": path, "ACCORD_TOKEN": service_token()}
 
 
 def test_typescript_sdk_lists_and_calls_every_tool(
@@ -59,7 +61,10 @@ def test_inspector_strict_finds_no_errors(
         (payments, ["refunds.issue", "refunds.get"]),
     ):
         done = subprocess.run(
-            [str(INSPECTOR), "--cli", mcp_url(service), "--method", "tools/list", "--strict"],
+            [
+                *(str(INSPECTOR), "--cli", mcp_url(service), "--method", "tools/list"),
+                *("--strict", "--header", f"Authorization: Bearer {service_token()}"),
+            ],
             cwd=JS,
             env=node_env,
             capture_output=True,

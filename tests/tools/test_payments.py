@@ -7,13 +7,12 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from mcp import Client
 
 from accord.contracts.errors import ErrorCode
 from accord.tools.seed import ORDERS
 from tests.support.processes import Service
 from tests.tools.conftest import Backend, mcp_url
-from tests.tools.helpers import code_of, error_of, output_of
+from tests.tools.helpers import ServiceClient, code_of, error_of, output_of
 
 
 def refund(
@@ -37,14 +36,14 @@ async def call_many(url: str, calls: list[dict[str, Any]]) -> list[types.CallToo
     """Fire the calls at once, each on its own client (own connection)."""
 
     async def one(arguments: dict[str, Any]) -> types.CallToolResult:
-        async with Client(url) as client:
+        async with ServiceClient(url) as client:
             return await client.call_tool("refunds.issue", arguments)
 
     return list(await asyncio.gather(*(one(a) for a in calls)))
 
 
 async def test_issue_then_replay_then_get(payments: Service, backend: Backend, key: str) -> None:
-    async with Client(mcp_url(payments)) as client:
+    async with ServiceClient(mcp_url(payments)) as client:
         first = output_of(
             await client.call_tool(
                 "refunds.issue", refund(key, amount_cents=1000, approved_by="ops-1")
@@ -83,7 +82,7 @@ async def test_issue_then_replay_then_get(payments: Service, backend: Backend, k
 async def test_same_key_other_arguments_is_a_conflict(
     payments: Service, backend: Backend, key: str
 ) -> None:
-    async with Client(mcp_url(payments)) as client:
+    async with ServiceClient(mcp_url(payments)) as client:
         output_of(await client.call_tool("refunds.issue", refund(key, amount_cents=200)))
         conflict = await client.call_tool("refunds.issue", refund(key, amount_cents=201))
         reason = await client.call_tool(
@@ -132,7 +131,7 @@ async def test_never_refunds_more_than_was_paid(
     )
     rows = await backend.ledger_rows("order_id = 'O-1005'")
     assert left > 1000, "the other tests must leave O-1005 most of its amount"
-    async with Client(mcp_url(payments)) as client:
+    async with ServiceClient(mcp_url(payments)) as client:
         output_of(
             await client.call_tool(
                 "refunds.issue", refund(f"{key}:first", "O-1005", amount_cents=left - 500)
@@ -201,7 +200,7 @@ async def test_bad_input_writes_nothing(
     payments: Service, backend: Backend, case: str, arguments: dict[str, Any], code: ErrorCode
 ) -> None:
     before = await backend.ledger_rows()
-    async with Client(mcp_url(payments)) as client:
+    async with ServiceClient(mcp_url(payments)) as client:
         result = await client.call_tool("refunds.issue", arguments)
     assert code_of(result) is code, case
     assert await backend.ledger_rows() == before

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import TRACEPARENT_KEY
 from tests.support.processes import Service
+from tests.support.tool_auth import bearer, customer_token
 from tests.tools.conftest import mcp_url
+from tests.tools.helpers import ServiceClient
 
 HEADERS = {
     "content-type": "application/json",
     "accept": "application/json, text/event-stream",
     "mcp-protocol-version": "2025-11-25",
+    **bearer(customer_token("C-02")),
 }
 
 
@@ -45,7 +47,7 @@ def test_foreign_host_header_is_refused(commerce: Service) -> None:
 
 
 async def test_unknown_tool_is_a_protocol_error(commerce: Service) -> None:
-    async with Client(mcp_url(commerce)) as client:
+    async with ServiceClient(mcp_url(commerce)) as client:
         with pytest.raises(MCPError) as caught:
             await client.call_tool("orders.delete", {})
     assert caught.value.error.code == -32602

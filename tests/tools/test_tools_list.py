@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from mcp import Client
+import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from accord.contracts.tools import tool_contract
 from tests.support.processes import Service
+from tests.support.tool_auth import bearer, customer_token
 from tests.tools.conftest import mcp_url
+from tests.tools.helpers import ServiceClient
 
 EXPECTED = {
     "commerce": ["orders.lookup", "customers.history"],
@@ -29,7 +31,7 @@ def assert_listing_matches_contracts(tools: list[dict[str, object]], names: list
 
 async def test_tools_list_is_the_contract(commerce: Service, payments: Service) -> None:
     for which, service in (("commerce", commerce), ("payments", payments)):
-        async with Client(mcp_url(service)) as client:
+        async with ServiceClient(mcp_url(service)) as client:
             listing = await client.list_tools()
         tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listing.tools]
         assert_listing_matches_contracts(tools, EXPECTED[which])
@@ -37,7 +39,8 @@ async def test_tools_list_is_the_contract(commerce: Service, payments: Service) 
 
 async def test_tools_list_over_the_2025_11_25_session_handshake(commerce: Service) -> None:
     async with (
-        streamable_http_client(mcp_url(commerce)) as (read, write),
+        httpx2.AsyncClient(headers=bearer(customer_token())) as http,
+        streamable_http_client(mcp_url(commerce), http_client=http) as (read, write),
         ClientSession(read, write) as session,
     ):
         init = await session.initialize()

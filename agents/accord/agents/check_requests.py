@@ -7,6 +7,10 @@ gather the facts they need themselves (agents are autonomous; the orchestrator p
 Each agent has one tool client for its process (:func:`check_tools`), connected only to the
 server(s) that offer the tools it needs, so that an outage elsewhere (payments) cannot stop a
 check.
+
+Every tool call names the customer it is made for (a :class:`ToolDelegation` in the call's
+``_meta``): the tool server takes the customer from it, and the agent's token (its own service
+credential, granting only the tools it names) lets it act for that customer.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from accord.agents.permissions import Operation, require, require_customer
-from accord.contracts.envelope import DelegationEnvelope
+from accord.contracts.envelope import DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.validation import first_broken
+from accord.protocol.a2a.executor import Turn
 from accord.protocol.auth import Principal
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
@@ -27,28 +33,57 @@ LOOKUP_TOOL: Final = "orders.lookup"
 M = TypeVar("M", bound=BaseModel)
 
 
-def check_tools(*tool_names: str) -> ToolClient:
+def check_tools(service: str, *tool_names: str) -> ToolClient:
     """The agent's tool client (not started): the configured servers (ACCORD_TOOLS_CONFIG or
-    the default file) that offer any of ``tool_names``."""
-    return ToolClient.from_config(config=load_config().serving(*tool_names))
+    the default file) that offer any of ``tool_names``, with ``service``'s own token granting
+    exactly ``tool_names``."""
+    config = load_config().serving(*tool_names)
+    return ToolClient.from_config(config=config, service=service, grants=tool_names)
+
+
+def acting_for(turn: Turn, customer_id: str) -> ToolDelegation:
+    """The delegation of a turn's tool calls: the customer the request is about (which
+    :func:`check_subject` allowed this principal to ask about), in the app and session of the
+    envelope (or of the principal, when an end user sent none)."""
+    tenant = turn.envelope.tenant if turn.envelope is not None else None
+    return ToolDelegation(
+        tenant=Tenant(
+            app=tenant.app if tenant is not None else turn.principal.app,
+            user=customer_id,
+            session=tenant.session if tenant is not None else turn.context_id,
+        )
+    )
 
 
 async def call_tool(
-    tools: ToolClient, tool: str, arguments: dict[str, Any], traceparent: str | None
+    tools: ToolClient,
+    tool: str,
+    arguments: dict[str, Any],
+    traceparent: str | None,
+    delegation: ToolDelegation,
 ) -> dict[str, Any]:
-    """``tools.call``; a tool no configured server offers is UNAVAILABLE here (the check cannot
-    be made), not the client's NOT_FOUND, which a caller would read as "no such order"."""
+    """``tools.call`` for the customer of ``delegation``; a tool no configured server offers is
+    UNAVAILABLE here (the check cannot be made), not the client's NOT_FOUND, which a caller
+    would read as "no such order"."""
     if tool not in tools.contracts:
         raise AccordError(ErrorCode.UNAVAILABLE, f"no configured tool server offers {tool}")
-    return await tools.call(tool, arguments, traceparent=traceparent)
+    return await tools.call(tool, arguments, traceparent=traceparent, acting_for=delegation)
 
 
 async def lookup_order(
-    tools: ToolClient, order_id: str, customer_id: str, traceparent: str | None
+    tools: ToolClient,
+    order_id: str,
+    customer_id: str,
+    traceparent: str | None,
+    delegation: ToolDelegation,
 ) -> dict[str, Any]:
     """orders.lookup for the customer; another customer's order is NOT_FOUND."""
     return await call_tool(
-        tools, LOOKUP_TOOL, {"order_id": order_id, "customer_id": customer_id}, traceparent
+        tools,
+        LOOKUP_TOOL,
+        {"order_id": order_id, "customer_id": customer_id},
+        traceparent,
+        delegation,
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from accord.agents.check_requests import (
     LOOKUP_TOOL,
+    acting_for,
     check_caller,
     check_subject,
     check_tools,
@@ -69,7 +70,9 @@ class PolicyExecutor(ContractExecutor):
         check_subject(turn.principal, customer_id, turn.envelope)
         await progress.update(f"looking up order {order_id}", node=LOOKUP_TOOL)
         traceparent = turn.envelope.traceparent if turn.envelope is not None else None
-        found = await lookup_order(self.tools, order_id, customer_id, traceparent)
+        found = await lookup_order(
+            self.tools, order_id, customer_id, traceparent, acting_for(turn, customer_id)
+        )
         return request.with_order(OrderFacts.model_validate(found))
 
     @staticmethod
@@ -103,7 +106,7 @@ def _parse(data: dict[str, Any]) -> PolicyRequest:
 def build_app(options: ServeOptions) -> Any:
     contract = agent_contract(CONTRACT_NAME)
     # The process's one tool client (commerce only), for requests that bring ids, not facts.
-    tools = check_tools(LOOKUP_TOOL)
+    tools = check_tools(SERVICE_NAME, LOOKUP_TOOL)
     return build_agent_app(
         contract,
         PolicyExecutor(contract, tools),

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from accord.agents.check_requests import (
     LOOKUP_TOOL,
+    acting_for,
     call_tool,
     check_subject,
     check_tools,
@@ -48,18 +49,19 @@ class RiskExecutor(ContractExecutor):
         request = _parse(turn.data or {})
         check_subject(turn.principal, request.customer_id, turn.envelope)
         traceparent = turn.envelope.traceparent if turn.envelope is not None else None
+        delegation = acting_for(turn, request.customer_id)
         amount = request.amount_cents
         if amount is None:
             await progress.update(f"looking up order {request.order_id}", node=LOOKUP_TOOL)
             order = await lookup_order(
-                self.tools, request.order_id, request.customer_id, traceparent
+                self.tools, request.order_id, request.customer_id, traceparent, delegation
             )
             amount = int(order["refundable_cents"])
         await progress.update(
             f"reading the refund history of customer {request.customer_id}", node=HISTORY_TOOL
         )
         raw = await call_tool(
-            self.tools, HISTORY_TOOL, {"customer_id": request.customer_id}, traceparent
+            self.tools, HISTORY_TOOL, {"customer_id": request.customer_id}, traceparent, delegation
         )
         try:
             history = CustomerHistory.model_validate(raw)
@@ -79,7 +81,7 @@ def _parse(data: dict[str, Any]) -> RiskRequest:
 
 def build_app(options: ServeOptions) -> Any:
     contract = agent_contract(CONTRACT_NAME)
-    tools = check_tools(HISTORY_TOOL, LOOKUP_TOOL)
+    tools = check_tools(SERVICE_NAME, HISTORY_TOOL, LOOKUP_TOOL)
     executor = RiskExecutor(contract, tools, tool_calls_per_turn=1)
 
     async def commerce_ready() -> bool:

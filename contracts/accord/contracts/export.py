@@ -42,6 +42,7 @@ from accord.contracts.status import (
     WaitingReason,
     to_a2a,
 )
+from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.tools import ToolContract, shipped_tool_contracts
 
 SCHEMA_BASE = "https://accord.dev/schemas/contract/v1/"
@@ -167,6 +168,8 @@ def schema_documents() -> dict[str, dict[str, Any]]:
         ),
         "envelope.schema.json": _schema(DelegationEnvelope, "envelope.schema.json"),
         "tool-contract.schema.json": _schema(ToolContract, "tool-contract.schema.json"),
+        # params._meta[TOOL_DELEGATION_META_KEY] of a tools/call (who a service acts for).
+        "tool-delegation.schema.json": _schema(ToolDelegation, "tool-delegation.schema.json"),
         "agent-contract.schema.json": _schema(AgentContract, "agent-contract.schema.json"),
     }
 

@@ -48,6 +48,14 @@ MCP_ERROR_META_KEY: Final = ERROR_DATA_KIND
 """Namespaced `_meta` key that carries the contract error in an MCP tool result (the same
 name that marks the error DataPart on A2A: one name for "the Accord error" on both wires)."""
 
+TOOL_DELEGATION_META_KEY: Final = "dev.accord/delegation"
+"""MCP `params._meta` key of a tools/call: the delegation a service acts under
+({"tenant": {"app", "user", "session"}, "approved_by"}), accord.contracts.tool_access."""
+
+PROTECTED_RESOURCE_PATH: Final = "/.well-known/oauth-protected-resource"
+"""GET (public): OAuth 2.0 Protected Resource Metadata (RFC 9728) of a tool server; the MCP
+endpoint's own document is this path followed by the endpoint's path (``.../mcp``)."""
+
 # -- both protocols ---------------------------------------------------------------------------
 
 TRACEPARENT_KEY: Final = "traceparent"

@@ -1,6 +1,7 @@
 """Tool contracts: what a tool takes, returns, may fail with, and what it does to the world.
 
 One YAML file per tool. MCP annotations are derived from the contract, never written twice.
+Who may call a tool is part of its contract too (``access``, accord.contracts.tool_access).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.loading import read_yaml, validate_model
+from accord.contracts.tool_access import ToolAccess
 
 SEMVER: Final = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$"
 TOOL_NAME: Final = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"
@@ -57,6 +59,9 @@ class ToolContract(BaseModel):
     input_schema: dict[str, Any]
     output_schema: dict[str, Any]
     errors: list[ErrorCode] = Field(default_factory=list)
+    # Optional (contract format 1.0 files without it still load): a tool without it is open to
+    # any verified principal; every shipped tool declares one.
+    access: ToolAccess | None = None
 
     @field_validator("input_schema", "output_schema")
     @classmethod
@@ -83,7 +88,19 @@ class ToolContract(BaseModel):
             raise ValueError("a write tool (side_effect != none) must declare an idempotency key")
         if len(set(self.errors)) != len(self.errors):
             raise ValueError("errors must not repeat a code")
+        if self.access is not None:
+            self._access_rules(self.access, props if isinstance(props, dict) else {}, required)
+            if ErrorCode.PERMISSION_DENIED not in self.errors:
+                raise ValueError("a tool with an access section declares PERMISSION_DENIED")
         return self
+
+    @staticmethod
+    def _access_rules(access: ToolAccess, props: dict[str, Any], required: list[Any]) -> None:
+        for field_name in (access.customer_field, access.approver_field):
+            if field_name is not None and field_name not in props:
+                raise ValueError(f"access: {field_name!r} is not a property of the input schema")
+        if access.customer_field is not None and access.customer_field not in required:
+            raise ValueError(f"access: customer_field {access.customer_field!r} must be required")
 
     @property
     def is_write(self) -> bool:

@@ -162,6 +162,17 @@ class AccordSettings(BaseSettings):
             "auth", "unset: loopback names on a loopback bind, no check on other binds"
         ),
     )
+    authorization_servers: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "MCP servers: comma-separated URLs of the authorization servers (token issuers) "
+            "named in `/.well-known/oauth-protected-resource` (RFC 9728), where an MCP client "
+            "learns who issues tokens for it."
+        ),
+        json_schema_extra=_in(
+            "auth", "unset: the tool server's own origin (development tokens: `accord token`)"
+        ),
+    )
 
     # -- limits ----------------------------------------------------------------------------
     rate_limit_per_s: float = Field(
@@ -363,7 +374,7 @@ class AccordSettings(BaseSettings):
     def _no_trailing_slash(cls, value: str) -> str:
         return value.rstrip("/")
 
-    @field_validator("allowed_hosts", "trusted_origins", mode="before")
+    @field_validator("allowed_hosts", "trusted_origins", "authorization_servers", mode="before")
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from tests.support.tool_auth import acting_for
 
 from accord.agents.runner import InProcessMesh
 from accord.contracts.errors import AccordError, ErrorCode
@@ -21,10 +22,20 @@ async def test_configured_clients_reach_the_in_process_services(data_dir: Path) 
     async with InProcessMesh() as mesh:
         # MCP: the shipped config (service_url placeholders) reaches the in-process servers,
         # contract check at connect and contract errors included.
-        async with ToolClient.from_config() as tools:
-            order = await tools.call("orders.lookup", {"order_id": "O-1003", "customer_id": "C-02"})
+        # A service's own token (the process's secret, as the in-process servers verify it),
+        # acting for the customer each call is about.
+        async with ToolClient.from_config(service="tests") as tools:
+            order = await tools.call(
+                "orders.lookup",
+                {"order_id": "O-1003", "customer_id": "C-02"},
+                acting_for=acting_for("C-02"),
+            )
             with pytest.raises(AccordError) as theirs:
-                await tools.call("orders.lookup", {"order_id": "O-1003", "customer_id": "C-01"})
+                await tools.call(
+                    "orders.lookup",
+                    {"order_id": "O-1003", "customer_id": "C-01"},
+                    acting_for=acting_for("C-01"),
+                )
         assert order["final_sale"] is True
         assert theirs.value.code is ErrorCode.NOT_FOUND
         # A2A: the cards come from the in-process agents, at their configured URLs.

@@ -1,6 +1,9 @@
 // Interop: the official TypeScript MCP SDK (v1) lists and calls every Accord tool.
 //
-//   node mcp_tools_ts.mjs COMMERCE_MCP_URL PAYMENTS_MCP_URL
+//   ACCORD_TOKEN=<service token> node mcp_tools_ts.mjs COMMERCE_MCP_URL PAYMENTS_MCP_URL
+//
+// Tool servers need a credential: ACCORD_TOKEN is sent as a bearer token, and each call names
+// the customer it is made for in _meta["dev.accord/delegation"] (a service acting for them).
 //
 // The TS client validates structuredContent against each tool's outputSchema itself, so a
 // success here also proves the Python server's outputs fit the schemas it advertises. Errors
@@ -10,6 +13,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const META_KEY = "dev.accord/error";
+const DELEGATION_KEY = "dev.accord/delegation";
+const TOKEN = process.env.ACCORD_TOKEN;
 const [commerceUrl, paymentsUrl] = process.argv.slice(2);
 const summary = { tools: [], calls: 0 };
 
@@ -22,12 +27,18 @@ function check(condition, message) {
 
 async function connect(url) {
   const client = new Client({ name: "accord-interop-ts", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const requestInit = { headers: { Authorization: `Bearer ${TOKEN}` } };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
   return client;
 }
 
+function acting(args) {
+  const user = typeof args.customer_id === "string" ? args.customer_id : "C-01";
+  return { [DELEGATION_KEY]: { tenant: { app: "accord", user, session: "interop-ts" } } };
+}
+
 async function ok(client, name, args) {
-  const result = await client.callTool({ name, arguments: args });
+  const result = await client.callTool({ name, arguments: args, _meta: acting(args) });
   summary.calls += 1;
   check(!result.isError, `${name} failed: ${JSON.stringify(result)}`);
   check(typeof result.structuredContent === "object", `${name} has no structuredContent`);
@@ -38,7 +49,7 @@ async function ok(client, name, args) {
 }
 
 async function fails(client, name, args, code) {
-  const result = await client.callTool({ name, arguments: args });
+  const result = await client.callTool({ name, arguments: args, _meta: acting(args) });
   summary.calls += 1;
   check(result.isError === true, `${name} should fail with ${code}`);
   check(result.structuredContent === undefined, `${name}: error in structuredContent`);

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
-from accord.protocol.mcp.server import ToolServer, build_http_app
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.mcp.server import CallContext, ToolServer, build_http_app
 from accord.protocol.mcp.server import run_stdio as serve_stdio
 from accord.protocol.service import AsgiApp, ServiceSpec
 from accord.protocol.settings import ServeOptions, database_url
@@ -17,6 +19,16 @@ def package_version() -> str:
         return version("accord-tools")
     except PackageNotFoundError:  # running from a source tree without metadata
         return "0.0.0"
+
+
+def verified_customer(args: dict[str, Any], ctx: CallContext) -> str:
+    """The customer the server verified for this call (the argument, for a stdio parent)."""
+    customer = ctx.customer_id
+    if customer is None:  # a contract without access.customer_field: a bug in our contracts
+        raise AccordError(ErrorCode.INTERNAL, f"{ctx.tool}: no verified customer")
+    if customer != args.get("customer_id"):  # refused by the server already; never reached
+        raise AccordError(ErrorCode.INTERNAL, f"{ctx.tool}: customer mismatch")
+    return customer
 
 
 def database_for(service: str, options: ServeOptions) -> str:

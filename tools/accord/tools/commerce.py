@@ -7,7 +7,12 @@ from typing import Any
 from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.server import CallContext, ToolServer, tool
 from accord.protocol.settings import ServeOptions
-from accord.tools._serving import database_for, make_service, package_version
+from accord.tools._serving import (
+    database_for,
+    make_service,
+    package_version,
+    verified_customer,
+)
 from accord.tools.commerce_store import SCHEMA, CommerceStore
 
 NAME = "commerce"
@@ -16,11 +21,13 @@ NAME = "commerce"
 def build_server(options: ServeOptions) -> ToolServer:
     store = CommerceStore(database_for(NAME, options))
 
-    async def orders_lookup(args: dict[str, Any], _ctx: CallContext) -> dict[str, Any]:
-        return await store.lookup_order(args["order_id"], args["customer_id"])
+    # The customer is the verified one (the caller's own, or its delegation's), never just the
+    # argument: the server refused a call whose argument names anyone else (contract access).
+    async def orders_lookup(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+        return await store.lookup_order(args["order_id"], verified_customer(args, ctx))
 
-    async def customers_history(args: dict[str, Any], _ctx: CallContext) -> dict[str, Any]:
-        return await store.customer_history(args["customer_id"])
+    async def customers_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+        return await store.customer_history(verified_customer(args, ctx))
 
     return ToolServer(
         "accord-commerce",

@@ -7,7 +7,12 @@ from typing import Any
 from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.server import CallContext, ToolServer, tool
 from accord.protocol.settings import ServeOptions
-from accord.tools._serving import database_for, make_service, package_version
+from accord.tools._serving import (
+    database_for,
+    make_service,
+    package_version,
+    verified_customer,
+)
 from accord.tools.ledger import SCHEMA, Ledger
 
 NAME = "payments"
@@ -16,11 +21,15 @@ NAME = "payments"
 def build_server(options: ServeOptions) -> ToolServer:
     ledger = Ledger(database_for(NAME, options))
 
-    async def refunds_issue(args: dict[str, Any], _ctx: CallContext) -> dict[str, Any]:
-        return await ledger.issue(args)
+    # Customer and approver as the server verified them (contract access): the ledger records
+    # the approver the caller's delegation names, never one an argument made up.
+    async def refunds_issue(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+        verified = {**args, "customer_id": verified_customer(args, ctx)}
+        verified["approved_by"] = ctx.approved_by
+        return await ledger.issue(verified)
 
-    async def refunds_get(args: dict[str, Any], _ctx: CallContext) -> dict[str, Any]:
-        return await ledger.get(args["customer_id"], args["idempotency_key"])
+    async def refunds_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+        return await ledger.get(verified_customer(args, ctx), args["idempotency_key"])
 
     return ToolServer(
         "accord-payments",

@@ -1,6 +1,7 @@
 """`accord token`: print a development token, or revoke one.
 
     accord token --user C-01 --role customer [--app accord] [--ttl 3600]
+    accord token --user svc:kit --role service --scope orders.lookup   # a grant (tool name)
     accord token --revoke JTI
 
 Tokens are HS256 JWTs signed with the development secret (data_dir()/jwt-secret, or
@@ -29,6 +30,9 @@ def register(app: typer.Typer) -> None:
             "", "--revoke", help="Add this token id (jti) or API key id to the deny list"
         ),
         show_id: bool = typer.Option(False, "--show-id", help="Print the token id (jti) too"),
+        scope: list[str] = typer.Option(
+            [], "--scope", help="Grant (repeatable): a tool a service may call, e.g. refunds.get"
+        ),
     ) -> None:
         """Print a development bearer token (or revoke one with --revoke JTI)."""
         if revoke_id:
@@ -37,7 +41,7 @@ def register(app: typer.Typer) -> None:
             return
         if not user:
             raise typer.BadParameter("--user is required", param_hint="--user")
-        value = mint_token(user, role or ["customer"], app=tenant_app, ttl_s=ttl)
+        value = mint_token(user, role or ["customer"], app=tenant_app, ttl_s=ttl, scopes=scope)
         if show_id:
             jti = jwt.decode(value, options={"verify_signature": False})["jti"]
             typer.echo(f"# jti {jti}", err=True)

@@ -1,5 +1,9 @@
 """`accord tools ...`: check a live MCP server against tool contracts; list configured servers.
 
+`accord tools check URL` sends the user's credential (``--token`` / ``--api-key``, else
+``ACCORD_TOKEN`` / ``ACCORD_API_KEY``, else a development token of the local secret): a tool
+server lists its tools only to an authenticated caller.
+
 `accord tools check URL` exit status: 0 the server keeps its contracts, 1 it breaks them
 (a table of findings says how), 2 the check could not run (unreachable, bad contract file).
 """
@@ -15,13 +19,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from accord.agents.cli.credentials import API_KEY_HELP, TOKEN_HELP, given_api_key, given_token
 from accord.contracts.errors import AccordError
 from accord.contracts.tools import shipped_tool_contracts
+from accord.protocol.auth import ROLE_CUSTOMER, mint_token
 from accord.protocol.mcp.config import ServerSpec, describe, load_config, resolve_contract
 from accord.protocol.mcp.contract_check import CheckReport, check_server
+from accord.protocol.mcp.credentials import StaticCredential
 
 EXIT_VIOLATION = 1
 EXIT_FAILED = 2
+DEV_USER = "C-01"  # whose development token `tools check` mints when given no credential
 
 tools_app = typer.Typer(
     help="Check MCP tool servers against their contracts.", no_args_is_help=True
@@ -70,16 +78,23 @@ def check(
     ),
     timeout: float = typer.Option(10.0, help="Seconds to wait for the server"),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON"),
+    token: str | None = typer.Option(None, "--token", help=TOKEN_HELP),
+    api_key: str | None = typer.Option(None, "--api-key", help=API_KEY_HELP),
 ) -> None:
     """List a live server's tools and check them against tool contracts."""
     console = Console()
+    bearer, key = given_token(token), given_api_key(api_key)
+    if not bearer and not key:
+        # Signed with this machine's secret: right for `accord up`, useless elsewhere.
+        bearer = mint_token(DEV_USER, [ROLE_CUSTOMER], ttl_s=300)
+    credential = StaticCredential(token=bearer, api_key=key)
     try:
         shipped = shipped_tool_contracts()
         contracts = [
             resolve_contract(ref, shipped, Path("<command line>"), "--contract") for ref in contract
         ]
         spec = ServerSpec.http(url, url, contracts)
-        report = asyncio.run(check_server(spec, timeout_s=timeout))
+        report = asyncio.run(check_server(spec, timeout_s=timeout, credential=credential))
     except AccordError as err:
         console.print(f"[red]{err.code.value}[/]: {err.message}")
         raise typer.Exit(EXIT_FAILED) from None

@@ -12,6 +12,8 @@ from accord.agents.refund.attention import Flag
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
+from accord.contracts.envelope import Tenant
+from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.mcp.client import ToolClient
 
 
@@ -27,6 +29,14 @@ class Deps:
     # Tells the approvers of a refund stopped on a foreign receipt (attention.py); None: the
     # WARNING log line only (the in-process Runner has no approval queue).
     attention: Flag | None = None
+
+    @staticmethod
+    def acting_for(inp: WorkflowInput, approved_by: str | None = None) -> ToolDelegation:
+        """The delegation of this workflow's tool calls: the customer's tenant (from the
+        verified principal of the request), and the approver of an approved refund (from the
+        approver's verified principal, recorded by the approval); never from a model."""
+        tenant = Tenant(app=inp.app, user=inp.customer_id, session=inp.session)
+        return ToolDelegation(tenant=tenant, approved_by=approved_by)
 
     def model(self, inp: WorkflowInput) -> RoutedModel:
         """The model bound to this workflow's budget and the customer's cache scope. The

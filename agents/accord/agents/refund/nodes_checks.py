@@ -61,6 +61,7 @@ async def lookup(deps: Deps, ctx: NodeContext) -> OrderFacts | None:
                 ORDER_TOOL,
                 {"order_id": asked.order_id, "customer_id": inp.customer_id},
                 traceparent=inp.traceparent,
+                acting_for=deps.acting_for(inp),
             )
         )
         deps.lookups[key] = call

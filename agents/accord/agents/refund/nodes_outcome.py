@@ -124,6 +124,7 @@ async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
         "refunds.get",
         {"idempotency_key": key, "customer_id": inp.customer_id},
         traceparent=inp.traceparent,
+        acting_for=deps.acting_for(inp),
     )
     reasons = _reasons(summary, approved, asked.language)
     if found.get("found") and isinstance(found.get("receipt"), dict):
@@ -140,10 +141,11 @@ async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
                     "customer_id": inp.customer_id,
                     "amount_cents": summary.amount_cents,
                     "reason": asked.reason.value if asked.reason else "other",
-                    "approved_by": approver,
                 },
                 idempotency_key=key,
                 traceparent=inp.traceparent,
+                # The approver travels in the verified delegation, not as an argument.
+                acting_for=deps.acting_for(inp, approved_by=approver),
             )
         except AccordError as error:
             if error.code is ErrorCode.IDEMPOTENCY_CONFLICT:  # issued meanwhile, otherwise

@@ -64,7 +64,7 @@ def build_app(options: ServeOptions) -> Any:
     pause_points.install(current().test_pause)  # empty unless ACCORD_DEV=1 (crash tests)
     # The process's one tool client: connected in the background from the lifespan's start, so
     # the orchestrator comes up (and recovers its workflows) while a tool server is still down.
-    tools = ToolClient.from_config()
+    tools = ToolClient.from_config(service=SERVICE_NAME)  # its own token, its tools granted
     peers = Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
     runtime = Runtime(

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from accord.agents.models import Metrics, ModelsConfig, build_router
-from accord.agents.refund.config import RefundSettings
+from accord.agents.refund.config import SERVICE_NAME, RefundSettings
 from accord.agents.refund.conversation import Conversation, Step
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.graph import build_graphs
@@ -51,6 +51,7 @@ from accord.protocol.a2a.client import new_traceparent
 from accord.protocol.auth import owner_key
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec, ToolsConfig
+from accord.protocol.mcp.credentials import ServiceCredential
 from accord.protocol.settings import data_dir, service_url
 
 DEFAULT_APP: Final = "refund"
@@ -197,12 +198,15 @@ class Runner:
         return await self.session_service.list_sessions(app_name=self.app_name, user_id=user)
 
     def _tool_client(self) -> ToolClient:
+        """The orchestrator's tool client: its own service credential, as in `accord serve`."""
         source = self._tools_source
         if source is None or isinstance(source, str | Path):
-            return ToolClient.from_config(source)
+            return ToolClient.from_config(source, service=SERVICE_NAME)
         if isinstance(source, ToolsConfig):
-            return ToolClient.from_config(config=source)
-        return ToolClient.for_servers(list(source))
+            return ToolClient.from_config(config=source, service=SERVICE_NAME)
+        servers = list(source)
+        grants = [c.name for s in servers for c in s.contracts]
+        return ToolClient.for_servers(servers, credential=ServiceCredential(SERVICE_NAME, grants))
 
     async def close(self) -> None:
         runtime, self._runtime = self._runtime, None

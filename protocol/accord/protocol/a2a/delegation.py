@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
-from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.auth import Principal
+from accord.protocol.on_behalf import check_acting_for
 from accord.protocol.settings import current
 
 DEFAULT_BUDGET_UNITS: Final = 100
@@ -20,16 +20,9 @@ DEFAULT_BUDGET_TOOL_CALLS: Final = 50
 
 
 def check_on_behalf(principal: Principal, envelope: DelegationEnvelope) -> None:
-    """Only a service may name a tenant user (or app) other than its own credential's."""
-    tenant = envelope.tenant
-    if principal.is_service:
-        return
-    if tenant.user != principal.subject or tenant.app != principal.app:
-        raise AccordError(
-            ErrorCode.PERMISSION_DENIED,
-            "only a service may act on behalf of another user",
-            {"field": "envelope.tenant", "requirement": "ENV-004"},
-        )
+    """Only a service may name a tenant user (or app) other than its own credential's (the one
+    rule, :func:`accord.protocol.on_behalf.check_acting_for`; tool servers apply it too)."""
+    check_acting_for(principal, envelope.tenant, field="envelope.tenant", requirement="ENV-004")
 
 
 def turn_deadline_s() -> float:

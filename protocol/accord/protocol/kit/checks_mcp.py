@@ -12,9 +12,16 @@ from typing import Any, Final
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import MCP_ERROR_META_KEY
-from accord.contracts.tools import IDEMPOTENCY_FIELD
+from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.protocol.kit.check import CheckList
-from accord.protocol.kit.mcp_context import Call, MCPContext
+from accord.protocol.kit.mcp_context import (
+    Call,
+    Challenge,
+    MCPContext,
+    claims_of,
+    mcp_session,
+    unauthenticated,
+)
 from accord.protocol.kit.model import Skipped, Violation
 
 MCP_CHECKS: Final = CheckList[MCPContext]()
@@ -303,3 +310,104 @@ async def conflict(ctx: MCPContext) -> None:
         )
     if not probed:
         raise Skipped("no conflict probe for the write tools")
+
+
+# -- who may call (the contract's access section) ---------------------------------------------
+
+
+def judge_challenge(challenge: Challenge) -> None:
+    """TOOL-010 on an observed answer to a request without a credential."""
+    received = {"status": challenge.status, "www-authenticate": challenge.www_authenticate}
+    if challenge.status != 401:
+        raise Violation(
+            f"a request without a credential got HTTP {challenge.status}, not 401",
+            sent=challenge.sent,
+            received=received,
+            expected="HTTP 401 UNAUTHENTICATED: a tool server needs a verified principal",
+        )
+    if not challenge.www_authenticate.lower().startswith("bearer") or not challenge.metadata_url:
+        raise Violation(
+            'the 401 has no WWW-Authenticate: Bearer ... resource_metadata="<url>"',
+            sent=challenge.sent,
+            received=received,
+            expected="WWW-Authenticate naming the protected-resource metadata (RFC 9728)",
+        )
+    document = challenge.metadata
+    if document is None or not isinstance(document.get("resource"), str):
+        raise Violation(
+            f"the protected-resource metadata at {challenge.metadata_url} is not a JSON document "
+            "with a resource",
+            sent={"method": "GET", "url": challenge.metadata_url},
+            received=document,
+        )
+
+
+@check("TOOL-010", "a request without a credential is 401 naming the resource metadata")
+async def unauthenticated_refused(ctx: MCPContext) -> None:
+    judge_challenge(await unauthenticated(ctx.endpoint, ctx.options.timeout_s))
+
+
+def _with_access(ctx: MCPContext, writes_only: bool) -> dict[str, ToolContract]:
+    found = {
+        n: c
+        for n, c in ctx.checked().items()
+        if c.access is not None and (c.is_write or not writes_only)
+    }
+    if not found:
+        raise Skipped("no listed tool's contract has an access section")
+    return found
+
+
+@check("TOOL-011", "a write tool refuses a principal its contract does not allow")
+async def write_refuses_principal(ctx: MCPContext) -> None:
+    other = ctx.options.other
+    if not other.present:
+        raise Skipped("needs a credential the write tools' contracts do not allow: --other-token")
+    claims = claims_of(other)
+    roles = claims.get("roles") or []
+    scopes = str(claims.get("scope") or "").split()
+    probed = 0
+    writes = _with_access(ctx, writes_only=True)  # Skipped here, never inside the session
+    async with mcp_session(ctx.endpoint, ctx.options, credential=other) as session:
+        for name, contract in writes.items():
+            args = ctx.args(ctx.probe(name).valid)
+            assert contract.access is not None
+            if args is None or contract.access.rule_for(
+                frozenset(map(str, roles)), frozenset(scopes)
+            ):
+                continue  # no probe, or the other credential is one the contract allows
+            probed += 1
+            if IDEMPOTENCY_FIELD in args:
+                args[IDEMPOTENCY_FIELD] = f"{args[IDEMPOTENCY_FIELD]}-denied"
+            call = await ctx.call("principal not allowed", name, args, session=session)
+            _expect_error(
+                call,
+                E.PERMISSION_DENIED,
+                "a principal the contract's access does not allow is PERMISSION_DENIED",
+            )
+    if not probed:
+        raise Skipped("the other credential is allowed by every write tool (or no probe)")
+
+
+@check("TOOL-012", "a call about another customer than the verified one is PERMISSION_DENIED")
+async def other_customer_refused(ctx: MCPContext) -> None:
+    probed = 0
+    for name, contract in _with_access(ctx, writes_only=False).items():
+        assert contract.access is not None
+        field_name = contract.access.customer_field
+        args = ctx.args(ctx.probe(name).valid)
+        if field_name is None or args is None or not isinstance(args.get(field_name), str):
+            continue
+        probed += 1
+        if IDEMPOTENCY_FIELD in args:
+            args[IDEMPOTENCY_FIELD] = f"{args[IDEMPOTENCY_FIELD]}-other"
+        # The delegation (or the token) names one customer, the argument another.
+        meta = ctx.delegation(name, {**args, field_name: f"{args[field_name]}0"})
+        call = await ctx.call("another customer", name, args, meta=meta)
+        _expect_error(
+            call,
+            E.PERMISSION_DENIED,
+            "the customer comes from the verified call; an argument naming another is refused",
+        )
+    if not probed:
+        raise Skipped("no valid-input probe for a tool with a customer field")

@@ -1,28 +1,48 @@
 """What the MCP checks share for one tool server: an initialized session (the mcp SDK client,
 protocol 2025-11-25 over streamable HTTP), the listed tools, the contracts that apply, and every
 tool result observed so far, as wire JSON.
+
+Calls of tools whose contract names a customer field carry a delegation in ``_meta`` naming the
+customer of the arguments (accord.contracts.tool_access): the kit acts like a service for that
+customer, or like the customer itself when its credential is one (the server decides which).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import httpx2
+import jwt
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from accord.contracts.keys import TOOL_DELEGATION_META_KEY
 from accord.contracts.tools import ToolContract, shipped_tool_contracts
 from accord.protocol.kit.model import Skipped
-from accord.protocol.kit.options import KitOptions
+from accord.protocol.kit.options import Credential, KitOptions
 from accord.protocol.kit.probes import ToolProbe, fill
 
 T = TypeVar("T")
+KIT_APP = "accord"  # the tenant app a kit delegation names when the token does not say
+
+
+def claims_of(credential: Credential) -> dict[str, Any]:
+    """What a bearer token says of itself (unverified: the kit cannot verify it, it only reads
+    who it is to predict the server's answer); {} for API keys and unreadable tokens."""
+    if not credential.token:
+        return {}
+    try:
+        claims = jwt.decode(credential.token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        return {}
+    return claims if isinstance(claims, dict) else {}
 
 
 @dataclass
@@ -59,14 +79,46 @@ class MCPContext:
     explicit: bool  # contracts came from --contract: all of them must be listed
     calls: list[Call] = field(default_factory=list)
     _memo: dict[str, Any] = field(default_factory=dict)
+    endpoint: str = ""  # the MCP endpoint the session was opened on
 
-    async def call(self, label: str, tool: str, arguments: dict[str, Any]) -> Call:
-        """tools/call without the SDK's own output validation: the kit judges the raw result."""
+    def delegation(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        """The ``_meta`` delegation for a call of ``tool``: the arguments' customer, or None."""
+        contract = self.contracts.get(tool)
+        access = contract.access if contract is not None else None
+        customer = (
+            arguments.get(access.customer_field) if access and access.customer_field else None
+        )
+        if not isinstance(customer, str):
+            return None
+        app = claims_of(self.options.credential).get("app")
+        tenant = {
+            "app": app if isinstance(app, str) and app else KIT_APP,
+            "user": customer,
+            "session": f"kit-{self.run}",
+        }
+        return {TOOL_DELEGATION_META_KEY: {"tenant": tenant}}
+
+    async def call(
+        self,
+        label: str,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        meta: dict[str, Any] | None = None,
+        session: ClientSession | None = None,
+    ) -> Call:
+        """tools/call without the SDK's own output validation: the kit judges the raw result.
+        ``meta`` replaces the kit's own delegation; ``session`` another credential's session."""
+        sent_meta = self.delegation(tool, arguments) if meta is None else meta
         request = types.CallToolRequest(
-            params=types.CallToolRequestParams(name=tool, arguments=arguments)
+            params=types.CallToolRequestParams(
+                name=tool,
+                arguments=arguments,
+                _meta=cast(types.RequestParamsMeta, sent_meta) if sent_meta else None,
+            )
         )
         try:
-            result = await self.session.send_request(
+            result = await (session or self.session).send_request(
                 request, types.CallToolResult, request_read_timeout_seconds=self.options.timeout_s
             )
             wire = result.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -105,12 +157,55 @@ class MCPContext:
         return await self.memo(f"valid:{tool}", lambda: self.call("valid input", tool, args))
 
 
+@dataclass(frozen=True)
+class Challenge:
+    """How an MCP endpoint answers a request without a credential (TOOL-010)."""
+
+    status: int
+    www_authenticate: str
+    metadata_url: str | None
+    metadata: dict[str, Any] | None
+    sent: dict[str, Any]
+
+
+async def unauthenticated(endpoint: str, timeout_s: float) -> Challenge:
+    """POST an ``initialize`` without a credential; follow the challenge to its metadata."""
+    sent = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "accord-kit", "version": "1"},
+        },
+    }
+    headers = {"accept": "application/json, text/event-stream"}
+    async with httpx2.AsyncClient(timeout=timeout_s) as http:
+        answer = await http.post(endpoint, json=sent, headers=headers)
+        challenge = answer.headers.get("www-authenticate", "")
+        found = re.search(r'resource_metadata="([^"]+)"', challenge)
+        where = found.group(1) if found else None
+        document: dict[str, Any] | None = None
+        if where is not None:
+            try:
+                fetched = await http.get(where)
+                body = fetched.json() if fetched.status_code == 200 else None
+            except (httpx2.HTTPError, ValueError):
+                body = None
+            document = body if isinstance(body, dict) else None
+    return Challenge(answer.status_code, challenge, where, document, sent)
+
+
 @asynccontextmanager
-async def mcp_session(url: str, options: KitOptions) -> AsyncIterator[ClientSession]:
-    """An initialized ClientSession on ``url``; raises when nothing speaks MCP there."""
+async def mcp_session(
+    url: str, options: KitOptions, credential: Credential | None = None
+) -> AsyncIterator[ClientSession]:
+    """An initialized ClientSession on ``url`` (with the kit's credential, or ``credential``);
+    raises when nothing speaks MCP there."""
     async with AsyncExitStack() as stack:
         http = httpx2.AsyncClient(
-            headers=options.credential.headers(),
+            headers=(credential or options.credential).headers(),
             timeout=httpx2.Timeout(options.timeout_s),
         )
         await stack.enter_async_context(http)

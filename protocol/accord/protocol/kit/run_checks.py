@@ -3,6 +3,8 @@
     URL ── GET URL/.well-known/agent-card.json answers a card? ── yes ─> A2A checks
                                 │ no
                                 └─> MCP initialize at URL, then URL/mcp ─> MCP checks
+                                      (401 naming resource metadata, no credential given:
+                                       TOOL-010 only, the rest skipped)
 
 A check that raises something the kit did not expect (the agent hung up, answered garbage) is a
 failure of that check with the reason, never a crash of the run.
@@ -22,8 +24,15 @@ from accord.protocol.kit.a2a_context import A2AContext
 from accord.protocol.kit.a2a_wire import CARD_PATH, JSONRPC_BINDING, REST_BINDING, A2AWire
 from accord.protocol.kit.check import Check
 from accord.protocol.kit.checks_a2a import A2A_CHECKS
-from accord.protocol.kit.checks_mcp import MCP_CHECKS
-from accord.protocol.kit.mcp_context import MCPContext, contracts_for, list_tools, mcp_session
+from accord.protocol.kit.checks_mcp import MCP_CHECKS, judge_challenge, unauthenticated_refused
+from accord.protocol.kit.mcp_context import (
+    Challenge,
+    MCPContext,
+    contracts_for,
+    list_tools,
+    mcp_session,
+    unauthenticated,
+)
 from accord.protocol.kit.model import (
     CheckResult,
     Outcome,
@@ -71,8 +80,36 @@ async def detect(url: str, options: KitOptions) -> TargetKind | None:
             async with mcp_session(candidate, options):
                 return TargetKind.MCP
         except Exception:
-            continue
+            if await _challenged(candidate, options) is not None:
+                return TargetKind.MCP  # a protected MCP server: the kit has no credential for it
     return None
+
+
+async def _challenged(endpoint: str, options: KitOptions) -> Challenge | None:
+    """The endpoint's answer without a credential, when it is a 401 naming resource metadata."""
+    try:
+        challenge = await unauthenticated(endpoint, options.timeout_s)
+    except Exception:
+        return None
+    return challenge if challenge.status == 401 and challenge.metadata_url else None
+
+
+def _without_credential(
+    url: str, challenge: Challenge, select: Callable[[Check[Any]], bool]
+) -> list[CheckResult]:
+    """A protected server and no credential to pass its gate: TOOL-010, the rest skipped."""
+    results = []
+    for check in (c for c in MCP_CHECKS.checks if select(c)):
+        if check.run is unauthenticated_refused:
+            try:
+                judge_challenge(challenge)
+                outcome, detail = Outcome.PASS, ""
+            except Violation as v:
+                outcome, detail = Outcome.FAIL, v.detail
+        else:
+            outcome, detail = Outcome.SKIP, "needs a credential: pass --token or --api-key"
+        results.append(CheckResult(check.requirement, check.name, url, outcome, detail=detail))
+    return results
 
 
 async def _run_checks(
@@ -149,11 +186,15 @@ async def run_mcp(
                     await list_tools(session),
                     contracts,
                     explicit,
+                    endpoint=candidate,
                 )
                 checks = [c for c in MCP_CHECKS.checks if select(c)]
                 results = await _run_checks(url, checks, ctx, options)
         except Exception as exc:
             last = f"{type(exc).__name__}: {exc}"
+            challenge = await _challenged(candidate, options) if results is None else None
+            if challenge is not None and not options.credential.present:
+                return _without_credential(url, challenge, select)
         if results is not None:  # a fault while closing the session does not lose them
             return results
     return [_unreachable(url, f"no MCP server answered at {mcp_candidates(url)}: {last}")]

@@ -19,6 +19,8 @@ accord.protocol.mcp.connection; readiness (:meth:`ToolClient.ready`) reads that 
   outside the input schema, with INVALID_INPUT before anything is sent;
 - carries ``traceparent`` in ``params._meta`` (SEP-414): the context of its own
   ``execute_tool {tool}`` CLIENT span, under the caller's active span or ``traceparent=``;
+- carries the delegation it acts under (``acting_for=``: the tenant, and the approver of an
+  approved write) in ``params._meta[TOOL_DELEGATION_META_KEY]``, set by the caller's runtime;
 - returns the structured output after validating it against the contract's output schema
   (CONTRACT_VIOLATION otherwise), or raises the contract error the server put in ``_meta``;
 - retries by the error's retry class (accord.contracts.retry.decide), each attempt under a
@@ -26,6 +28,10 @@ accord.protocol.mcp.connection; readiness (:meth:`ToolClient.ready`) reads that 
   nodes, agents) do not retry it again, so a failing tool gets at most ``max_attempts`` calls;
 - tells its observers (:meth:`ToolClient.observe`) when it starts and ends (the Runner's
   event stream).
+
+Over HTTP every request carries the client's one credential (accord.protocol.mcp.credentials:
+a service's own token granting the tools of its configuration, or a person's), and only to the
+origin of the URL each server was configured with.
 
 Library failures become contract errors at one boundary: :func:`map_exception` for exceptions
 and :class:`_BoundaryTransport` for HTTP (connection refused, 5xx, timeouts), which answers a
@@ -63,10 +69,12 @@ from pydantic import ValidationError
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import TRACEPARENT_KEY
 from accord.contracts.retry import Action, RetryPolicy, decide
+from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.protocol import telemetry
 from accord.protocol.mcp.config import DEFAULT_TIMEOUT_S, ServerSpec, ToolsConfig, load_config
 from accord.protocol.mcp.connection import Lose, ServerConnection, ServerState, ServerStatus
+from accord.protocol.mcp.credentials import OriginAuth, ServiceCredential, ToolCredential
 from accord.protocol.mcp.in_process import in_process_transport
 from accord.protocol.telemetry import instruments, spans
 
@@ -246,7 +254,9 @@ def _is_jsonrpc(body: bytes) -> bool:
 
 
 # -- one server: its transport and how its failures read -----------------------------------
-async def _open_transport(spec: ServerSpec, stack: AsyncExitStack, lose: Lose) -> Any:
+async def _open_transport(
+    spec: ServerSpec, credential: ToolCredential | None, stack: AsyncExitStack, lose: Lose
+) -> Any:
     if spec.transport == "stdio":
         assert spec.command is not None
         return StdioServerParameters(
@@ -258,6 +268,7 @@ async def _open_transport(spec: ServerSpec, stack: AsyncExitStack, lose: Lose) -
     http = httpx2.AsyncClient(
         timeout=httpx2.Timeout(30.0, read=300.0),
         transport=_BoundaryTransport(inner, spec.name, on_unreachable=lose),
+        auth=OriginAuth(credential, spec.url) if credential is not None else None,
     )
     await stack.enter_async_context(http)
     return streamable_http_client(spec.url, http_client=http)
@@ -318,6 +329,7 @@ class ToolClient:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         connect_timeout_s: float = DEFAULT_TIMEOUT_S,
         retry: RetryPolicy | None = None,
+        credential: ToolCredential | None = None,
     ) -> None:
         names = [s.name for s in servers]
         if len(set(names)) != len(names):
@@ -329,7 +341,7 @@ class ToolClient:
             spec.name: ServerConnection(
                 spec,
                 connect_timeout_s=connect_timeout_s,
-                open_transport=partial(_open_transport, spec),
+                open_transport=partial(_open_transport, spec, credential),
                 to_error=partial(_session_error, spec),
             )
             for spec in servers
@@ -352,15 +364,29 @@ class ToolClient:
 
     @classmethod
     def from_config(
-        cls, path: Path | str | None = None, config: ToolsConfig | None = None
+        cls,
+        path: Path | str | None = None,
+        config: ToolsConfig | None = None,
+        *,
+        service: str | None = None,
+        grants: Sequence[str] | None = None,
+        credential: ToolCredential | None = None,
     ) -> ToolClient:
-        """A client for the configured servers (explicit path, ACCORD_TOOLS_CONFIG, default)."""
+        """A client for the configured servers (explicit path, ACCORD_TOOLS_CONFIG, default).
+
+        ``service``: present that service's own token, granting ``grants`` (default: every tool
+        the configuration names); or pass a ``credential`` (a person's, the CLI's).
+        """
         cfg = config or load_config(path)
+        if credential is None and service is not None:
+            named = [c.name for s in cfg.servers for c in s.contracts]
+            credential = ServiceCredential(service, named if grants is None else grants)
         return cls(
             cfg.servers,
             timeout_s=cfg.timeout_s,
             connect_timeout_s=cfg.connect_timeout_s,
             retry=cfg.retry,
+            credential=credential,
         )
 
     @classmethod
@@ -497,17 +523,27 @@ class ToolClient:
         traceparent: str | None = None,
         idempotency_key: str | None = None,
         timeout_s: float | None = None,
+        acting_for: ToolDelegation | None = None,
     ) -> dict[str, Any]:
-        """Call a contracted tool; its validated structured output, or a contract AccordError."""
+        """Call a contracted tool; its validated structured output, or a contract AccordError.
+
+        ``acting_for``: the delegation this call is made under (the customer's tenant, and the
+        approver of an approved write), sent in ``params._meta``; the server takes the customer
+        and the approver from it (a service's call about a customer needs one).
+        """
         if not self._observers:
-            return await self._call(tool_name, arguments, traceparent, idempotency_key, timeout_s)
+            return await self._call(
+                tool_name, arguments, traceparent, idempotency_key, timeout_s, acting_for
+            )
         args = dict(arguments)
         if idempotency_key is not None:
             args.setdefault(IDEMPOTENCY_FIELD, idempotency_key)
         started = ToolCallEvent(uuid.uuid4().hex, tool_name, args)
         self._notify(started)
         try:
-            result = await self._call(tool_name, arguments, traceparent, idempotency_key, timeout_s)
+            result = await self._call(
+                tool_name, arguments, traceparent, idempotency_key, timeout_s, acting_for
+            )
         except AccordError as error:
             self._notify(replace(started, ended=True, error=error))
             raise
@@ -525,6 +561,7 @@ class ToolClient:
         traceparent: str | None,
         idempotency_key: str | None,
         timeout_s: float | None,
+        acting_for: ToolDelegation | None = None,
     ) -> dict[str, Any]:
         route = self._routes.get(tool_name)
         if route is None:
@@ -548,7 +585,10 @@ class ToolClient:
         ) as span:
             trace = spans.current_traceparent() or traceparent
             # RequestParamsMeta is an open TypedDict (PEP 728) that mypy cannot extend yet.
-            meta = cast(types.RequestParamsMeta, {TRACEPARENT_KEY: trace}) if trace else None
+            sent: dict[str, Any] = acting_for.to_meta() if acting_for is not None else {}
+            if trace:
+                sent[TRACEPARENT_KEY] = trace
+            meta = cast(types.RequestParamsMeta, sent) if sent else None
             attempt = 1
             try:
                 while True:
@@ -666,7 +706,10 @@ def _prepare(
 
 
 async def list_server_tools(
-    spec: ServerSpec, *, timeout_s: float = DEFAULT_TIMEOUT_S
+    spec: ServerSpec,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    credential: ToolCredential | None = None,
 ) -> list[types.Tool]:
     """What a server lists, unchecked (for `accord tools check`)."""
     bare = ServerSpec(
@@ -679,5 +722,5 @@ async def list_server_tools(
         env=spec.env,
         cwd=spec.cwd,
     )
-    async with ToolClient([bare], connect_timeout_s=timeout_s) as client:
+    async with ToolClient([bare], connect_timeout_s=timeout_s, credential=credential) as client:
         return client.listed(spec.name)

@@ -25,6 +25,7 @@ from accord.contracts.tools import ToolContract, shipped_tool_contracts
 
 if TYPE_CHECKING:
     from accord.protocol.mcp.config import ServerSpec
+    from accord.protocol.mcp.credentials import ToolCredential
 
 _DOC_KEYWORDS: Final = frozenset({"title", "description", "$comment", "examples", "$schema"})
 _SCHEMA_MAPS: Final = frozenset(
@@ -225,7 +226,9 @@ def default_contracts(listed: Iterable[types.Tool]) -> list[ToolContract]:
     return [shipped[t.name] for t in listed if t.name in shipped]
 
 
-async def check_server(spec: ServerSpec, *, timeout_s: float = 10.0) -> CheckReport:
+async def check_server(
+    spec: ServerSpec, *, timeout_s: float = 10.0, credential: ToolCredential | None = None
+) -> CheckReport:
     """Connect to a live server, list its tools and check them against ``spec.contracts``.
 
     With no contracts in ``spec``, the shipped contracts whose names the server lists are used;
@@ -235,7 +238,7 @@ async def check_server(spec: ServerSpec, *, timeout_s: float = 10.0) -> CheckRep
     # Imported here: the client imports this module to check servers at connect time.
     from accord.protocol.mcp.client import list_server_tools
 
-    listed = await list_server_tools(spec, timeout_s=timeout_s)
+    listed = await list_server_tools(spec, timeout_s=timeout_s, credential=credential)
     contracts = list(spec.contracts) or default_contracts(listed)
     findings = check_tools(spec.name, listed, contracts)
     if not contracts:

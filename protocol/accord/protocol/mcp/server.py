@@ -9,6 +9,11 @@ comes from the contract verbatim; nothing is retyped here. Each call goes throug
         │ bad input: INVALID_INPUT      │ AccordError: its code      │ bad output: INTERNAL
         └──────────────── isError + JSON text + _meta[MCP_ERROR_META_KEY] ─────────────────┘
 
+Before the handler, the contract's ``access`` section decides who may call and for whom
+(accord.protocol.mcp.access): over HTTP every request carries a verified principal
+(accord.protocol.mcp._server_auth), and the handler learns the customer and the approver from
+the verified call (:class:`CallContext`), never from an argument nobody verified.
+
 Python exception text never reaches a client: unknown exceptions are logged here and answered
 as INTERNAL. The low-level server is used rather than ``MCPServer`` because it lets the
 contract's JSON Schema be the advertised schema byte for byte and lets us validate arguments
@@ -41,15 +46,20 @@ from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
+from accord.contracts.envelope import Tenant
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import HEALTH_PATH, READY_PATH, TRACEPARENT_KEY
 from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContract
 from accord.protocol import telemetry
+from accord.protocol.auth import Principal
+from accord.protocol.auth_verify import Authenticator
+from accord.protocol.mcp._server_auth import ToolAuthGate, metadata_routes, principal_of
 from accord.protocol.mcp._server_http import (
     DEFAULT_MAX_BODY_BYTES,
     BodySizeLimit,
     transport_security,
 )
+from accord.protocol.mcp.access import authorize, check_caller
 from accord.protocol.mcp.fault_injection import ToolFaults, planned_faults
 from accord.protocol.settings import current
 from accord.protocol.telemetry import instruments, spans
@@ -64,11 +74,21 @@ current_traceparent: ContextVar[str | None] = ContextVar("accord_mcp_traceparent
 
 @dataclass(frozen=True)
 class CallContext:
-    """What a handler may know about the call besides its arguments."""
+    """What a handler may know about the call besides its arguments: what the server verified.
+
+    ``customer_id`` and ``approved_by`` are the verified values of the contract's
+    ``access.customer_field`` / ``approver_field`` (equal to the arguments when they are given:
+    a differing argument was refused before the handler ran). ``principal`` is None for the
+    stdio parent process, which the transport trusts.
+    """
 
     tool: str
     traceparent: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    principal: Principal | None = None
+    customer_id: str | None = None
+    approved_by: str | None = None
+    tenant: Tenant | None = None
 
 
 ToolHandler = Callable[[dict[str, Any], CallContext], Awaitable[dict[str, Any]]]
@@ -247,13 +267,29 @@ class ToolServer:
             # Unknown tool is a protocol error (JSON-RPC -32602), as the MCP spec asks.
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:64]}")
         meta = dict(ctx.meta or {}) if ctx is not None else {}
-        return await self.call(params.name, params.arguments, meta)
+        request = getattr(ctx, "request", None)
+        if request is None:  # stdio (or the SDK's in-memory transport): the parent is trusted
+            return await self.call(params.name, params.arguments, meta)
+        principal = principal_of(request.scope)
+        if principal is None:
+            # Served over HTTP without build_http_app's gate: refuse rather than trust.
+            logger.error("%s called over HTTP without a verified principal", params.name)
+            return error_result(AccordError(ErrorCode.UNAUTHENTICATED, "no verified principal"))
+        return await self.call(params.name, params.arguments, meta, principal=principal)
 
     # -- the one boundary ------------------------------------------------------------------------
     async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, meta: Mapping[str, Any] | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        meta: Mapping[str, Any] | None = None,
+        *,
+        principal: Principal | None = None,
     ) -> types.CallToolResult:
-        """Serve one call of a known tool; always a result, never an exception."""
+        """Serve one call of a known tool; always a result, never an exception.
+
+        ``principal`` is the verified caller (HTTP); None is the trusted stdio parent.
+        """
         served = self.tools[name]
         meta = meta or {}
         raw_tp = meta.get(TRACEPARENT_KEY)
@@ -270,7 +306,9 @@ class ToolServer:
                     name, {spans.TOOL_SERVER: self.name, "mcp.method.name": "tools/call"}
                 ),
             ) as span:
-                result = await self._call(served, dict(arguments or {}), traceparent)
+                result = await self._call(
+                    served, dict(arguments or {}), meta, traceparent, principal
+                )
                 code = _error_code(result)
                 if code is not None:
                     telemetry.mark_error(span, code)
@@ -292,9 +330,19 @@ class ToolServer:
         return result
 
     async def _call(
-        self, served: ContractTool, arguments: dict[str, Any], traceparent: str | None
+        self,
+        served: ContractTool,
+        arguments: dict[str, Any],
+        meta: Mapping[str, Any],
+        traceparent: str | None,
+        principal: Principal | None,
     ) -> types.CallToolResult:
         name = served.contract.name
+        try:
+            # Who may call comes first: a refused caller learns nothing, not even the schema.
+            check_caller(served.contract, principal)
+        except AccordError as refused:
+            return error_result(refused)
         faults = self.faults.get(name)
         injected: ErrorCode | None = None
         if faults is not None:
@@ -307,7 +355,20 @@ class ToolServer:
         if invalid is not None:
             return error_result(invalid)
         try:
-            output = await served.handler(arguments, CallContext(name, traceparent))
+            verified = authorize(served.contract, principal, arguments, meta)
+        except AccordError as refused:
+            return error_result(refused)
+        context = CallContext(
+            name,
+            traceparent,
+            meta,
+            principal=principal,
+            customer_id=verified.customer_id,
+            approved_by=verified.approved_by,
+            tenant=verified.tenant,
+        )
+        try:
+            output = await served.handler(arguments, context)
         except AccordError as err:
             if err.code not in served.declared and err.code is not ErrorCode.INTERNAL:
                 logger.error("%s raised undeclared %s: %s", name, err.code.value, err.message)
@@ -336,8 +397,11 @@ def build_http_app(
     host: str = "127.0.0.1",
     allowed_hosts: Sequence[str] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    authenticator: Authenticator | None = None,
 ) -> ASGIApp:
-    """Streamable HTTP (stateless, JSON responses) at ``/mcp`` plus ``/healthz`` and ``/readyz``.
+    """Streamable HTTP (stateless, JSON responses) at ``/mcp`` plus ``/healthz``, ``/readyz`` and
+    the protected-resource metadata, public; ``/mcp`` needs a verified principal (the
+    ``authenticator``'s: by default the one every Accord service uses).
 
     ``allowed_hosts`` are Host header patterns (``"127.0.0.1:*"``); ``None`` reads
     ``ACCORD_ALLOWED_HOSTS`` and, when that is unset too, means loopback names on a loopback
@@ -374,11 +438,26 @@ def build_http_app(
         async with server.lowlevel.session_manager.run():
             yield
 
+    grants = sorted(
+        {g for t in server.tools.values() if t.contract.access for g in t.contract.access.grants}
+    )
+    documents = metadata_routes(server.name, MCP_PATH, grants)
     app = Starlette(
-        routes=[Route(HEALTH_PATH, healthz), Route(READY_PATH, readyz), Mount("/", app=mcp_app)],
+        routes=[
+            Route(HEALTH_PATH, healthz),
+            Route(READY_PATH, readyz),
+            *documents,
+            Mount("/", app=mcp_app),
+        ],
         lifespan=lifespan,
     )
-    return BodySizeLimit(app, max_body_bytes)
+    # The gate first: a caller without a credential is answered before its body is read.
+    return ToolAuthGate(
+        BodySizeLimit(app, max_body_bytes),
+        authenticator=authenticator or Authenticator(),
+        public_paths=[HEALTH_PATH, READY_PATH, *(r.path for r in documents)],
+        endpoint_path=MCP_PATH,
+    )
 
 
 def run_stdio(server: ToolServer) -> None:

@@ -1,0 +1,62 @@
+"""Credentials for tests that call tool servers directly (tool servers need a verified principal).
+
+Servers started by a test get :func:`secret_env` (the secret their tokens are signed with); the
+test mints tokens with the same secret, so nothing depends on a data directory's generated one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+import httpx2
+from mcp.client.streamable_http import streamable_http_client
+
+from accord.contracts.envelope import Tenant
+from accord.contracts.tool_access import ToolDelegation
+from accord.protocol.auth import ROLE_CUSTOMER, ROLE_SERVICE, mint_token
+from accord.protocol.mcp.credentials import StaticCredential
+
+SECRET: Final = "tool-tests-shared-secret-0123456789abcdef"
+ALL_TOOLS: Final = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get")
+
+
+def secret_env() -> dict[str, str]:
+    return {"ACCORD_JWT_SECRET": SECRET}
+
+
+def service_token(grants: Iterable[str] = ALL_TOOLS, name: str = "tests") -> str:
+    return mint_token(f"svc:{name}", [ROLE_SERVICE], secret=SECRET, scopes=grants)
+
+
+def customer_token(customer: str = "C-01") -> str:
+    return mint_token(customer, [ROLE_CUSTOMER], secret=SECRET)
+
+
+def token_for(subject: str, roles: Iterable[str], grants: Iterable[str] = ()) -> str:
+    return mint_token(subject, roles, secret=SECRET, scopes=grants)
+
+
+def service_credential(grants: Iterable[str] = ALL_TOOLS) -> StaticCredential:
+    return StaticCredential(token=service_token(grants))
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def acting_for(customer: str = "C-01", approved_by: str | None = None) -> ToolDelegation:
+    tenant = Tenant(app="accord", user=customer, session="tests")
+    return ToolDelegation(tenant=tenant, approved_by=approved_by)
+
+
+def delegation_meta(customer: str = "C-01", approved_by: str | None = None) -> dict[str, object]:
+    """``_meta`` of an SDK call_tool made by a service acting for ``customer``."""
+    return acting_for(customer, approved_by).to_meta()
+
+
+def transport(url: str, token: str | None = None) -> Any:
+    """An SDK transport to ``url`` sending ``token`` (default: a service token of every tool):
+    ``mcp.Client(transport(url))``."""
+    http = httpx2.AsyncClient(headers=bearer(token or service_token()))
+    return streamable_http_client(url, http_client=http)
