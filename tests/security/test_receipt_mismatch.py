@@ -9,8 +9,9 @@ is told neutrally that a person will look at it (never an amount), and the appro
 customer's app are told: an ``attention`` item in their queue and a WARNING log line
 (docs/security-a2a.md).
 
-The attacker holds a service credential granted ``refunds.issue`` and sends it to payments as a
-bearer header, so the test does not depend on whether payments requires one.
+The attacker holds a service credential granted ``refunds.issue`` (a compromised service) and
+sends it to payments with a delegation naming the customer: everything the tool server asks
+for, so the orchestrator's own rule is what is tested.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from accord.contracts.status import Status
 from accord.protocol.auth import mint_token, service_token
 from tests.mesh.mesh_support import Mesh, endpoint, mesh_for_module
 from tests.mesh.support import SECRET, ask, get_task
+from tests.support.tool_auth import delegation_meta
 
 __all__ = ["mesh_for_module"]
 
@@ -55,6 +57,8 @@ async def _issue_directly(mesh: Mesh, amount_cents: int) -> dict[str, Any]:
                 "amount_cents": amount_cents,
                 "reason": "pre-empted",
             },
+            # A granted service may say whom it acts for: the attack needs nothing more.
+            meta=delegation_meta("C-01"),
         )
     assert not result.is_error, result.content
     return dict(result.structured_content or {})
