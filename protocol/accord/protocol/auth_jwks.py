@@ -44,14 +44,14 @@ class PublicKeys:
     def __init__(self, jwks: str | None = None, public_key: str | None = None) -> None:
         self._client: PyJWKClient | None = None
         self._file: _JwksFile | None = None
-        if jwks is not None and jwks.startswith(("https://", "http://")):
+        if jwks and jwks.startswith(("https://", "http://")):
             self._client = PyJWKClient(
                 jwks,
                 lifespan=JWKS_LIFESPAN_S,
                 cooldown_duration=REFETCH_COOLDOWN_S,
                 timeout=FETCH_TIMEOUT_S,
             )
-        elif jwks is not None:
+        elif jwks:
             self._file = _JwksFile(Path(jwks).expanduser())
         self._pem = _read_pem(public_key) if public_key else None
 

@@ -1,13 +1,12 @@
 """The agents the orchestrator delegates to (policy-check, risk-check), as A2A clients.
 
 One shared HTTP connection pool; each agent's card is resolved once and kept; calls carry a
-service token (role ``service``, subject ``svc:orchestrator``) renewed well before it expires,
+service token (role ``service``, subject ``svc:orchestrator``, or the configured token file's),
 and a delegation envelope naming the customer as tenant.
 """
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
@@ -21,7 +20,6 @@ from accord.protocol.a2a.client_card import resolve_card
 from accord.protocol.auth import service_token
 
 TOKEN_TTL_S: Final = 3600
-TOKEN_RENEW_S: Final = 1800  # renew at half life
 CHILD_UNITS: Final = 10
 CHILD_TOOL_CALLS: Final = 5
 MIN_CHILD_DEADLINE_S: Final = 30.0
@@ -35,22 +33,15 @@ class Peers:
             limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
         )
         self._cards: dict[str, ResolvedCard] = {}
-        self._token = ""
-        self._token_at = 0.0
 
     async def client(self, name: str) -> A2AClient:
         card = self._cards.get(name)
         if card is None:
             card = await resolve_card(self._http, self._urls[name])
             self._cards[name] = card
-        return A2AClient(card, self._http, token=self._service_token())
-
-    def _service_token(self) -> str:
-        now = time.monotonic()
-        if not self._token or now - self._token_at > TOKEN_RENEW_S:
-            self._token = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)
-            self._token_at = now
-        return self._token
+        # Asked for every client: service_token() keeps a minted token until half its life,
+        # and reads a configured token file again when it is rotated.
+        return A2AClient(card, self._http, token=service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S))
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -37,7 +37,7 @@ _SECRET_FIELDS: Final = (
 )
 # Between a name and its value: quotes, a colon, an equals sign or a comma, blanks, and a
 # bytes prefix, as in "name: v", "'name': 'v'", "\"name\": \"v\"", "(b'name', b'v')", "name=v".
-_SEP: Final = r"""(["']?\s*[:=,]\s*b?["']?)"""
+_SEP: Final = r"""(["']?\s*[:=,]\s*(?-i:b)?["']?)"""
 
 RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     # Header values run to the closing quote or the end of the line ("Bearer x" has a blank).
@@ -46,7 +46,8 @@ RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
         re.compile(rf"(?i)(?<![\w-])({_SECRET_FIELDS})(?![\w-]){_SEP}[^\"'\s,;&)}}\]]+"),
         rf"\1\2{MASK}",
     ),
-    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"), rf"\1 {MASK}"),
+    # A bearer credential is long (a word after "bearer" in a sentence is not one).
+    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{16,}"), rf"\1 {MASK}"),
     (re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), MASK),
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]+:)[^@\s/]+@"), rf"\1{MASK}@"),
 )
