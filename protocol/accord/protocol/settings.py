@@ -97,7 +97,7 @@ class AccordSettings(BaseSettings):
         default=Path(".accord"),
         description=(
             "SQLite files, the development JWT secret, the deny list and `accord up`'s logs. "
-            "Created on first use."
+            "Created 0700 on first use (its files 0600)."
         ),
         json_schema_extra=_in("storage", "`./.accord` (image: `/data`)"),
     )
@@ -138,7 +138,10 @@ class AccordSettings(BaseSettings):
     )
     revoked_file: Path | None = Field(
         default=None,
-        description="Deny list: one credential id (JWT `jti` or API key id) a line.",
+        description=(
+            "Deny list: a credential id (JWT `jti` or API key id), or `subject APP/SUB TIME`, "
+            "a line (`accord token revoke`)."
+        ),
         json_schema_extra=_in("auth", "`revoked` in the data directory"),
     )
     mode: Literal["development", "production"] = Field(
