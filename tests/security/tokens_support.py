@@ -4,6 +4,7 @@ real service process, and an identity provider's keys (ES256/RS256 JWKs) to sign
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -43,19 +44,13 @@ def refused_start(name: str, env: Mapping[str, str], timeout_s: float = 60.0) ->
     """Run ``accord serve NAME`` expecting it to refuse: (exit status, stderr)."""
     done = subprocess.run(
         [sys.executable, "-m", "accord.agents.cli.main", "serve", name, "--port", str(free_port())],
-        env={**_base_env(), **env},
+        env={**os.environ, **env},
         capture_output=True,
         text=True,
         timeout=timeout_s,
         check=False,
     )
     return done.returncode, done.stderr
-
-
-def _base_env() -> dict[str, str]:
-    import os
-
-    return dict(os.environ)
 
 
 def list_tasks(url: str, headers: Mapping[str, str]) -> httpx.Response:
