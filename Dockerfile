@@ -49,7 +49,8 @@ RUN groupadd --system --gid 10001 accord \
     && useradd --system --uid 10001 --gid accord --no-create-home \
        --home-dir /nonexistent --shell /usr/sbin/nologin accord \
     && mkdir -p /data \
-    && chown accord:accord /data
+    && chown accord:accord /data \
+    && chmod 0700 /data
 
 COPY --from=build /app/.venv /app/.venv
 

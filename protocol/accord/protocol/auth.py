@@ -1,13 +1,15 @@
-"""Who is calling: principals, development tokens, and verification of bearer JWTs.
+"""Who is calling: principals, development tokens, and the credential a service sends.
 
 The principal always comes from a verified credential (a JWT or a static API key), never from
 message text, metadata or a model. Development tokens are HS256 JWTs signed with a secret kept
-in ``data_dir()/jwt-secret`` (created 0600 on first use) unless ``ACCORD_JWT_SECRET`` is set;
-deployments with an identity provider set ``ACCORD_JWT_PUBLIC_KEY`` (PEM text or a path to a PEM
-file) to verify RS256/ES256 tokens as well.
+in ``data_dir()/jwt-secret`` (created 0600 on first use) unless ``ACCORD_JWT_SECRET`` is set; in
+production mode (``ACCORD_MODE=production``) no secret is ever created: it is configured, or
+there is none and tokens come from an identity provider (``ACCORD_JWKS``), services then
+holding their own token in ``ACCORD_SERVICE_TOKEN_FILE``.
 
-API keys live in :mod:`accord.protocol.auth_keys`, the deny list in
-:mod:`accord.protocol.auth_revocation`, and :class:`Authenticator` (in
+The claim rules live in :mod:`accord.protocol.auth_claims`, API keys in
+:mod:`accord.protocol.auth_keys`, the deny list in :mod:`accord.protocol.auth_revocation`,
+identity-provider keys in :mod:`accord.protocol.auth_jwks`, and :class:`Authenticator` (in
 :mod:`accord.protocol.auth_verify`) ties them together for the server middleware.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 import time
 import uuid
 from collections.abc import Iterable
@@ -24,7 +27,9 @@ from typing import Final
 
 import jwt
 
-from accord.protocol.settings import current, data_dir
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.private_files import FILE_MODE
+from accord.protocol.settings import AccordSettings, current, data_dir
 
 DEFAULT_APP: Final = "accord"
 ISSUER: Final = "accord"
@@ -44,6 +49,7 @@ class Principal:
     app: str = DEFAULT_APP  # tenant app
     credential_id: str = ""  # jwt jti or api key id, for revocation and logs
     scopes: frozenset[str] = frozenset()  # OAuth ``scope`` claim: what a service was granted
+    issued_at: float | None = None  # a token's ``iat`` (None: an API key), for revocation
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
@@ -66,12 +72,20 @@ def owner_key(app: str, subject: str) -> str:
     return f"{app}/{subject}"
 
 
-def jwt_secret() -> str:
-    """``ACCORD_JWT_SECRET``, or the development secret in the data dir (created 0600)."""
-    configured = current().jwt_secret
-    if configured is not None:
-        return configured.get_secret_value()
-    path = data_dir() / SECRET_FILE
+def dev_secret_path() -> Path:
+    """Where the development secret is kept (and created) when none is configured."""
+    return data_dir() / SECRET_FILE
+
+
+def configured_secret() -> str | None:
+    """The HS256 secret: ``ACCORD_JWT_SECRET``; else, in development, the data directory's
+    (created 0600 on first use); else (production without one) None: no HS256 at all."""
+    settings = current()
+    if settings.jwt_secret is not None:
+        return settings.jwt_secret.get_secret_value()
+    if settings.mode == "production":
+        return None  # each replica making up its own secret is how a mesh splits silently
+    path = dev_secret_path()
     try:
         return _read_secret(path)
     except FileNotFoundError:
@@ -79,11 +93,22 @@ def jwt_secret() -> str:
     value = secrets.token_urlsafe(48)
     try:
         # O_EXCL: two services starting together must not write two different secrets.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     except FileExistsError:
         return _read_secret(path)
     with os.fdopen(fd, "w") as handle:
         handle.write(value)
+    return value
+
+
+def jwt_secret() -> str:
+    """The HS256 secret (:func:`configured_secret`); production without one is an error."""
+    value = configured_secret()
+    if value is None:
+        raise AccordError(
+            ErrorCode.UNAUTHENTICATED,
+            "no ACCORD_JWT_SECRET in production mode: tokens cannot be signed here",
+        )
     return value
 
 
@@ -102,11 +127,16 @@ def mint_token(
     ttl_s: int = 3600,
     secret: str | None = None,
     scopes: Iterable[str] = (),
+    issued_at: int | None = None,
 ) -> str:
-    """A signed HS256 token for ``subject`` with ``roles`` (development and service use)."""
-    now = int(time.time())
+    """A signed HS256 token for ``subject`` with ``roles`` (development and service use).
+
+    It carries every claim the verifier requires (``iss`` ``accord``, ``aud`` the configured
+    audience, ``iat``, ``exp``, ``jti``); ``issued_at`` backdates it (tests of revocation)."""
+    now = int(time.time()) if issued_at is None else issued_at
     claims: dict[str, object] = {
         "iss": ISSUER,
+        "aud": current().jwt_audience,
         "sub": subject,
         "roles": sorted(set(roles)),
         "app": app,
@@ -121,6 +151,58 @@ def mint_token(
 
 
 def service_token(service_name: str, *, ttl_s: int = 3600, scopes: Iterable[str] = ()) -> str:
-    """A token with role ``service`` and subject ``svc:<name>``, for calls between services;
-    ``scopes`` are the grants it carries (the tools it may call)."""
-    return mint_token(f"svc:{service_name}", [ROLE_SERVICE], ttl_s=ttl_s, scopes=scopes)
+    """The bearer token this service sends to other services; call it for every request.
+
+    With ``ACCORD_SERVICE_TOKEN_FILE`` set, the token in that file (an identity provider's or a
+    Kubernetes projected token, rotated by whoever writes the file; ``scopes`` are then whatever
+    its issuer granted). Otherwise a token minted with the shared secret: role ``service``,
+    subject ``svc:<name>``, the ``scopes`` asked for, renewed at half its life."""
+    settings = current()
+    if settings.service_token_file is not None:
+        return _token_file.read(settings.service_token_file)
+    key = (service_name, ttl_s, tuple(sorted(set(scopes))))
+    now = time.monotonic()
+    with _minted_lock:
+        cached = _minted.get(key)
+        # Kept while the settings are the same object (the environment did not change: same
+        # secret, same data directory) and until half its life: verifiers cache it too.
+        if cached is not None and cached[1] is settings and now < cached[2]:
+            return cached[0]
+        token = mint_token(f"svc:{service_name}", [ROLE_SERVICE], ttl_s=ttl_s, scopes=key[2])
+        _minted[key] = (token, settings, now + ttl_s / 2)
+        return token
+
+
+_minted: dict[tuple[str, int, tuple[str, ...]], tuple[str, AccordSettings, float]] = {}
+_minted_lock = threading.Lock()
+
+
+class _TokenFile:
+    """The token in a file, read again when the file's mtime or size changes."""
+
+    def __init__(self) -> None:
+        self._stamp: tuple[Path, int, int] | None = None
+        self._token = ""
+        self._lock = threading.Lock()
+
+    def read(self, path: Path) -> str:
+        try:
+            st = path.stat()
+            stamp = (path, st.st_mtime_ns, st.st_size)
+            with self._lock:
+                if stamp != self._stamp:
+                    self._token = path.read_text().strip()
+                    self._stamp = stamp
+                token = self._token
+        except OSError:
+            token = ""
+        if not token:
+            raise AccordError(
+                ErrorCode.UNAVAILABLE,
+                "the service token file (ACCORD_SERVICE_TOKEN_FILE) is missing or empty",
+                {"path": str(path)},
+            )
+        return token
+
+
+_token_file = _TokenFile()

@@ -10,11 +10,17 @@
 
 A key without ``id`` is known by ``key:`` + the first 12 hex digits of its SHA-256, so the key
 itself never appears in logs or in the deny list. The file is re-read when it changes.
+
+``subject``, ``app`` and ``roles`` follow the same rules as a token's claims
+(:mod:`accord.protocol.auth_claims`: no ``/``, known roles only). A file that breaks them is
+refused as a whole, INVALID_INPUT naming the file and the entry (by its id or its position,
+never by the key): half a keys file is worse than a clear error at the first request.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,7 +29,10 @@ import yaml
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.auth import DEFAULT_APP, Principal
+from accord.protocol.auth_claims import ClaimError, check_name, check_roles
 from accord.protocol.settings import current
+
+logger = logging.getLogger(__name__)
 
 
 def key_digest(key: str) -> str:
@@ -41,7 +50,17 @@ class ApiKeys:
 
     def lookup(self, key: str) -> Principal | None:
         # Looked up by digest: the key itself is never compared or kept in memory.
-        return self._current().get(key_digest(key))
+        try:
+            return self._current().get(key_digest(key))
+        except AccordError as error:
+            # Fails closed: an edit that broke the file refuses every key (the edit may have
+            # been the removal of a leaked one) and says why in the log, not to the caller.
+            logger.error("API keys refused until the file is fixed: %s", error.message)
+            return None
+
+    def load(self) -> int:
+        """Read the file now (start-up): the number of keys, or the INVALID_INPUT error."""
+        return len(self._current())
 
     def _current(self) -> dict[str, Principal]:
         if self.path is None:
@@ -53,8 +72,9 @@ class ApiKeys:
         stamp = (st.st_mtime_ns, st.st_size)
         if stamp != self._stamp:
             with self._lock:
-                self._by_digest = _parse(self.path)
+                self._by_digest = {}
                 self._stamp = stamp
+                self._by_digest = _parse(self.path)
         return self._by_digest
 
 
@@ -63,22 +83,31 @@ def _parse(path: Path) -> dict[str, Principal]:
     if not isinstance(raw, dict):
         raise AccordError(ErrorCode.INVALID_INPUT, f"{path}: API key file must be a mapping")
     out: dict[str, Principal] = {}
-    for key, entry in raw.items():
-        if not isinstance(key, str) or not isinstance(entry, dict):
+    for position, (key, entry) in enumerate(raw.items(), start=1):
+        if not isinstance(key, str) or not key or not isinstance(entry, dict):
             raise AccordError(ErrorCode.INVALID_INPUT, f"{path}: each key maps to a mapping")
-        subject = entry.get("subject")
-        roles = entry.get("roles", [])
-        if not isinstance(subject, str) or not subject or not isinstance(roles, list):
-            raise AccordError(
-                ErrorCode.INVALID_INPUT, f"{path}: each key needs subject and a roles list"
-            )
         digest = key_digest(key)
-        key_id = entry.get("id") or f"key:{digest[:12]}"
+        key_id = str(entry.get("id") or f"key:{digest[:12]}")
+        try:
+            subject = check_name("subject", entry.get("subject"))
+            app = check_name("app", entry.get("app") or DEFAULT_APP)
+            roles = check_roles(entry.get("roles"))
+        except ClaimError as error:
+            raise AccordError(
+                ErrorCode.INVALID_INPUT,
+                f"{path}: entry {position} (id {key_id}): {error.message}",
+                {"path": str(path), "entry": position, "field": error.claim},
+            ) from None
+        scopes = entry.get("scopes") or []
+        if not isinstance(scopes, list):
+            raise AccordError(
+                ErrorCode.INVALID_INPUT, f"{path}: entry {position} (id {key_id}): scopes is a list"
+            )
         out[digest] = Principal(
             subject=subject,
-            roles=frozenset(str(r) for r in roles),
-            app=str(entry.get("app") or DEFAULT_APP),
-            credential_id=str(key_id),
-            scopes=frozenset(str(s) for s in entry.get("scopes") or []),
+            roles=roles,
+            app=app,
+            credential_id=key_id,
+            scopes=frozenset(str(s) for s in scopes),
         )
     return out

@@ -1,9 +1,12 @@
 """Verify a request's credential and return its :class:`Principal`.
 
-Bearer JWTs: HS256 with the shared secret (:func:`accord.protocol.auth.jwt_secret`), or RS256 /
-ES256 with ``ACCORD_JWT_PUBLIC_KEY``. The key is chosen by the token's ``alg`` so a public key
-can never be used as an HMAC secret. ``X-API-Key``: :class:`~accord.protocol.auth_keys.ApiKeys`.
-Either way the credential id is checked against the deny list on every request.
+Bearer JWTs: HS256 with the shared secret (:func:`accord.protocol.auth.configured_secret`; in
+production mode only when ``ACCORD_JWT_SECRET`` is set), or RS256 / ES256 with the identity
+provider's keys (:mod:`accord.protocol.auth_jwks`: ``ACCORD_JWKS`` or ``ACCORD_JWT_PUBLIC_KEY``).
+The key is chosen by the token's ``alg`` so a public key can never be used as an HMAC secret.
+Signature, ``exp``, ``iss`` and ``aud`` are PyJWT's checks; the rest of the claims are
+:mod:`accord.protocol.auth_claims`'. ``X-API-Key``: :class:`~accord.protocol.auth_keys.ApiKeys`.
+Either way the deny list (credential and subject) is checked on every request.
 
 A verified token is remembered (bounded, until it expires): clients present the same token on
 every request, and a signature check costs far more than the request's own work here. The deny
@@ -15,19 +18,19 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import jwt
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import API_KEY_HEADER
-from accord.protocol.auth import DEFAULT_APP, HS_ALGORITHM, Principal, jwt_secret
+from accord.protocol.auth import HS_ALGORITHM, Principal, configured_secret
+from accord.protocol.auth_claims import ClaimError, principal_from_claims
+from accord.protocol.auth_jwks import ASYMMETRIC, PublicKeys
 from accord.protocol.auth_keys import ApiKeys
 from accord.protocol.auth_revocation import RevocationList
-from accord.protocol.settings import current
+from accord.protocol.settings import AccordSettings, current
 
-ASYMMETRIC = ("RS256", "ES256")
 LEEWAY_S = 5
 CACHE_SIZE = 10_000
 
@@ -40,17 +43,10 @@ def _unauthenticated(message: str) -> AccordError:
     return AccordError(ErrorCode.UNAUTHENTICATED, message)
 
 
-def _load_public_key() -> str | None:
-    raw = current().jwt_public_key
-    if raw is None:
-        return None
-    if raw.startswith("-----BEGIN"):
-        return raw
-    return Path(raw).expanduser().read_text()
-
-
 class Authenticator:
-    """Turns request headers into a verified principal, or raises UNAUTHENTICATED."""
+    """Turns request headers into a verified principal, or raises UNAUTHENTICATED.
+
+    ``secret=None`` means the configured one; ``secret=""`` none at all (no HS256)."""
 
     def __init__(
         self,
@@ -59,9 +55,15 @@ class Authenticator:
         public_key: str | None = None,
         api_keys: ApiKeys | None = None,
         revoked: RevocationList | None = None,
+        jwks: str | None = None,
+        settings: AccordSettings | None = None,
     ) -> None:
-        self._secret = secret or jwt_secret()
-        self._public_key = public_key if public_key is not None else _load_public_key()
+        self._settings = settings or current()
+        self._secret = configured_secret() if secret is None else secret
+        self._keys = PublicKeys(
+            jwks if jwks is not None else self._settings.jwks,
+            public_key if public_key is not None else self._settings.jwt_public_key,
+        )
         self._api_keys = api_keys or ApiKeys()
         self._revoked = revoked or RevocationList()
         self._verified: OrderedDict[str, tuple[Principal, float]] = OrderedDict()
@@ -84,8 +86,9 @@ class Authenticator:
             raise _unauthenticated(
                 f"missing credential: send 'Authorization: Bearer <token>' or '{API_KEY_HEADER}'"
             )
-        if self._revoked.is_revoked(principal.credential_id):
-            raise _unauthenticated("credential has been revoked")
+        refused = self._revoked.refuses(principal)
+        if refused is not None:
+            raise _unauthenticated(refused)
         return principal
 
     def _verify_jwt(self, token: str) -> Principal:
@@ -102,48 +105,46 @@ class Authenticator:
             self._verified.popitem(last=False)
         return principal
 
+    def _key(self, token: str, header: dict[str, Any]) -> Any:
+        alg = header.get("alg")
+        if alg == HS_ALGORITHM and self._secret:
+            return self._secret
+        if alg in ASYMMETRIC and self._keys.configured:
+            return self._keys.key_for(token, header)
+        raise _unauthenticated(f"bearer token algorithm {alg!r} is not accepted")
+
     def _decode(self, token: str) -> tuple[Principal, float]:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
             raise _unauthenticated("malformed bearer token") from None
-        alg = header.get("alg")
-        key: str
-        if alg == HS_ALGORITHM:
-            key = self._secret
-        elif alg in ASYMMETRIC and self._public_key:
-            key = self._public_key
-        else:
-            raise _unauthenticated(f"bearer token algorithm {alg!r} is not accepted")
+        key = self._key(token, header)
+        settings = self._settings
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
                 key,
-                algorithms=[str(alg)],
-                options={"require": ["sub", "exp"]},
+                algorithms=[str(header.get("alg"))],
+                audience=settings.jwt_audience,
+                issuer=list(settings.jwt_issuers),
+                options={"require": ["iss", "aud", "sub", "iat", "exp", "jti"]},
                 leeway=LEEWAY_S,
             )
         except jwt.ExpiredSignatureError:
             raise _unauthenticated("bearer token has expired") from None
+        except jwt.MissingRequiredClaimError as error:
+            raise ClaimError(error.claim, "is required") from None
+        except jwt.InvalidIssuerError:
+            raise ClaimError("iss", "is not an accepted issuer") from None
+        except jwt.InvalidAudienceError:
+            raise ClaimError(
+                "aud", f"does not name this audience ({settings.jwt_audience})"
+            ) from None
+        except jwt.InvalidIssuedAtError:
+            raise ClaimError("iat", "must be a number (seconds since 1970)") from None
+        except jwt.ImmatureSignatureError:
+            raise _unauthenticated("bearer token is not valid yet ('iat' or 'nbf')") from None
         except jwt.PyJWTError:
             raise _unauthenticated("bearer token is invalid") from None
-        roles = claims.get("roles", [])
-        if isinstance(roles, str):
-            roles = roles.split()
-        if not isinstance(roles, list):
-            raise _unauthenticated("bearer token 'roles' claim must be a list")
-        subject = claims.get("sub")
-        if not isinstance(subject, str) or not subject:
-            raise _unauthenticated("bearer token has no subject")
-        app = claims.get("app") or DEFAULT_APP
-        scope = claims.get("scope", "")
-        if not isinstance(scope, str):
-            raise _unauthenticated("bearer token 'scope' claim must be a space-separated string")
-        principal = Principal(
-            subject=subject,
-            roles=frozenset(str(r) for r in roles),
-            app=str(app),
-            credential_id=str(claims.get("jti") or ""),
-            scopes=frozenset(scope.split()),
-        )
+        principal = principal_from_claims(claims, settings, leeway_s=LEEWAY_S, now=_now())
         return principal, float(claims["exp"])

@@ -6,13 +6,21 @@ group, so the CLI (in accord.agents) starts tool servers without importing accor
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from accord.protocol.settings import DEFAULT_PORTS, ServeOptions
+from accord.contracts.errors import AccordError
+from accord.protocol.auth import configured_secret, dev_secret_path
+from accord.protocol.auth_keys import ApiKeys
+from accord.protocol.production import development_notice, refusals
+from accord.protocol.settings import DEFAULT_PORTS, ServeOptions, SettingsError, current
 from accord.protocol.storage.schema import StoreRef
+from accord.protocol.telemetry.redaction import register_secret
+
+logger = logging.getLogger(__name__)
 
 AsgiApp = Callable[..., Any]
 
@@ -31,6 +39,33 @@ class ServiceSpec:
     @property
     def default_port(self) -> int:
         return DEFAULT_PORTS[self.name]
+
+
+class StartRefusedError(SettingsError):
+    """The environment is not fit to start this service in (one line: every reason)."""
+
+
+def check_startup(spec: ServiceSpec) -> None:
+    """Before a service binds a port: refuse what production mode refuses (docs/security-tokens.md),
+    refuse a broken API keys file (any mode), and say in development what it is using."""
+    settings = current()
+    calls_others = spec.protocol == "a2a"  # agents call tool servers and peers; tools call none
+    if settings.mode == "production":
+        problems = refusals(settings, calls_others=calls_others)
+        if problems:
+            raise StartRefusedError(
+                f"production mode refuses to start {spec.name}: {'; '.join(problems)}"
+            )
+    try:
+        ApiKeys().load()
+    except AccordError as error:
+        raise StartRefusedError(error.message) from None
+    if settings.mode == "development":
+        existed = settings.jwt_secret is not None or dev_secret_path().exists()
+        register_secret(configured_secret())  # created now, once; never in a log line
+        notice = development_notice(settings, created=not existed)
+        if notice is not None:
+            logger.warning(notice)
 
 
 def discover_services() -> dict[str, ServiceSpec]:

@@ -26,6 +26,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from accord.protocol.mcp.fault_injection import parse_faults
+from accord.protocol.private_files import private_dir
 
 ENV_PREFIX: Final = "ACCORD_"
 DEFAULT_HOST: Final = "127.0.0.1"
@@ -99,7 +100,7 @@ class AccordSettings(BaseSettings):
         default=Path(".accord"),
         description=(
             "SQLite files, the development JWT secret, the deny list and `accord up`'s logs. "
-            "Created on first use."
+            "Created 0700 on first use (its files 0600)."
         ),
         json_schema_extra=_in("storage", "`./.accord` (image: `/data`)"),
     )
@@ -149,8 +150,65 @@ class AccordSettings(BaseSettings):
     )
     revoked_file: Path | None = Field(
         default=None,
-        description="Deny list: one credential id (JWT `jti` or API key id) a line.",
+        description=(
+            "Deny list: a credential id (JWT `jti` or API key id), or `subject APP/SUB TIME`, "
+            "a line (`accord token revoke`)."
+        ),
         json_schema_extra=_in("auth", "`revoked` in the data directory"),
+    )
+    mode: Literal["development", "production"] = Field(
+        default="development",
+        description=(
+            "`production`: a service refuses to start with a missing, short or placeholder "
+            "secret, development options or fault injection, and never creates a secret of "
+            "its own (docs/security-tokens.md)."
+        ),
+        json_schema_extra=_in("auth"),
+    )
+    jwks: str | None = Field(
+        default=None,
+        description=(
+            "The identity provider's signing keys: an `https://` JWKS URL (cached, fetched "
+            "again for an unknown `kid`) or a JWKS JSON file (read again when it changes). "
+            "RS256/ES256 tokens are verified with them."
+        ),
+        json_schema_extra=_in("auth", "unset: no JWKS", shown_type="URL or path"),
+    )
+    jwt_issuers: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=("accord",),
+        min_length=1,
+        description=(
+            "Comma-separated `iss` values a token may carry (`accord`: the tokens Accord "
+            "mints itself)."
+        ),
+        json_schema_extra=_in("auth", "`accord`", shown_type="list"),
+    )
+    jwt_audience: str = Field(
+        default="accord",
+        min_length=1,
+        description="The `aud` every token must name (minted tokens carry it).",
+        json_schema_extra=_in("auth"),
+    )
+    token_max_ttl_s: int = Field(
+        default=86_400,
+        gt=0,
+        description="Longest lifetime (`exp - iat`) of a person's token (customer, approver).",
+        json_schema_extra=_in("auth"),
+    )
+    service_token_max_ttl_s: int = Field(
+        default=3_600,
+        gt=0,
+        description="Longest lifetime of a token with the `service` role.",
+        json_schema_extra=_in("auth"),
+    )
+    service_token_file: Path | None = Field(
+        default=None,
+        description=(
+            "A file holding this service's bearer token for calls to other services (e.g. a "
+            "Kubernetes projected token), read again when it changes; unset: services mint "
+            "their own with the shared secret."
+        ),
+        json_schema_extra=_in("auth", "unset: minted with the secret"),
     )
     allowed_hosts: Annotated[tuple[str, ...] | None, NoDecode] = Field(
         default=None,
@@ -364,17 +422,33 @@ class AccordSettings(BaseSettings):
                 return cls.model_fields[info.field_name].get_default(call_default_factory=True)
         return value
 
-    @field_validator("data_dir", "api_keys", "revoked_file", "tools_config", "models_config")
+    @field_validator(
+        "data_dir",
+        "api_keys",
+        "revoked_file",
+        "service_token_file",
+        "tools_config",
+        "models_config",
+    )
     @classmethod
     def _home(cls, value: Path | None) -> Path | None:
         return value.expanduser() if value is not None else None
+
+    @field_validator("jwks")
+    @classmethod
+    def _jwks_source(cls, value: str | None) -> str | None:
+        if value is not None and "://" in value and not value.startswith(("https://", "http://")):
+            raise ValueError("a JWKS is an https:// URL or a file path")
+        return value
 
     @field_validator(*(f"{name}_url" for name in DEFAULT_PORTS))
     @classmethod
     def _no_trailing_slash(cls, value: str) -> str:
         return value.rstrip("/")
 
-    @field_validator("allowed_hosts", "trusted_origins", "authorization_servers", mode="before")
+    @field_validator(
+        "allowed_hosts", "trusted_origins", "authorization_servers", "jwt_issuers", mode="before"
+    )
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):
@@ -394,7 +468,7 @@ class AccordSettings(BaseSettings):
     def _upper(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("log_format", mode="before")
+    @field_validator("log_format", "mode", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
@@ -474,10 +548,8 @@ def current() -> AccordSettings:
 
 
 def data_dir() -> Path:
-    """The data directory (SQLite files, development secrets). Created on first use."""
-    path = current().data_dir.absolute()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """The data directory (SQLite files, development secrets). Created 0700 on first use."""
+    return private_dir(current().data_dir.absolute())
 
 
 def database_url(service: str) -> str:

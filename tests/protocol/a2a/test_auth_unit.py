@@ -55,7 +55,15 @@ def test_es256_tokens_verify_with_the_public_key(tmp_path: Path) -> None:
         .decode()
     )
     token = jwt.encode(
-        {"sub": "approver-1", "roles": ["approver"], "exp": time.time() + 60, "jti": "j1"},
+        {
+            "iss": "accord",
+            "aud": "accord",
+            "sub": "approver-1",
+            "roles": ["approver"],
+            "iat": int(time.time()),
+            "exp": int(time.time()) + 60,
+            "jti": "j1",
+        },
         private,
         algorithm="ES256",
     )

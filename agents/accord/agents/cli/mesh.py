@@ -22,6 +22,7 @@ from typing import Final
 import httpx
 
 from accord.contracts.keys import HEALTH_PATH
+from accord.protocol.private_files import open_private, private_dir
 from accord.protocol.settings import DEFAULT_HOST, DEFAULT_PORTS
 
 # Tool servers first, the orchestrator last (it connects to the others lazily anyway).
@@ -83,7 +84,7 @@ def start_mesh(
 ) -> Mesh:
     """Start all five and wait for every /healthz; on failure stop what started and raise."""
     data_dir = data_dir.expanduser().resolve()
-    (data_dir / "logs").mkdir(parents=True, exist_ok=True)
+    private_dir(private_dir(data_dir) / "logs")  # secrets, databases, logs: 0700
     mesh = Mesh(data_dir, dict(ports or DEFAULT_PORTS))
     full_env = {**os.environ, **mesh.env(), **(env or {})}
     try:
@@ -97,7 +98,8 @@ def start_mesh(
                 "--port",
                 str(mesh.ports[name]),
             ]
-            with mesh.log_path(name).open("ab") as log:
+            fd = open_private(mesh.log_path(name), os.O_WRONLY | os.O_APPEND)
+            with os.fdopen(fd, "ab") as log:
                 mesh.processes[name] = subprocess.Popen(
                     cmd,
                     stdout=log,

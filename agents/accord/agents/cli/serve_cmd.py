@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from accord.protocol.error_boundary import ErrorBoundary
-from accord.protocol.service import discover_services
+from accord.protocol.service import check_startup, discover_services
 from accord.protocol.settings import DEFAULT_HOST, ServeOptions, current
 from accord.protocol.telemetry import configure_logging, setup_telemetry
 from accord.protocol.telemetry.asgi import ServerTelemetry
@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"unknown service {name!r} (known: {known})")
         # One place per process: service.name, exporters from the OTEL_* environment, log format.
         configure_logging(name)
+        check_startup(spec)  # production mode's refusals (exit 2, one line); development's notice
         telemetry = setup_telemetry(name)
         options = ServeOptions(
             host=host, port=port or spec.default_port, database_url=database_url or None
@@ -50,7 +51,10 @@ def register(app: typer.Typer) -> None:
                 ErrorBoundary(ServerTelemetry(spec.build_app(options), protocol=spec.protocol)),
                 host=options.host,
                 port=options.port,
-                log_level="warning",
+                # uvicorn's loggers propagate to our handler (one format, one redaction) at
+                # ACCORD_LOG_LEVEL, like everyone else's.
+                log_level=current().log_level.lower(),
+                log_config=None,
                 lifespan="on",
             )
         finally:

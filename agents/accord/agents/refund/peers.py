@@ -1,7 +1,7 @@
 """The agents the orchestrator delegates to (policy-check, risk-check), as A2A clients.
 
 One shared HTTP connection pool; each agent's card is resolved once and kept; calls carry a
-service token (role ``service``, subject ``svc:orchestrator``) renewed well before it expires,
+service token (role ``service``, subject ``svc:orchestrator``, or the configured token file's),
 and a delegation envelope naming the customer as tenant. The token goes only to the origin of
 the configured peer URL (``ACCORD_POLICY_URL``...): a card that points its interfaces at another
 origin is refused before anything is sent (accord.protocol.a2a.origins).
@@ -10,7 +10,6 @@ origin is refused before anything is sent (accord.protocol.a2a.origins).
 from __future__ import annotations
 
 import logging
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
@@ -28,7 +27,6 @@ from accord.protocol.auth import service_token
 logger = logging.getLogger(__name__)
 
 TOKEN_TTL_S: Final = 3600
-TOKEN_RENEW_S: Final = 1800  # renew at half life
 CHILD_UNITS: Final = 10
 CHILD_TOOL_CALLS: Final = 5
 MIN_CHILD_DEADLINE_S: Final = 30.0
@@ -42,15 +40,16 @@ class Peers:
             limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
         )
         self._cards: dict[str, ResolvedCard] = {}
-        self._token = ""
-        self._token_at = 0.0
 
     async def client(self, name: str) -> A2AClient:
         card = self._cards.get(name)
         if card is None:
             card = await resolve_card(self._http, self._urls[name])
         try:
-            client = A2AClient(card, self._http, token=self._service_token())
+            # Asked for every client: service_token() keeps a minted token until half its
+            # life, and reads a configured token file again when it is rotated.
+            token = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)
+            client = A2AClient(card, self._http, token=token)
         except ForeignOriginError as refused:
             # The operator's problem (a peer URL that serves a card pointing elsewhere): the
             # log names both origins; the customer's task is told no hostnames.
@@ -63,13 +62,6 @@ class Peers:
             ) from None
         self._cards[name] = card  # kept only once usable: a fixed card is read again
         return client
-
-    def _service_token(self) -> str:
-        now = time.monotonic()
-        if not self._token or now - self._token_at > TOKEN_RENEW_S:
-            self._token = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)
-            self._token_at = now
-        return self._token
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -38,6 +38,7 @@ from accord.protocol.a2a.principal_routes import principal_route
 from accord.protocol.a2a.server import build_agent_app, task_store_url
 from accord.protocol.auth import Principal
 from accord.protocol.mcp.client import ToolClient
+from accord.protocol.private_files import private_file
 from accord.protocol.service import ServiceSpec
 from accord.protocol.settings import ServeOptions, current, data_dir, service_url
 from accord.protocol.storage.schema import StoreRef
@@ -119,7 +120,7 @@ async def _open(runtime: Runtime, log_url: str) -> None:
     await runtime.log.open()
     if previous and previous != runtime.owner:
         await runtime.log.drop_owner(previous)
-    path.write_text(runtime.owner)
+    private_file(path).write_text(runtime.owner)  # 0600, like everything in the data dir
     await runtime.open()
 
 

@@ -10,7 +10,6 @@ its progress lines as ``partial`` events; a model run is an event with ``usage``
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
@@ -18,7 +17,7 @@ import httpx
 
 from accord.agents.models import Metrics, RunRecord
 from accord.agents.refund.config import SERVICE_NAME
-from accord.agents.refund.peers import TOKEN_RENEW_S, TOKEN_TTL_S, Peers
+from accord.agents.refund.peers import TOKEN_TTL_S, Peers
 from accord.agents.runner.events import Part, Usage, new_id
 from accord.agents.runner.hub import ORCHESTRATOR, Hub
 from accord.contracts.envelope import DelegationEnvelope
@@ -132,22 +131,14 @@ class ObservedPeers(Peers):
         self._agent_urls = urls
         self._agent_http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, transport=transport)
         self._resolved: dict[str, ResolvedCard] = {}
-        self._bearer = ""
-        self._bearer_at = 0.0
 
     async def client(self, name: str) -> A2AClient:
         card = self._resolved.get(name)
         if card is None:
             card = await resolve_card(self._agent_http, self._agent_urls[name])
             self._resolved[name] = card
-        return ObservedAgent(self._hub, card.name, card, self._agent_http, self._bearer_token())
-
-    def _bearer_token(self) -> str:
-        now = time.monotonic()
-        if not self._bearer or now - self._bearer_at > TOKEN_RENEW_S:
-            self._bearer = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)
-            self._bearer_at = now
-        return self._bearer
+        bearer = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)  # kept or re-read there
+        return ObservedAgent(self._hub, card.name, card, self._agent_http, bearer)
 
     async def aclose(self) -> None:
         await self._agent_http.aclose()

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any, Final
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
+
+from accord.protocol.private_files import private_dir, private_file
 
 PRAGMAS: Final = (
     "PRAGMA synchronous=NORMAL",
@@ -64,7 +67,15 @@ def sqlite_engine(path: str, *, busy_timeout_ms: int = 10_000) -> Engine:
     ``begin()`` issues ``BEGIN``; with the execution option ``accord_immediate=True``,
     ``BEGIN IMMEDIATE`` (take the write lock now: no other writer can slip in between our read
     and our write); with ``accord_begin=False`` nothing (each statement its own transaction).
+
+    A file that does not exist yet is created 0600 (in a 0700 directory if that is missing
+    too) before SQLite opens it: SQLite would create it with the umask's mode (0644), and it
+    gives the ``-wal`` and ``-shm`` files the database file's mode.
     """
+    if path and path != ":memory:" and not path.startswith("file:"):
+        file = Path(path)
+        private_dir(file.parent.absolute())
+        private_file(file)
     engine = create_engine(
         f"sqlite+pysqlite:///{path}",
         poolclass=NullPool,  # each user holds its one connection for as long as it needs it

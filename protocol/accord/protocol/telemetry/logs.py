@@ -9,6 +9,7 @@
 Otherwise a readable line with the same fields. ``ACCORD_LOG_LEVEL`` sets the level (default
 WARNING, as before: a service does not log per request unless asked). The trace id is there
 even without an exporter: the server's middleware puts the caller's context in place either way.
+Secrets are redacted from every line (:mod:`accord.protocol.telemetry.redaction`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from opentelemetry import trace
 from opentelemetry.trace import format_span_id, format_trace_id
 
 from accord.protocol.settings import AccordSettings, current
+from accord.protocol.telemetry.redaction import RedactingFilter
 
 TEXT_FORMAT: Final = (
     "%(asctime)s %(levelname)s %(name)s [%(service)s trace=%(trace_id)s span=%(span_id)s "
@@ -79,10 +81,21 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure_logging(service: str, settings: AccordSettings | None = None) -> logging.Handler:
-    """One stderr handler on the root logger, JSON or text; returns it (tests remove it)."""
+    """One stderr handler on the root logger, JSON or text; returns it (tests remove it).
+
+    Its :class:`~accord.protocol.telemetry.redaction.RedactingFilter` rewrites every record
+    it writes, whichever logger made it (the SDKs' loggers propagate here: ``accord serve``
+    leaves uvicorn's logging to this handler too), so no secret reaches the log at any level."""
     settings = current() if settings is None else settings
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(TraceContextFilter(service))
+    handler.addFilter(
+        RedactingFilter(
+            secret.get_secret_value()
+            for secret in (settings.jwt_secret, settings.token, settings.api_key)
+            if secret is not None
+        )
+    )
     if settings.log_format == "json":
         handler.setFormatter(JsonFormatter())
     else:

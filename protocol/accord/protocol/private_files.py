@@ -1,0 +1,50 @@
+"""Directories and files only this service's user may read: 0700 and 0600.
+
+The data directory holds the development JWT secret, the deny list and SQLite files with
+customers' orders and refunds; other local users must not read them (issue #12 found SQLite
+files 0644). Modes are given at creation (``os.open`` / ``mkdir`` with a mode, so there is no
+window in which the file exists with the umask's wider mode); SQLite then gives its ``-wal``
+and ``-shm`` files the mode of the database file. A directory that already exists is left as
+it is (it may be a home directory or a mounted volume): :func:`is_shared` lets start-up say so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from pathlib import Path
+from typing import Final
+
+DIR_MODE: Final = 0o700
+FILE_MODE: Final = 0o600
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` (and missing parents, whose mode is the umask's) created 0700 if missing."""
+    if not path.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # another process made it just now
+            path.mkdir(mode=DIR_MODE)
+            os.chmod(path, DIR_MODE)  # mkdir's mode is masked by the umask; 0700 is the point
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """Create ``path`` empty and 0600 if it does not exist (an existing file is kept)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    return path
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` that creates a missing file 0600 (for appends and exclusive creation)."""
+    return os.open(path, flags | os.O_CREAT, FILE_MODE)
+
+
+def is_shared(path: Path) -> bool:
+    """True if group or others may read or enter ``path``."""
+    try:
+        return bool(path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO))
+    except FileNotFoundError:
+        return False
