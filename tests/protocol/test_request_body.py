@@ -162,10 +162,13 @@ def headers() -> dict[str, str]:
 
 def send_message(pad: str = "") -> dict[str, Any]:
     data: dict[str, Any] = {"mode": "complete", "n": 7}
+    # The padding makes the body big without making the message's content big (that is
+    # bounded by ACCORD_MAX_MESSAGE_BYTES, 64 KiB, the same as the telemetry's peek).
     return {
         "messageId": uuid.uuid4().hex,
         "role": "ROLE_USER",
-        "parts": [{"data": data}, *([{"text": pad}] if pad else [])],
+        "parts": [{"data": data}],
+        **({"metadata": {"pad": pad}} if pad else {}),
     }
 
 

@@ -77,6 +77,7 @@ async def _lookup(deps: Deps, inp: WorkflowInput, order_id: str) -> OrderFacts |
             ORDER_TOOL,
             {"order_id": order_id, "customer_id": inp.customer_id},
             traceparent=inp.traceparent,
+            acting_for=deps.acting_for(inp),
         )
     except AccordError as error:
         if error.code is ErrorCode.NOT_FOUND:
