@@ -15,7 +15,7 @@ ifndef SEED
 SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 
-.PHONY: help setup demo test lint types deps npm unit up contract export docs bench pg-test matrix clean
+.PHONY: help setup demo test lint types deps npm unit up contract export docs bench fuzz soak pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -68,6 +68,9 @@ matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.m
 	  tests/interop/test_refund_js.py tests/interop/test_refund_curl.py \
 	  tests/interop/test_a2a_proof.py tests/interop/test_mcp_conformance.py \
 	  tests/mesh/test_kit_mesh.py tests/mesh/test_matrix.py
+
+fuzz: setup ## The fuzz suite at full length: 10,000 cases per service (ACCORD_FUZZ_SEED=N repeats one)
+	ACCORD_FUZZ_CASES=10000 ACCORD_FUZZ_SECONDS=1800 $(BIN)/pytest -q -s -p no:randomly tests/hostile/test_fuzz.py
 
 bench: setup ## Run the benchmarks (figures are printed, not asserted)
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
