@@ -72,8 +72,11 @@ matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.m
 fuzz: setup ## The fuzz suite at full length: 10,000 cases per service (ACCORD_FUZZ_SEED=N repeats one)
 	ACCORD_FUZZ_CASES=10000 ACCORD_FUZZ_SECONDS=1800 $(BIN)/pytest -q -s -p no:randomly tests/hostile/test_fuzz.py
 
+soak: setup ## 60 s of mixed traffic at concurrency 64 against the mesh: errors by code, RSS
+	$(BIN)/python bench/soak.py
+
 bench: setup ## Run the benchmarks (figures are printed, not asserted)
-	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
+	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done  # soak.py included
 
 clean: ## Remove the environments and local data
 	rm -rf $(VENV) $(TOOLS) .accord .pytest_cache .mypy_cache .ruff_cache
