@@ -15,7 +15,7 @@ ifndef SEED
 SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 
-.PHONY: help setup demo test lint types deps npm unit up contract export docs bench pg-test matrix clean
+.PHONY: help setup demo test lint types deps npm unit up contract export docs bench fuzz soak pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -69,8 +69,14 @@ matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.m
 	  tests/interop/test_a2a_proof.py tests/interop/test_mcp_conformance.py \
 	  tests/mesh/test_kit_mesh.py tests/mesh/test_matrix.py
 
+fuzz: setup ## The fuzz suite at full length: 10,000 cases per service (ACCORD_FUZZ_SEED=N repeats one)
+	ACCORD_FUZZ_CASES=10000 ACCORD_FUZZ_SECONDS=1800 $(BIN)/pytest -q -s -p no:randomly tests/hostile/test_fuzz.py
+
+soak: setup ## 60 s of mixed traffic at concurrency 64 against the mesh: errors by code, RSS
+	$(BIN)/python bench/soak.py
+
 bench: setup ## Run the benchmarks (figures are printed, not asserted)
-	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
+	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done  # soak.py included
 
 clean: ## Remove the environments and local data
 	rm -rf $(VENV) $(TOOLS) .accord .pytest_cache .mypy_cache .ruff_cache

@@ -49,7 +49,7 @@ def test_fuzzed_requests_get_contract_answers(fuzz_mesh: Mesh, service: str) -> 
         credential = mint_token("C-01", ["customer"], secret=SECRET)
     report = runner.run(fuzz_mesh.url(service), make, credential, seed)
     print(f"fuzz {service}: {report.sent} cases, statuses {sorted(report.by_status.items())}")
-    assert report.sent >= 100, "the time box allowed too few cases to mean anything"
+    assert report.sent >= 50, "the time box allowed too few cases to mean anything"
     assert not report.failures, (
         f"{len(report.failures)} of {report.sent} cases broke the contract (seed {seed}):\n"
         + "\n".join(report.failures[:15])

@@ -54,11 +54,8 @@ from accord.protocol import telemetry
 from accord.protocol.auth import Principal
 from accord.protocol.auth_verify import Authenticator
 from accord.protocol.mcp._server_auth import ToolAuthGate, metadata_routes, principal_of
-from accord.protocol.mcp._server_http import (
-    DEFAULT_MAX_BODY_BYTES,
-    BodySizeLimit,
-    transport_security,
-)
+from accord.protocol.mcp._server_http import transport_security
+from accord.protocol.mcp._server_requests import DEFAULT_MAX_BODY_BYTES, McpRequestGate
 from accord.protocol.mcp.access import authorize, check_caller
 from accord.protocol.mcp.fault_injection import ToolFaults, planned_faults
 from accord.protocol.settings import current
@@ -453,7 +450,7 @@ def build_http_app(
     )
     # The gate first: a caller without a credential is answered before its body is read.
     return ToolAuthGate(
-        BodySizeLimit(app, max_body_bytes),
+        McpRequestGate(app, endpoint_path=MCP_PATH, max_body_bytes=max_body_bytes),
         authenticator=authenticator or Authenticator(),
         public_paths=[HEALTH_PATH, READY_PATH, *(r.path for r in documents)],
         endpoint_path=MCP_PATH,
