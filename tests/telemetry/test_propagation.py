@@ -132,9 +132,14 @@ async def test_one_trace_from_the_caller_through_a2a_and_mcp(pair: Pair) -> None
         ),
     )
     assert all(p["attributes"]["gen_ai.agent.name"] == "risk-check" for p in tasks)
-    requests = metric_points(pair.metrics("risk"), "accord.server.requests")
-    operations = {p["attributes"]["accord.operation"] for p in requests}
-    assert {"GetAgentCard", server["name"].removeprefix("A2A ")} <= operations
+    # The request's own point is recorded when its stream closes, after the task's: wait for it.
+    wanted = {"GetAgentCard", server["name"].removeprefix("A2A ")}
+    requests = wait_metric(
+        pair.metrics("risk"),
+        "accord.server.requests",
+        lambda points: wanted <= {p["attributes"]["accord.operation"] for p in points},
+    )
+    assert wanted <= {p["attributes"]["accord.operation"] for p in requests}
 
 
 async def test_mcp_meta_carries_the_callers_context_and_errors_carry_their_code(
