@@ -19,6 +19,7 @@ from starlette.types import Message, Send
 
 from accord.contracts.errors import ERROR_DOMAIN, AccordError, ErrorCode, code_for_jsonrpc
 from accord.protocol.a2a.errors import A2A_REASON_TO_CODE
+from accord.protocol.held_response import content_type, holding
 
 E = ErrorCode
 GENERIC_INTERNAL: Final = "internal error"
@@ -127,34 +128,14 @@ def _with_safe_messages(payload: dict[str, Any], error: dict[str, Any]) -> bytes
 
 def contract_error_filter(send: Send, is_rpc: bool) -> Send:
     """Wrap ``send`` so that JSON error answers carry contract codes (see module docstring)."""
-    held: Message | None = None
-    chunks: list[bytes] = []
 
-    async def wrapped(message: Message) -> None:
-        nonlocal held
-        if message["type"] == "http.response.start":
-            headers = dict(message.get("headers", []))
-            json_body = headers.get(b"content-type", b"").startswith(
-                (b"application/json", b"application/a2a+json")
-            )
-            if json_body and (is_rpc or message["status"] >= 400):
-                held = message
-                return
-            await send(message)
-            return
-        if held is None or message["type"] != "http.response.body":
-            await send(message)
-            return
-        chunks.append(message.get("body", b""))
-        if message.get("more_body", False):
-            return
-        body = b"".join(chunks)
+    def hold(start: Message) -> bool:
+        json_body = content_type(start).startswith((b"application/json", b"application/a2a+json"))
+        return json_body and (is_rpc or start["status"] >= 400)
+
+    def rewrite(_start: Message, body: bytes) -> tuple[bytes, bytes | None]:
         with contextlib.suppress(ValueError):  # not JSON after all: send what the SDK wrote
             body = rewrite_rpc(body) if is_rpc else rewrite_rest(body)
-        out = [(k, v) for k, v in held.get("headers", []) if k != b"content-length"]
-        out.append((b"content-length", str(len(body)).encode()))
-        start, held = {**held, "headers": out}, None
-        await send(start)
-        await send({"type": "http.response.body", "body": body})
+        return body, None
 
-    return wrapped
+    return holding(send, hold, rewrite)

@@ -232,16 +232,7 @@ class AccordTaskStore(TaskStore):
             for owner, blob in found:
                 task = Task.FromString(bytes(blob))
                 fail_after_restart(task)
-                params = _params(
-                    owner,
-                    task.id,
-                    task.context_id,
-                    int(task.status.state),
-                    _sort_ts(task),
-                    task.SerializeToString(),
-                    self.worker,
-                )
-                self._upsert.execute(txn.conn, params)
+                self._upsert.execute(txn.conn, self._row(owner, task))
             txn.conn.execute(self._forget)
             return len(found)
 
@@ -253,6 +244,18 @@ class AccordTaskStore(TaskStore):
                 count,
             )
         return count
+
+    def _row(self, owner: str, task: Task) -> dict[str, Any]:
+        """The upsert's parameters for ``task``, saved by this process."""
+        return _params(
+            owner,
+            task.id,
+            task.context_id,
+            int(task.status.state),
+            _sort_ts(task),
+            task.SerializeToString(),
+            self.worker,
+        )
 
     async def purge_finished(self) -> int:
         """Delete finished tasks whose status is older than ``retention_s``; how many."""
@@ -286,17 +289,7 @@ class AccordTaskStore(TaskStore):
             kept.CopyFrom(task)
             del kept.history[: len(kept.history) - self.history_limit]
             task = kept
-        owner = self._owner(context)
-        params = _params(
-            owner,
-            task.id,
-            task.context_id,
-            int(task.status.state),
-            _sort_ts(task),
-            task.SerializeToString(),
-            self.worker,
-        )
-        await self._submit(self._upsert, params)
+        await self._submit(self._upsert, self._row(self._owner(context), task))
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
         await self.open()

@@ -26,6 +26,7 @@ from typing import Any, Final
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
+from accord.protocol.held_response import content_type, holding
 from accord.protocol.limits import CallerLimits
 from accord.protocol.mcp._server_auth import principal_of
 from accord.protocol.request_body import read_body
@@ -205,37 +206,15 @@ def _contract_http_error(status: int, text: bytes) -> bytes:
 
 def _sanitizing(send: Send) -> Send:
     """Hold back the SDK's error answers (one body each) to make them safe and typed."""
-    held: Message | None = None
-    plain = False
-    chunks: list[bytes] = []
 
-    async def wrapped(message: Message) -> None:
-        nonlocal held, plain
-        if message["type"] == "http.response.start":
-            headers = dict(message.get("headers", []))
-            json_body = headers.get(b"content-type", b"").startswith(b"application/json")
-            if json_body or message["status"] >= 400:
-                held, plain = message, not json_body
-                return
-            await send(message)
-            return
-        if held is None or message["type"] != "http.response.body":
-            await send(message)
-            return
-        chunks.append(message.get("body", b""))
-        if message.get("more_body", False):
-            return
-        body = b"".join(chunks)
-        out = [(k, v) for k, v in held.get("headers", []) if k != b"content-length"]
-        if plain:
-            body = _contract_http_error(held["status"], body)
-            out = [(k, v) for k, v in out if k != b"content-type"]
-            out.append((b"content-type", b"application/json"))
-        elif b'"error"' in body[:200]:
-            body = safe_sdk_error(body)
-        out.append((b"content-length", str(len(body)).encode()))
-        start, held = {**held, "headers": out}, None
-        await send(start)
-        await send({"type": "http.response.body", "body": body})
+    def hold(start: Message) -> bool:
+        return content_type(start).startswith(b"application/json") or start["status"] >= 400
 
-    return wrapped
+    def rewrite(start: Message, body: bytes) -> tuple[bytes, bytes | None]:
+        if not content_type(start).startswith(b"application/json"):
+            return _contract_http_error(start["status"], body), b"application/json"
+        if b'"error"' in body[:200]:
+            return safe_sdk_error(body), None
+        return body, None
+
+    return holding(send, hold, rewrite)
