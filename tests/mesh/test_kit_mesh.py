@@ -41,7 +41,13 @@ ORCHESTRATOR_PROBE: Final = Probes(
     }
 )
 
-TOOL_GRANTS: Final = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get")
+TOOL_GRANTS: Final = (
+    "orders.lookup",
+    "customers.history",
+    "refunds.issue",
+    "refunds.get",
+    "refunds.list",
+)
 
 # (service, requirement, check) -> why the kit cannot run it against that service.
 SKIPS: Final[dict[tuple[str, str, str], str]] = {

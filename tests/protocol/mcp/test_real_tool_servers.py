@@ -14,6 +14,7 @@ from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
 from accord.protocol.mcp.contract_check import check_server
 from accord.protocol.mcp.credentials import ServiceCredential
+from tests.support.tool_servers import run_commerce
 from tests.support.processes import run_service
 from tests.support.tool_auth import SECRET, acting_for, secret_env
 
@@ -25,10 +26,7 @@ def mesh_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, s
     data = tmp_path_factory.mktemp("tools-data")
     logs = tmp_path_factory.mktemp("tools-logs")
     env = {"ACCORD_DATA_DIR": str(data), **secret_env()}
-    with (
-        run_service("commerce", ["serve", "commerce"], env=env, log_dir=logs) as commerce,
-        run_service("payments", ["serve", "payments"], env=env, log_dir=logs) as payments,
-    ):
+    with run_commerce(env, logs) as (commerce, payments):
         yield {"ACCORD_COMMERCE_URL": commerce.url, "ACCORD_PAYMENTS_URL": payments.url}
 
 
