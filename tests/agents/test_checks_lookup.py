@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from tests.protocol.a2a_client.support import envelope, service_env, service_token, token
-from tests.support.tool_servers import run_commerce
 from tests.support.processes import Service, run_service
+from tests.support.tool_servers import run_commerce
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status

@@ -11,8 +11,8 @@ import httpx
 import pytest
 from tests.protocol.a2a_client.support import envelope, service_env, service_token, token
 from tests.support import postgres
-from tests.support.tool_servers import run_commerce
 from tests.support.processes import Service, free_port, run_service
+from tests.support.tool_servers import run_commerce
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status

@@ -34,8 +34,8 @@ from tests.mesh import matrix
 from tests.mesh.mesh_support import JS, NODE_MODULES, ROOT, declared_at, node_env, npm_version
 from tests.mesh.support import SECRET
 from tests.support.auth_proxy import running_proxy
+from tests.support.processes import Service
 from tests.support.tool_servers import run_commerce
-from tests.support.processes import Service, run_service
 
 from accord.contracts.envelope import Tenant
 from accord.contracts.errors import ErrorCode

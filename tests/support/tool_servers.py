@@ -24,15 +24,17 @@ def run_commerce(
     commerce_env: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[Service, Service]]:
     """(commerce, payments), both serving, commerce ready (its ledger connected)."""
-    with run_service(
-        "payments", ["serve", "payments"], env=env, log_dir=log_dir, deadline_s=deadline_s
-    ) as payments:
-        with run_service(
+    with (
+        run_service(
+            "payments", ["serve", "payments"], env=env, log_dir=log_dir, deadline_s=deadline_s
+        ) as payments,
+        run_service(
             "commerce",
             ["serve", "commerce"],
             env={**env, **(commerce_env or {}), "ACCORD_PAYMENTS_URL": payments.url},
             log_dir=log_dir,
             health_path="/readyz",
             deadline_s=deadline_s,
-        ) as commerce:
-            yield commerce, payments
+        ) as commerce,
+    ):
+        yield commerce, payments

@@ -23,9 +23,9 @@ from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.credentials import StaticCredential
 from tests.protocol.a2a_client.support import SECRET, envelope, service_env, service_token
-from tests.support.tool_servers import run_commerce
 from tests.support.processes import Service, run_service
 from tests.support.tool_auth import acting_for
+from tests.support.tool_servers import run_commerce
 from tests.telemetry.traces import (
     Traces,
     ancestors,

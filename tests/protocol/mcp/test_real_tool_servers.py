@@ -14,9 +14,8 @@ from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
 from accord.protocol.mcp.contract_check import check_server
 from accord.protocol.mcp.credentials import ServiceCredential
-from tests.support.tool_servers import run_commerce
-from tests.support.processes import run_service
 from tests.support.tool_auth import SECRET, acting_for, secret_env
+from tests.support.tool_servers import run_commerce
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"
 

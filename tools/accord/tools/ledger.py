@@ -237,16 +237,7 @@ class Ledger(SeededStore):
             return {
                 "count": int(count),
                 "total_cents": int(total),
-                "refunds": [
-                    {
-                        "receipt_id": r.receipt_id,
-                        "order_id": r.order_id,
-                        "amount_cents": r.amount_cents,
-                        "currency": r.currency,
-                        "created_at": iso(r.created_at),
-                    }
-                    for r in rows
-                ],
+                "refunds": [receipt(r) for r in rows],
             }
 
         return await self.db.read(query, snapshot=True)

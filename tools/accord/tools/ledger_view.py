@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.envelope import Tenant
+from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.auth import DEFAULT_APP
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
