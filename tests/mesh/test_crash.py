@@ -17,6 +17,7 @@ import pytest
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
+from tests.mesh.money_support import assert_views_agree
 from tests.mesh.support import (
     PAUSE_MARKER,
     Mesh,
@@ -128,6 +129,8 @@ async def test_kill_9_at_several_points_then_every_workflow_finishes_once(
     assert decided.status is Status.COMPLETED, decided.error
 
     assert mesh.refund_rows() == {o: 1 for o in ("O-1001", "O-1003", "O-1004", "O-1005", "O-1006")}
+    # One record of money: commerce's view of every order is the ledger's, after the kill -9s.
+    await assert_views_agree(mesh)
 
 
 async def test_approval_timeout_passes_while_the_orchestrator_is_down(crash_mesh: Mesh) -> None:
