@@ -60,7 +60,10 @@ async def _ready(http: httpx.AsyncClient, name: str) -> int:
 async def test_turns_and_readiness_probes_do_not_reconnect(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with _counted_commerce() as (counted, commerce_url):
+    # Commerce reads refunds from payments (issue 13): payments in this process too, on a port
+    # of its own so that no other mesh's payments on the default port is reached.
+    monkeypatch.setenv("ACCORD_PAYMENTS_URL", f"http://127.0.0.1:{free_port()}")
+    async with InProcessMesh(("payments",)), _counted_commerce() as (counted, commerce_url):
         monkeypatch.setenv("ACCORD_COMMERCE_URL", commerce_url)
         async with (
             InProcessMesh(("policy", "risk")) as mesh,

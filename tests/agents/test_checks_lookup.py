@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from tests.protocol.a2a_client.support import envelope, service_env, service_token, token
 from tests.support.processes import Service, run_service
+from tests.support.tool_servers import run_commerce
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
@@ -21,7 +22,7 @@ def checks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Servi
     logs = root / "logs"
     logs.mkdir()
     env = service_env(root / "data")
-    with run_service("commerce", ["serve", "commerce"], env=env, log_dir=logs, deadline_s=90) as c:
+    with run_commerce(env, logs) as (c, _payments):
         env = {**env, "ACCORD_COMMERCE_URL": c.url}
         with (
             run_service("policy", ["serve", "policy"], env=env, log_dir=logs, deadline_s=90) as p,

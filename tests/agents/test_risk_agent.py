@@ -12,6 +12,7 @@ import pytest
 from tests.protocol.a2a_client.support import envelope, service_env, service_token, token
 from tests.support import postgres
 from tests.support.processes import Service, free_port, run_service
+from tests.support.tool_servers import run_commerce
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
@@ -22,9 +23,7 @@ def _serve(root: Path, database_url: str) -> Iterator[tuple[Service, Service]]:
     logs = root / "logs"
     logs.mkdir(exist_ok=True)
     env = service_env(root / "data", ACCORD_DATABASE_URL=database_url)
-    with run_service(
-        "commerce", ["serve", "commerce"], env=env, log_dir=logs, deadline_s=90
-    ) as commerce:
+    with run_commerce(env, logs) as (commerce, _payments):
         risk_env = {**env, "ACCORD_COMMERCE_URL": commerce.url}
         with run_service(
             "risk", ["serve", "risk"], env=risk_env, log_dir=logs, deadline_s=90

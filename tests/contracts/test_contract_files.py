@@ -40,7 +40,13 @@ def write(tmp_path: Path, data: object, name: str = "c.yaml") -> Path:
 
 def test_shipped_contracts_validate() -> None:
     tools = shipped_tool_contracts()
-    assert set(tools) == {"orders.lookup", "customers.history", "refunds.issue", "refunds.get"}
+    assert set(tools) == {
+        "orders.lookup",
+        "customers.history",
+        "refunds.issue",
+        "refunds.get",
+        "refunds.list",
+    }
     agents = shipped_agent_contracts()
     assert set(agents) == {"orchestrator", "policy-check", "risk-check"}
     assert agents["policy-check"].waiting_reasons == ["input"]

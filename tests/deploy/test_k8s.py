@@ -183,8 +183,9 @@ def _ingress_sources(docs: list[dict[str, Any]], target: str) -> set[str] | None
     return sources
 
 
-def test_only_the_orchestrator_reaches_payments(docs: list[dict[str, Any]]) -> None:
-    """Issue 12: payments can move money; the orchestrator is its only caller."""
-    assert _ingress_sources(docs, "payments") == {"orchestrator"}
+def test_only_the_orchestrator_and_commerce_reach_payments(docs: list[dict[str, Any]]) -> None:
+    """Issue 12: payments can move money; the orchestrator is its only writer. Issue 13:
+    commerce reads the ledger's refunds (refunds.list, its only grant) for its answers."""
+    assert _ingress_sources(docs, "payments") == {"orchestrator", "commerce"}
     assert _ingress_sources(docs, "commerce") == {"orchestrator", "policy", "risk"}
     assert _ingress_sources(docs, "orchestrator") is None  # the entry point

@@ -34,7 +34,8 @@ from tests.mesh import matrix
 from tests.mesh.mesh_support import JS, NODE_MODULES, ROOT, declared_at, node_env, npm_version
 from tests.mesh.support import SECRET
 from tests.support.auth_proxy import running_proxy
-from tests.support.processes import Service, run_service
+from tests.support.processes import Service
+from tests.support.tool_servers import run_commerce
 
 from accord.contracts.envelope import Tenant
 from accord.contracts.errors import ErrorCode
@@ -49,7 +50,13 @@ CONFORMANCE: Final = NODE_MODULES / ".bin" / "conformance"
 INSPECTOR: Final = NODE_MODULES / ".bin" / "mcp-inspector"
 PROTOCOL_SCENARIOS: Final = ("server-initialize", "ping", "tools-list", "dns-rebinding-protection")
 STAMP: Final = re.compile(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$")  # the suite's own directory suffix
-TOOLS: Final = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get")
+TOOLS: Final = (
+    "orders.lookup",
+    "customers.history",
+    "refunds.issue",
+    "refunds.get",
+    "refunds.list",
+)
 
 
 def _service_token() -> str:
@@ -69,12 +76,7 @@ def tool_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
     root = tmp_path_factory.mktemp("mcp-conformance")
     (root / "logs").mkdir()
     env = {"ACCORD_DATA_DIR": str(root / "data"), "ACCORD_JWT_SECRET": SECRET}
-    with (
-        run_service("commerce", ["serve", "commerce"], env=env, log_dir=root / "logs",
-                    deadline_s=90) as commerce,
-        run_service("payments", ["serve", "payments"], env=env, log_dir=root / "logs",
-                    deadline_s=90) as payments,
-    ):  # fmt: skip
+    with run_commerce(env, root / "logs") as (commerce, payments):
         yield {"commerce": commerce, "payments": payments}
 
 

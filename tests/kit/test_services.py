@@ -20,7 +20,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 def _kit(url: str, *, other: bool = False) -> Report:
     # A service granted every shipped tool (the tool servers check the grant per tool).
-    grants = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get")
+    grants = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get", "refunds.list")
     token = mint_token("svc:contract-test", ["service"], secret=SECRET, scopes=grants)
     options = KitOptions(
         credential=Credential(token=token),

@@ -13,7 +13,7 @@ from typing import Final
 import pytest
 
 from accord.protocol.auth import mint_token
-from accord.protocol.kit import AgentProbe, Credential, KitOptions, Outcome, Probes, run_kit
+from accord.protocol.kit import Credential, KitOptions, Outcome, run_kit
 from accord.protocol.kit.probes import load_probes
 from tests.mesh import matrix
 from tests.mesh.mesh_support import (
@@ -30,18 +30,13 @@ __all__ = ["mesh_for_module"]
 
 pytestmark = pytest.mark.timeout(300)
 
-# The orchestrator serves customers: a probe with no side effect that waits for input (the
-# order number is missing) and is answered in the same task (O-1002 is outside the window).
-ORCHESTRATOR_PROBE: Final = Probes(
-    agents={
-        "refund.request": AgentProbe(
-            message={"text": "I want a refund, the running shoes do not fit"},
-            answer={"text": "O-1002"},
-        )
-    }
+TOOL_GRANTS: Final = (
+    "orders.lookup",
+    "customers.history",
+    "refunds.issue",
+    "refunds.get",
+    "refunds.list",
 )
-
-TOOL_GRANTS: Final = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get")
 
 # (service, requirement, check) -> why the kit cannot run it against that service.
 SKIPS: Final[dict[tuple[str, str, str], str]] = {
@@ -80,7 +75,7 @@ def _options(service: str) -> KitOptions:
         credential=Credential(token=own),
         other=Credential(token=token("C-02")),
         timeout_s=30.0,
-        probes=probes.merged(ORCHESTRATOR_PROBE) if service == "orchestrator" else probes,
+        probes=probes,  # the built-in ones: the orchestrator's lifecycle runs without a file
     )
 
 

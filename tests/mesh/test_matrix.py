@@ -27,7 +27,7 @@ AGENT_CONTRACTS: Final = {
 }
 TOOLS: Final = {
     "commerce": {"orders.lookup", "customers.history"},
-    "payments": {"refunds.issue", "refunds.get"},
+    "payments": {"refunds.issue", "refunds.get", "refunds.list"},
 }
 EXPECTED_CELLS: Final = {(s, c) for s, clients in matrix.EXPECTED.items() for c in clients}
 

@@ -11,12 +11,17 @@ customer's app are told: an ``attention`` item in their queue and a WARNING log 
 
 The attacker holds a service credential granted ``refunds.issue`` (a compromised service) and
 sends it to payments with a delegation naming the customer: everything the tool server asks
-for, so the orchestrator's own rule is what is tested.
+for, so the orchestrator's own rule is what is tested. Since issue 13 the key names the
+request (``refund:<order_id>:<task id>``), so the attacker must learn the task id first: the
+test pauses the workflow after its order lookup (a pause point), issues under that key, and
+lets the workflow go on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -25,21 +30,27 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from accord.agents.refund.pause_points import MARKER as PAUSE_MARKER
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.auth import mint_token, service_token
-from tests.mesh.mesh_support import Mesh, endpoint, mesh_for_module
-from tests.mesh.support import SECRET, ask, get_task
+from tests.mesh.mesh_support import Mesh, endpoint
+from tests.mesh.support import SECRET, ask, get_task, running_mesh
 from tests.support.tool_auth import delegation_meta
-
-__all__ = ["mesh_for_module"]
 
 pytestmark = pytest.mark.timeout(300)
 
-KEY = "refund:O-1005"
+PAUSE_S = 8  # long enough to issue one refund directly while the workflow waits
+PAUSE_ENV = {"ACCORD_TEST_PAUSE": f"order.after_lookup@O-1005:{PAUSE_S}", "ACCORD_DEV": "1"}
 
 
-async def _issue_directly(mesh: Mesh, amount_cents: int) -> dict[str, Any]:
+@pytest.fixture(scope="module")
+def mesh_for_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
+    with running_mesh(tmp_path_factory.mktemp("mismatch"), orchestrator_env=PAUSE_ENV) as mesh:
+        yield mesh
+
+
+async def _issue_directly(mesh: Mesh, amount_cents: int, key: str) -> dict[str, Any]:
     """The attack: refunds.issue on payments itself, under the key the workflow will use."""
     bearer = service_token("attacker", scopes=["refunds.issue"])
     async with (
@@ -51,7 +62,7 @@ async def _issue_directly(mesh: Mesh, amount_cents: int) -> dict[str, Any]:
         result = await session.call_tool(
             "refunds.issue",
             {
-                "idempotency_key": KEY,
+                "idempotency_key": key,
                 "order_id": "O-1005",
                 "customer_id": "C-01",
                 "amount_cents": amount_cents,
@@ -84,10 +95,16 @@ def mesh_env_secret(mesh_for_module: Mesh, monkeypatch: pytest.MonkeyPatch) -> M
 
 async def test_a_pre_empted_refund_stops_and_an_approver_is_told(mesh_env_secret: Mesh) -> None:
     mesh = mesh_env_secret
-    issued = await _issue_directly(mesh, 1)
+    updates: list[Any] = []
+    call = asyncio.create_task(
+        ask(mesh, "C-01", "I changed my mind about the mug, refund order O-1005", updates)
+    )
+    await asyncio.to_thread(mesh.wait_for_log, f"{PAUSE_MARKER} order.after_lookup@O-1005", 90.0)
+    assert updates, "the task streams before its order lookup"
+    issued = await _issue_directly(mesh, 1, f"refund:O-1005:{updates[0].task_id}")
     assert issued["receipt"]["amount_cents"] == 1
 
-    view = await ask(mesh, "C-01", "I changed my mind about the mug, refund order O-1005")
+    view = await call
 
     # The customer: stopped, told neutrally, never the attacker's amount.
     assert view.status is Status.FAILED, view.data

@@ -86,7 +86,7 @@ def test_the_metadata_document_is_served_publicly(servers: ToolServers, name: st
         assert body["bearer_methods_supported"] == ["header"]
     expected = {
         "commerce": ["customers.history", "orders.lookup"],
-        "payments": ["refunds.get", "refunds.issue"],
+        "payments": ["refunds.get", "refunds.issue", "refunds.list"],
     }
     assert body["scopes_supported"] == expected[name]  # the grants its tools' contracts name
     assert httpx.get(f"{base}/healthz").status_code == 200

@@ -64,11 +64,13 @@ def tool_servers(base: Path) -> Iterator[ToolServers]:
     )
     env = {"ACCORD_DATA_DIR": str(data), "ACCORD_API_KEYS": str(keys), **secret_env()}
     options = {"env": env, "log_dir": logs, "health_path": "/readyz", "deadline_s": 90.0}
-    with (
-        run_service("commerce", ["serve", "commerce"], **options) as commerce,
-        run_service("payments", ["serve", "payments"], **options) as payments,
-    ):
-        yield ToolServers(commerce, payments, data)
+    # Commerce reads refunds from payments (issue 13): payments first, commerce pointed at it.
+    with run_service("payments", ["serve", "payments"], **options) as payments:
+        ledger = {**env, "ACCORD_PAYMENTS_URL": payments.url}
+        with run_service(
+            "commerce", ["serve", "commerce"], **{**options, "env": ledger}
+        ) as commerce:
+            yield ToolServers(commerce, payments, data)
 
 
 def client(url: str, token: str | None = None, api_key: str | None = None) -> Client:

@@ -82,6 +82,11 @@ def fresh_databases(
     return [(url, schemas.ALL)]
 
 
+# commerce migration 0002: commerce keeps no refunds; its table held only the seed's five,
+# which the payments ledger holds too (issue 13, one record of money).
+DROPPED_SINCE_0_1 = frozenset({"commerce_refunds"})
+
+
 async def test_v0_1_databases_are_stamped_and_upgraded_with_their_data(
     dialect: str, v0_1_databases: list[tuple[str, tuple[Schema, ...]]]
 ) -> None:
@@ -89,6 +94,8 @@ async def test_v0_1_databases_are_stamped_and_upgraded_with_their_data(
         await v0_1.load_postgres(v0_1_databases[0][0])
     for url, group in v0_1_databases:
         before_cols = await on(url, schemas.columns)
+        # Tables a migration drops on purpose leave the comparison (their rows were copies).
+        before_cols = {t: c for t, c in before_cols.items() if t not in DROPPED_SINCE_0_1}
         before_rows = await on(url, lambda c, cols=before_cols: schemas.rows(c, cols))
         assert any(before_rows.values())
         for schema in group:

@@ -18,7 +18,13 @@ from accord.protocol.auth import ROLE_CUSTOMER, ROLE_SERVICE, mint_token
 from accord.protocol.mcp.credentials import StaticCredential
 
 SECRET: Final = "tool-tests-shared-secret-0123456789abcdef"
-ALL_TOOLS: Final = ("orders.lookup", "customers.history", "refunds.issue", "refunds.get")
+ALL_TOOLS: Final = (
+    "orders.lookup",
+    "customers.history",
+    "refunds.issue",
+    "refunds.get",
+    "refunds.list",
+)
 
 
 def secret_env() -> dict[str, str]:

@@ -23,8 +23,8 @@ from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.credentials import StaticCredential
 from tests.protocol.a2a_client.support import SECRET, service_env
-from tests.support.processes import run_service
 from tests.support.tool_auth import acting_for
+from tests.support.tool_servers import run_commerce
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -97,9 +97,7 @@ async def test_spans_and_metrics_reach_an_otlp_endpoint(
         "OTEL_METRIC_EXPORT_INTERVAL": "200",
     }
     (tmp_path / "logs").mkdir()
-    with run_service(
-        "commerce", ["serve", "commerce"], env=env, log_dir=tmp_path / "logs", deadline_s=90
-    ) as commerce:
+    with run_commerce(env, tmp_path / "logs") as (commerce, _payments):
         traceparent = new_traceparent()
         spec = ServerSpec(
             name="commerce",

@@ -25,6 +25,7 @@ from accord.protocol.mcp.credentials import StaticCredential
 from tests.protocol.a2a_client.support import SECRET, envelope, service_env, service_token
 from tests.support.processes import Service, run_service
 from tests.support.tool_auth import acting_for
+from tests.support.tool_servers import run_commerce
 from tests.telemetry.traces import (
     Traces,
     ancestors,
@@ -66,13 +67,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     logs = root / "logs"
     logs.mkdir()
     env = service_env(root / "data")
-    with run_service(
-        "commerce",
-        ["serve", "commerce"],
-        env={**env, **_env(root, "commerce")},
-        log_dir=logs,
-        deadline_s=90,
-    ) as commerce:
+    with run_commerce(env, logs, commerce_env=_env(root, "commerce")) as (commerce, _payments):
         risk_env = {**env, **_env(root, "risk"), "ACCORD_COMMERCE_URL": commerce.url}
         with run_service(
             "risk", ["serve", "risk"], env=risk_env, log_dir=logs, deadline_s=90

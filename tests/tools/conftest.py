@@ -85,8 +85,9 @@ def serve(name: str, backend: Backend, logs: Path, **env: str) -> Iterator[Servi
 
 
 @pytest.fixture(scope="session")
-def commerce(backend: Backend, session_logs: Path) -> Iterator[Service]:
-    yield from serve("commerce", backend, session_logs)
+def commerce(backend: Backend, session_logs: Path, payments: Service) -> Iterator[Service]:
+    # Commerce reads refunds from the payments ledger (refunds.list): it is ready with payments.
+    yield from serve("commerce", backend, session_logs, ACCORD_PAYMENTS_URL=payments.url)
 
 
 @pytest.fixture(scope="session")

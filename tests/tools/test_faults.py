@@ -9,6 +9,7 @@ import pytest
 
 from accord.contracts.errors import ErrorCode, RetryClass
 from accord.protocol.mcp.fault_injection import parse_faults
+from tests.support.tool_servers import run_commerce
 from tests.tools.conftest import Backend, serve
 from tests.tools.helpers import ServiceClient, code_of, error_of, output_of
 
@@ -34,7 +35,9 @@ def test_fault_grammar() -> None:
 async def test_injected_errors_then_latency(tmp_path: Path) -> None:
     backend = Backend("sqlite", tmp_path, None)
     faults = "orders.lookup=UNAVAILABLE:2,customers.history=latency:300"
-    for service in serve("commerce", backend, tmp_path, ACCORD_FAULTS=faults, ACCORD_DEV="1"):
+    with run_commerce(
+        backend.env(), tmp_path, commerce_env={"ACCORD_FAULTS": faults, "ACCORD_DEV": "1"}
+    ) as (service, _payments):
         async with ServiceClient(f"{service.url}/mcp") as client:
             first = await client.call_tool("orders.lookup", LOOKUP)
             second = await client.call_tool("orders.lookup", LOOKUP)

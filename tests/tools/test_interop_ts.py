@@ -49,6 +49,7 @@ def test_typescript_sdk_lists_and_calls_every_tool(
         "customers.history",
         "refunds.issue",
         "refunds.get",
+        "refunds.list",
     ]
     assert summary["calls"] == 10
 
@@ -58,7 +59,7 @@ def test_inspector_strict_finds_no_errors(
 ) -> None:
     for service, names in (
         (commerce, ["orders.lookup", "customers.history"]),
-        (payments, ["refunds.issue", "refunds.get"]),
+        (payments, ["refunds.issue", "refunds.get", "refunds.list"]),
     ):
         done = subprocess.run(
             [

@@ -8,11 +8,15 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 
 from accord.contracts.errors import ErrorCode
+from tests.support.processes import Service
+from tests.support.tool_auth import secret_env
 from tests.tools.conftest import Backend
 from tests.tools.helpers import code_of, output_of
 
 
-def stdio(service: str, data_dir: Path, database_url: str | None) -> StdioServerParameters:
+def stdio(
+    service: str, data_dir: Path, database_url: str | None, **env: str
+) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "accord.agents.cli.main", "serve", service, "--stdio"],
@@ -21,13 +25,18 @@ def stdio(service: str, data_dir: Path, database_url: str | None) -> StdioServer
             "ACCORD_DATABASE_URL": database_url or "",
             "ACCORD_FAULTS": "",
             "PATH": "/usr/bin:/bin",
+            **env,
         },
     )
 
 
-async def test_commerce_and_payments_over_stdio(backend: Backend, tmp_path: Path) -> None:
+async def test_commerce_and_payments_over_stdio(
+    backend: Backend, tmp_path: Path, payments: Service
+) -> None:
     data = tmp_path if backend.database_url is None else backend.data_dir
-    async with Client(stdio("commerce", data, backend.database_url)) as client:
+    # Commerce reads refunds from the payments ledger (over HTTP, with its own service token).
+    ledger = {"ACCORD_PAYMENTS_URL": payments.url, **secret_env()}
+    async with Client(stdio("commerce", data, backend.database_url, **ledger)) as client:
         names = [t.name for t in (await client.list_tools()).tools]
         order = output_of(
             await client.call_tool("orders.lookup", {"order_id": "O-1003", "customer_id": "C-02"})

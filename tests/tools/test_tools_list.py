@@ -14,7 +14,7 @@ from tests.tools.helpers import ServiceClient
 
 EXPECTED = {
     "commerce": ["orders.lookup", "customers.history"],
-    "payments": ["refunds.issue", "refunds.get"],
+    "payments": ["refunds.issue", "refunds.get", "refunds.list"],
 }
 
 

@@ -158,6 +158,7 @@ class RefundDecision(StrEnum):
     REFUNDED = "refunded"
     REJECTED = "rejected"  # an approver said no
     NOT_ELIGIBLE = "not_eligible"
+    ALREADY_REFUNDED = "already_refunded"  # nothing left: answered with the original receipt
     NO_REFUND_REQUESTED = "no_refund_requested"  # not a refund request: answered and ended
     NOT_UNDERSTOOD = "not_understood"  # asked three times without a usable answer
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from accord.agents.models import Intake, Intent, Language, Missing, build_router
 from accord.agents.refund import nodes_outcome
 from accord.agents.refund.config import RefundSettings
-from accord.agents.refund.facts import answer_text, answer_value, asked_payload, refund_key
+from accord.agents.refund.facts import answer_text, answer_value, asked_payload, order_refund_key
 from accord.agents.refund.graph import NODES, NODES_V1, build_graph, build_graphs
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.nodes_intake import checked_order, with_given_order
@@ -46,6 +46,7 @@ ADDED_SINCE_0_1: dict[str, dict[str, Any]] = {
     "intake": {"amount": None},
     "policy": {"params": {}},
     "decide": {"params": {}},
+    "order": {"refunds": []},
 }
 
 
@@ -91,9 +92,10 @@ def test_the_graph_is_valid_and_shaped_as_documented() -> None:
 
 
 def test_graph_1_stays_registered_for_workflows_in_flight() -> None:
-    old, new = build_graphs(_deps())
+    old, keyed_by_order, new = build_graphs(_deps())
     old.validate()
-    assert (old.version, new.version) == ("1", "2")
+    keyed_by_order.validate()
+    assert (old.version, keyed_by_order.version, new.version) == ("1", "2", "3")
     assert tuple(old.nodes) == NODES_V1
     assert old.successors("intake", None)[0] == ["order", "policy", "risk"]
 
@@ -193,4 +195,4 @@ def test_an_answer_carries_the_question_it_answers() -> None:
     assert answer_text(value) == "IMG_1.jpg"
     assert asked_payload(value)["child_task_id"] == "t-9"
     assert answer_text(answer_value("O-1001", None, None)) == "O-1001"
-    assert refund_key("O-1001") == "refund:O-1001"
+    assert order_refund_key("O-1001") == "refund:O-1001"

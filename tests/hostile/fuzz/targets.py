@@ -19,7 +19,7 @@ AGENT_CONTRACTS: Final = {
 }
 TOOLS: Final = {
     "commerce": ("orders.lookup", "customers.history"),
-    "payments": ("refunds.get", "refunds.issue"),
+    "payments": ("refunds.get", "refunds.issue", "refunds.list"),
 }
 MCP_PROTOCOL_VERSION: Final = "2025-11-25"
 

@@ -82,13 +82,13 @@ check(issue?.annotations?.destructiveHint === true, "refunds.issue should be des
 check(issue?.annotations?.idempotentHint === true, "refunds.issue should be idempotent");
 summary.tools.push(...paymentTools.map((t) => t.name));
 const key = `ts:${Date.now()}:${Math.random().toString(16).slice(2)}`;
-const args = { idempotency_key: key, order_id: "O-1006", customer_id: "C-04",
+const args = { idempotency_key: key, order_id: "O-9001", customer_id: "C-90",
   amount_cents: 25, reason: "interop" };
 const first = await ok(payments, "refunds.issue", args);
 const again = await ok(payments, "refunds.issue", args);
 check(first.replayed === false && again.replayed === true, "replay flags");
 check(first.receipt.receipt_id === again.receipt.receipt_id, "same receipt");
-const found = await ok(payments, "refunds.get", { idempotency_key: key, customer_id: "C-04" });
+const found = await ok(payments, "refunds.get", { idempotency_key: key, customer_id: "C-90" });
 check(found.found === true && found.receipt.receipt_id === first.receipt.receipt_id, "get");
 const none = await ok(payments, "refunds.get", { idempotency_key: key, customer_id: "C-01" });
 check(none.found === false && none.receipt === null, "other tenant sees nothing");

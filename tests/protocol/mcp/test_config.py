@@ -27,7 +27,11 @@ def test_default_config_points_at_the_mesh_services(monkeypatch: pytest.MonkeyPa
     assert servers["commerce"].url == "http://127.0.0.1:8710/mcp"
     assert servers["payments"].url == "http://payments.internal:9000/mcp"
     assert [c.name for c in servers["commerce"].contracts] == ["orders.lookup", "customers.history"]
-    assert [c.name for c in servers["payments"].contracts] == ["refunds.issue", "refunds.get"]
+    assert [c.name for c in servers["payments"].contracts] == [
+        "refunds.issue",
+        "refunds.get",
+        "refunds.list",
+    ]
 
 
 def test_user_file_from_environment_with_third_party_stdio_server(

@@ -14,8 +14,8 @@ from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
 from accord.protocol.mcp.contract_check import check_server
 from accord.protocol.mcp.credentials import ServiceCredential
-from tests.support.processes import run_service
 from tests.support.tool_auth import SECRET, acting_for, secret_env
+from tests.support.tool_servers import run_commerce
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"
 
@@ -25,10 +25,7 @@ def mesh_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, s
     data = tmp_path_factory.mktemp("tools-data")
     logs = tmp_path_factory.mktemp("tools-logs")
     env = {"ACCORD_DATA_DIR": str(data), **secret_env()}
-    with (
-        run_service("commerce", ["serve", "commerce"], env=env, log_dir=logs) as commerce,
-        run_service("payments", ["serve", "payments"], env=env, log_dir=logs) as payments,
-    ):
+    with run_commerce(env, logs) as (commerce, payments):
         yield {"ACCORD_COMMERCE_URL": commerce.url, "ACCORD_PAYMENTS_URL": payments.url}
 
 

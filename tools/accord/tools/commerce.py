@@ -1,7 +1,12 @@
-"""The commerce MCP server: ``orders.lookup`` and ``customers.history`` (default port 8710)."""
+"""The commerce MCP server: ``orders.lookup`` and ``customers.history`` (default port 8710).
+
+Orders and customers are commerce's; what was refunded is the payments ledger's, read through
+:class:`~accord.tools.ledger_view.LedgerView` on every call (one record of money).
+"""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from accord.contracts.tools import tool_contract
@@ -13,21 +18,53 @@ from accord.tools._serving import (
     package_version,
     verified_customer,
 )
-from accord.tools.commerce_store import SCHEMA, CommerceStore
+from accord.tools.commerce_store import HISTORY_DAYS, SCHEMA, CommerceStore, order_view
+from accord.tools.ledger_view import LedgerView
 
 NAME = "commerce"
 
 
+class _Resources:
+    """Commerce depends on its database and on payments (the ledger it reads refunds from)."""
+
+    def __init__(self, store: CommerceStore, ledger: LedgerView) -> None:
+        self.store, self.ledger = store, ledger
+
+    async def start(self) -> None:
+        await self.store.start()
+        await self.ledger.start()  # connects in the background: payments may start later
+
+    async def stop(self) -> None:
+        try:
+            await self.ledger.stop()
+        finally:
+            await self.store.stop()
+
+    async def ready(self) -> bool:
+        return await self.store.ready() and await self.ledger.ready()
+
+
 def build_server(options: ServeOptions) -> ToolServer:
     store = CommerceStore(database_for(NAME, options))
+    ledger = LedgerView()
 
     # The customer is the verified one (the caller's own, or its delegation's), never just the
     # argument: the server refused a call whose argument names anyone else (contract access).
     async def orders_lookup(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        return await store.lookup_order(args["order_id"], verified_customer(args, ctx))
+        customer = verified_customer(args, ctx)
+        rows = await store.lookup_order(args["order_id"], customer)  # NOT_FOUND before payments
+        paid_back = await ledger.refunds(ctx, customer, order_id=args["order_id"])
+        return order_view(rows, paid_back, datetime.now(UTC))
 
     async def customers_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        return await store.customer_history(verified_customer(args, ctx))
+        customer = verified_customer(args, ctx)
+        found = await store.customer_history(customer)
+        recent = await ledger.refunds(ctx, customer, since_days=HISTORY_DAYS)
+        return {
+            **found,
+            "refunds_90d": recent["count"],
+            "refunded_cents_90d": recent["total_cents"],
+        }
 
     return ToolServer(
         "accord-commerce",
@@ -36,7 +73,7 @@ def build_server(options: ServeOptions) -> ToolServer:
             tool(tool_contract("orders.lookup"), orders_lookup),
             tool(tool_contract("customers.history"), customers_history),
         ],
-        resources=store,
+        resources=_Resources(store, ledger),
         instructions="Orders and customer history of the Accord demo shop. Money is in cents.",
     )
 

@@ -1,10 +1,10 @@
-"""Commerce storage: customers, orders with items, and the refunds commerce has on record.
+"""Commerce storage: customers and orders with items. No refunds.
 
-Commerce learns of refunds only through its own records (the seeded history): it does not read
-the payments ledger, because separate services do not share a database. So ``refunded_cents``
-in ``orders.lookup`` is commerce's view; the payments ledger is the authority on money paid
-back (``refunds.issue`` refuses to over-refund and ``refunds.get`` answers whether a refund
-happened). Tables are prefixed ``commerce_`` so one PostgreSQL database can hold every service.
+Money paid back is the payments ledger's alone: commerce reads it over MCP (``refunds.list``,
+tools/ledger_view.py) when it answers, and combines it here (:func:`order_view`). Its own
+``commerce_refunds`` table (a copy that never learned of a new refund) was dropped by
+migration 0002. Tables are prefixed ``commerce_`` so one PostgreSQL database can hold every
+service.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from sqlalchemy import (
     Column,
     Connection,
     ForeignKey,
-    Index,
     Integer,
     MetaData,
     Row,
@@ -77,17 +76,8 @@ order_items = Table(
     Column("final_sale", Boolean, nullable=False),
 )
 
-refunds = Table(
-    "commerce_refunds",
-    metadata,
-    Column("refund_id", String(64), primary_key=True),
-    Column("order_id", String(16), ForeignKey("commerce_orders.order_id"), nullable=False),
-    Column("customer_id", String(16), nullable=False),
-    Column("amount_cents", Integer, nullable=False),
-    Column("refunded_at", UtcDateTime(), nullable=False),
-    Index("commerce_refunds_by_order", "order_id"),
-    Index("commerce_refunds_by_customer", "customer_id", "refunded_at"),
-)
+# customers.history's window: orders and refunds of the last 90 days.
+HISTORY_DAYS = 90
 
 SCHEMA = Schema(
     name="commerce",
@@ -96,17 +86,10 @@ SCHEMA = Schema(
     v0_1_table="commerce_orders",
 )
 
-_refunded = (
-    select(func.coalesce(func.sum(refunds.c.amount_cents), 0))
-    .where(refunds.c.order_id == orders.c.order_id)
-    .scalar_subquery()
-)
-
-# One round trip per lookup: the order, its refunded sum and its items, owner-scoped.
+# One round trip per lookup: the order and its items, owner-scoped.
 LOOKUP = (
     select(
         orders,
-        _refunded.label("refunded_cents"),
         order_items.c.sku,
         order_items.c.name,
         order_items.c.quantity,
@@ -180,36 +163,23 @@ class CommerceStore(SeededStore):
                     ],
                 )
             )
-            conn.execute(
-                self.insert_ignore(
-                    refunds,
-                    [
-                        {
-                            "refund_id": r.refund_id,
-                            "order_id": r.order_id,
-                            "customer_id": r.customer_id,
-                            "amount_cents": r.amount_cents,
-                            "refunded_at": seed.days_ago(now, r.days_ago),
-                        }
-                        for r in seed.PAST_REFUNDS
-                    ],
-                )
-            )
 
         await self.db.write(lambda txn: insert(txn.conn))
 
     # -- queries ---------------------------------------------------------------------------------
-    async def lookup_order(self, order_id: str, customer_id: str) -> dict[str, Any]:
-        """``orders.lookup``: another customer's order is NOT_FOUND, exactly like no order."""
+    async def lookup_order(self, order_id: str, customer_id: str) -> Sequence[Row[Any]]:
+        """The rows behind ``orders.lookup``: another customer's order is NOT_FOUND, exactly
+        like no order (and is refused before the ledger is asked about it)."""
         params = {"order_id": order_id, "customer_id": customer_id}
         rows = await self.db.read(lambda conn: conn.execute(LOOKUP, params).all())
         if not rows:
             raise AccordError(ErrorCode.NOT_FOUND, f"no order {order_id} for this customer")
-        return _order(rows, datetime.now(UTC))
+        return rows
 
-    async def customer_history(self, customer_id: str, window_days: int = 90) -> dict[str, Any]:
+    async def customer_history(self, customer_id: str) -> dict[str, Any]:
+        """``customers.history`` without the refund figures (those are the ledger's)."""
         now = datetime.now(UTC)
-        since = seed.days_ago(now, window_days)
+        since = seed.days_ago(now, HISTORY_DAYS)
 
         def query(conn: Connection) -> dict[str, Any] | None:
             params = {"customer_id": customer_id, "since": since}
@@ -217,14 +187,11 @@ class CommerceStore(SeededStore):
             if customer is None:
                 return None
             order_counts = conn.execute(ORDER_COUNTS, params).one()
-            refund_counts = conn.execute(REFUND_COUNTS, params).one()
             return {
                 "customer_id": customer_id,
                 "account_age_days": max(0, (now - customer.created_at).days),
                 "orders_total": int(order_counts[0]),
                 "orders_90d": int(order_counts[1]),
-                "refunds_90d": int(refund_counts[0]),
-                "refunded_cents_90d": int(refund_counts[1]),
                 "chargebacks": int(customer.chargebacks),
             }
 
@@ -238,12 +205,12 @@ CUSTOMER = select(customers).where(customers.c.customer_id == bindparam("custome
 ORDER_COUNTS = select(
     func.count(), func.count().filter(orders.c.ordered_at >= bindparam("since"))
 ).where(orders.c.customer_id == bindparam("customer_id"))
-REFUND_COUNTS = select(func.count(), func.coalesce(func.sum(refunds.c.amount_cents), 0)).where(
-    refunds.c.customer_id == bindparam("customer_id"), refunds.c.refunded_at >= bindparam("since")
-)
 
 
-def _order(rows: Sequence[Row[Any]], now: datetime) -> dict[str, Any]:
+def order_view(
+    rows: Sequence[Row[Any]], paid_back: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    """``orders.lookup``'s answer: the order's rows plus the ledger's ``refunds.list`` for it."""
     first = rows[0]
     items = [
         {
@@ -257,7 +224,7 @@ def _order(rows: Sequence[Row[Any]], now: datetime) -> dict[str, Any]:
         for r in rows
     ]
     total = sum(i["quantity"] * i["unit_price_cents"] for i in items)
-    refunded = int(first.refunded_cents)
+    refunded = int(paid_back["total_cents"])
     delivered: datetime | None = first.delivered_at
     return {
         "order_id": first.order_id,
@@ -272,4 +239,8 @@ def _order(rows: Sequence[Row[Any]], now: datetime) -> dict[str, Any]:
         "days_since_delivery": None if delivered is None else max(0, (now - delivered).days),
         "final_sale": any(i["final_sale"] for i in items),
         "items": items,
+        "refunds": [
+            {k: r[k] for k in ("receipt_id", "amount_cents", "created_at")}
+            for r in paid_back["refunds"]
+        ],
     }

@@ -93,6 +93,9 @@ REFUNDED = select(func.coalesce(func.sum(refunds.c.amount_cents), 0)).where(
 INSERT = refunds.insert()
 COUNT = select(func.count()).select_from(refunds)
 
+# refunds.list: at most this many rows; the count and the sum always cover every match.
+LIST_LIMIT = 100
+
 # What makes two calls with one key "the same request".
 SAME_REQUEST = ("order_id", "amount_cents", "reason", "approved_by")
 
@@ -206,6 +209,38 @@ class Ledger(SeededStore):
         """``refunds.get``: another customer's key is simply not found."""
         row = await self.db.read(lambda conn: _by_key(conn, customer_id, key))
         return {"found": row is not None, "receipt": receipt(row) if row is not None else None}
+
+    async def list_refunds(
+        self, customer_id: str, order_id: str | None = None, since_days: int | None = None
+    ) -> dict[str, Any]:
+        """``refunds.list``: one customer's refunds, newest first, with their count and sum.
+
+        Read in one snapshot, so the count and the sum agree with the rows listed."""
+        where = [refunds.c.customer_id == customer_id]
+        if order_id is not None:
+            where.append(refunds.c.order_id == order_id)
+        if since_days is not None:
+            where.append(refunds.c.created_at >= seed.days_ago(datetime.now(UTC), since_days))
+
+        def query(conn: Connection) -> dict[str, Any]:
+            count, total = conn.execute(
+                select(func.count(), func.coalesce(func.sum(refunds.c.amount_cents), 0)).where(
+                    *where
+                )
+            ).one()
+            rows = conn.execute(
+                select(refunds)
+                .where(*where)
+                .order_by(refunds.c.created_at.desc(), refunds.c.receipt_id)
+                .limit(LIST_LIMIT)
+            ).all()
+            return {
+                "count": int(count),
+                "total_cents": int(total),
+                "refunds": [receipt(r) for r in rows],
+            }
+
+        return await self.db.read(query, snapshot=True)
 
     async def count(self) -> int:
         return await self.db.read(lambda conn: int(conn.execute(COUNT).scalar_one()))

@@ -1,4 +1,4 @@
-"""The payments MCP server: ``refunds.issue`` and ``refunds.get`` (default port 8711)."""
+"""The payments MCP server: ``refunds.issue``, ``refunds.get``, ``refunds.list`` (port 8711)."""
 
 from __future__ import annotations
 
@@ -31,16 +31,24 @@ def build_server(options: ServeOptions) -> ToolServer:
     async def refunds_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         return await ledger.get(verified_customer(args, ctx), args["idempotency_key"])
 
+    async def refunds_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+        return await ledger.list_refunds(
+            verified_customer(args, ctx), args.get("order_id"), args.get("since_days")
+        )
+
     return ToolServer(
         "accord-payments",
         package_version(),
         [
             tool(tool_contract("refunds.issue"), refunds_issue),
             tool(tool_contract("refunds.get"), refunds_get),
+            tool(tool_contract("refunds.list"), refunds_list),
         ],
         resources=ledger,
         instructions="Refunds ledger of the Accord demo shop: exactly once per idempotency key.",
     )
 
 
-service = make_service(NAME, "MCP tools: refunds.issue, refunds.get", build_server, SCHEMA)
+service = make_service(
+    NAME, "MCP tools: refunds.issue, refunds.get, refunds.list", build_server, SCHEMA
+)

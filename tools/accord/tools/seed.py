@@ -12,6 +12,9 @@ The cases the refund assistant is exercised with:
 - O-1004 C-03  129900 delivered 3 days ago: high risk by amount
 - O-1005 C-01  3500 delivered 2 days ago, a mug: a damage claim needs evidence
 - O-1006 C-04  12000 delivered 4 days ago; C-04 had five refunds in the last 90 days
+- O-9001 C-90  the contract test kit's own order (100,000.00): ``accord contract-test`` refunds
+  one cent of it per run under a key of its own, so the kit never depends on what a
+  walkthrough or a customer refunded before (it stays refundable for ten million runs)
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ CUSTOMERS: Final = (
     Customer("C-02", "Bo Chen", 210),
     Customer("C-03", "Chidi Okafor", 45),
     Customer("C-04", "Dana Wu", 130),
+    Customer("C-90", "Contract Probe", 400),  # the contract test kit's (probes.py)
 )
 
 
@@ -103,6 +107,8 @@ ORDERS: Final = (
     Order("O-2003", "C-04", 50, 47, _one("BAG-140", "Travel backpack", 3200, "accessories")),
     Order("O-2004", "C-04", 33, 30, _one("CAM-510", "Action camera", 15000, "electronics")),
     Order("O-2005", "C-04", 18, 15, _one("LMP-070", "Desk lamp", 2500, "home")),
+    # The contract test kit's: refunded a cent at a time by `accord contract-test` (probes.py).
+    Order("O-9001", "C-90", 30, 25, _one("PRB-001", "Contract test credit", 10_000_000, "probe")),
 )
 
 PAST_REFUNDS: Final = (

@@ -9,7 +9,8 @@ from accord.protocol.settings import AccordSettings, current, data_dir
 
 SERVICE_NAME: Final = "orchestrator"
 GRAPH_NAME: Final = "refund"
-GRAPH_VERSION: Final = "2"  # intake routes: "answer" ends what is not a refund
+GRAPH_VERSION: Final = "3"  # refunds keyed by request: refund:<order_id>:<workflow_id>
+GRAPH_VERSION_2: Final = "2"  # intake routes: "answer" ends what is not a refund
 GRAPH_VERSION_1: Final = "1"  # intake fans out to the checks (kept for workflows in flight)
 _DEFAULTS: Final = AccordSettings.model_fields
 

@@ -49,8 +49,10 @@ class RefusedInput(BaseModel):
     data: dict[str, Any] | None = None
 
 
-def refund_key(order_id: str) -> str:
-    """The business idempotency key of the one refund an order may get."""
+def order_refund_key(order_id: str) -> str:
+    """The key graphs 1 and 2 gave a refund: the order alone (one refund per order). Current
+    workflows key each request (refund/money.py ``refund_key``); this one stays for workflows in
+    flight on those versions."""
     return f"{REFUND_KEY_PREFIX}{order_id}"
 
 

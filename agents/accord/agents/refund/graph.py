@@ -1,4 +1,5 @@
-"""The refund workflow graph ("refund", version "2"), and version "1" for workflows in flight.
+"""The refund workflow graph ("refund", version "3"), and versions "1" and "2" for workflows
+in flight.
 
     intake ──┬─ "refund" ──> checks ──┬──> order  ──┐
              │                        ├──> policy ──┼──> decide ─┬─ "refund"   ──> refund
@@ -8,7 +9,10 @@
     approval ──┬─ "approve" ──> refund
                └─ default   ──> rejected
 
-Version 2 lets intake end a conversation that is not a refund request (``answer``). A route
+Version 3 keys each refund by its request (``refund:<order_id>:<workflow_id>``, so a later
+request may refund what is left; refund/money.py); version 2, the same graph, keyed it by the
+order alone and keeps doing so for its workflows in flight. Version 2 lets intake end a
+conversation that is not a refund request (``answer``). A route
 picks one node and cannot fan out, so the refund route goes to ``checks``, which does nothing
 but start the three checks from its edges. Version 1 (intake fans out straight to the checks)
 stays registered so that a workflow started on it finishes on it (the runtime resumes a
@@ -36,7 +40,12 @@ from functools import partial
 from typing import Any, Final
 
 from accord.agents.refund import nodes_answer, nodes_checks, nodes_intake, nodes_outcome
-from accord.agents.refund.config import GRAPH_NAME, GRAPH_VERSION, GRAPH_VERSION_1
+from accord.agents.refund.config import (
+    GRAPH_NAME,
+    GRAPH_VERSION,
+    GRAPH_VERSION_1,
+    GRAPH_VERSION_2,
+)
 from accord.agents.refund.node_deps import Deps
 from accord.agents.workflow import Graph, NodeContext
 from accord.contracts.domain import ApprovalDecision
@@ -63,12 +72,12 @@ async def checks(deps: Deps, ctx: NodeContext) -> None:
     return None
 
 
-def build_graph(deps: Deps) -> Graph:
-    """The current version (2)."""
-    graph = Graph(GRAPH_NAME, version=GRAPH_VERSION)
+def build_graph(deps: Deps, version: str = GRAPH_VERSION) -> Graph:
+    """The current version (3); version 2 is the same graph with refunds keyed by order."""
+    graph = Graph(GRAPH_NAME, version=version)
     graph.node("intake", _bound(deps, nodes_intake.intake))
     graph.node("checks", _bound(deps, checks))
-    _add_checks_and_ends(graph, deps)
+    _add_checks_and_ends(graph, deps, key_per_order=version == GRAPH_VERSION_2)
     graph.node("answer", _bound(deps, nodes_answer.answer))
     graph.route(
         "intake",
@@ -83,21 +92,21 @@ def build_graph_v1(deps: Deps) -> Graph:
     """Version 1, kept for workflows that started on it."""
     graph = Graph(GRAPH_NAME, version=GRAPH_VERSION_1)
     graph.node("intake", _bound(deps, nodes_intake.intake_v1))
-    _add_checks_and_ends(graph, deps)
+    _add_checks_and_ends(graph, deps, key_per_order=True)
     graph.edge("intake", "order", "policy", "risk")
     return graph
 
 
 def build_graphs(deps: Deps) -> list[Graph]:
     """Every version a runtime registers, oldest first (the last is the one new work uses)."""
-    return [build_graph_v1(deps), build_graph(deps)]
+    return [build_graph_v1(deps), build_graph(deps, GRAPH_VERSION_2), build_graph(deps)]
 
 
 def _bound(deps: Deps, fn: Callable[[Deps, NodeContext], Awaitable[Any]]) -> Any:
     return partial(fn, deps)
 
 
-def _add_checks_and_ends(graph: Graph, deps: Deps) -> None:
+def _add_checks_and_ends(graph: Graph, deps: Deps, *, key_per_order: bool) -> None:
     cancel = _bound(deps, nodes_checks.cancel_child)
     graph.node("order", _bound(deps, nodes_checks.order), timeout_s=CHECK_TIMEOUT_S)
     graph.node(
@@ -106,7 +115,8 @@ def _add_checks_and_ends(graph: Graph, deps: Deps) -> None:
     graph.node("risk", _bound(deps, nodes_checks.risk), timeout_s=CHECK_TIMEOUT_S, on_cancel=cancel)
     graph.node("decide", _bound(deps, nodes_outcome.decide))
     graph.node("approval", _bound(deps, nodes_outcome.approval))
-    graph.node("refund", _bound(deps, nodes_outcome.refund))
+    refund = partial(nodes_outcome.refund, deps, key_per_order=key_per_order)
+    graph.node("refund", refund)
     graph.node("explain", _bound(deps, nodes_outcome.explain))
     graph.node("rejected", _bound(deps, nodes_outcome.rejected))
     graph.join(["order", "policy", "risk"], "decide")

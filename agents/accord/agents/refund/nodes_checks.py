@@ -14,6 +14,7 @@ from typing import Any, Final, TypeVar
 
 from accord.agents.models.messages import say
 from accord.agents.refund.facts import WorkflowInput, answer_text, asked_payload
+from accord.agents.refund.money import requested_cents
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import (
     NotFound,
@@ -97,7 +98,10 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
             facts = await lookup(deps, ctx)
             if facts is None:
                 return NotFound()
-            data["order"] = facts.model_dump(mode="json")
+            data["order"] = facts.model_dump(mode="json", exclude={"refunds"})
+            requested = requested_cents(asked.amount, facts.refundable_cents)
+            if requested is not None:  # the amount the customer named (policy rule 6)
+                data["requested_cents"] = requested
         else:
             data.update(order_id=asked.order_id, customer_id=inp.customer_id)
         if asked.evidence:
@@ -139,7 +143,9 @@ async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
         facts = await lookup(deps, ctx)
         if facts is None:
             return NotFound()
-        data["amount_cents"] = facts.refundable_cents
+        # The risk of what would be paid: the amount named (when within the rest), else the rest.
+        requested = requested_cents(asked.amount, facts.refundable_cents)
+        data["amount_cents"] = min(requested or facts.refundable_cents, facts.refundable_cents)
     agent = await deps.peers.client("risk")
     envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked.order_id}")
     view = await agent.send(

@@ -24,8 +24,9 @@ from typing import Final, Literal, NoReturn
 
 from accord.agents.models import DecisionFacts, Language, Outcome
 from accord.agents.models.messages import risk_sentence, rule_sentence, say
+from accord.agents.refund import money
 from accord.agents.refund.attention import Attention, log_attention
-from accord.agents.refund.facts import WorkflowInput, refund_key
+from accord.agents.refund.facts import WorkflowInput, order_refund_key
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import (
     ApprovalDecision,
@@ -66,7 +67,9 @@ NOT_ELIGIBLE: Final = "not_eligible"
 ORDER_NOT_FOUND: Final = "order_not_found"
 APPROVE: Final = "approve"
 REJECT: Final = "reject"
-Decided = Literal["refunded", "rejected", "not_eligible"]
+ALREADY_REFUNDED: Final = "already_refunded"
+Decided = Literal["refunded", "rejected", "not_eligible", "already_refunded"]
+LIST_TOOL: Final = "refunds.list"
 MAX_DETAIL: Final = 300
 
 
@@ -89,6 +92,23 @@ async def decide(deps: Deps, ctx: NodeContext) -> Route:
     if isinstance(order, NotFound) or verdict is None or scored is None:
         not_found = summary.model_copy(update={"rule": ORDER_NOT_FOUND, "amount_cents": 0})
         return Route("explain", not_found)
+    requested = money.requested_cents(upstream.intake().amount, order.refundable_cents)
+    if requested is not None and verdict.eligible:
+        if requested > verdict.max_refund_cents:
+            # More than can be refunded: nothing is paid, the customer is told the maximum.
+            above = summary.model_copy(
+                update={
+                    "rule": money.AMOUNT_ABOVE_REFUNDABLE,
+                    "amount_cents": 0,
+                    "params": {
+                        **summary.params,
+                        "requested_cents": requested,
+                        "refundable_cents": verdict.max_refund_cents,
+                    },
+                }
+            )
+            return Route("explain", above)
+        summary = summary.model_copy(update={"amount_cents": requested})  # the amount named
     if not verdict.eligible or summary.amount_cents <= 0:
         return Route("explain", summary)
     if scored.risk == "high":
@@ -112,13 +132,18 @@ async def approval(deps: Deps, ctx: NodeContext) -> Route:
     return Route(decided.decision, decided)
 
 
-async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
+async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -> RefundResult:
+    """Issue the refund decided, exactly once per request. ``key_per_order``: graphs 1 and 2
+    keyed the refund by order only (``refund:<order_id>``); a workflow that started on them
+    keeps that key, so a resumed attempt finds what its first attempt paid."""
     inp = WorkflowInput.model_validate(ctx.input)
     upstream = Upstream(ctx.outputs)
     summary, asked, approved = upstream.decide(), upstream.intake(), upstream.approval()
     approver = approved.approver if approved else None
     order_id = summary.order_id
-    key = refund_key(order_id)
+    key = (
+        order_refund_key(order_id) if key_per_order else money.refund_key(order_id, ctx.workflow_id)
+    )
     # Ask first, always: a missing completion event never proves the refund did not happen.
     found = await deps.tools.call(
         "refunds.get",
@@ -127,6 +152,9 @@ async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
         acting_for=deps.acting_for(inp),
     )
     reasons = _reasons(summary, approved, asked.language)
+    before = _refunded_before(upstream.order(), summary, asked.language)
+    if before:
+        reasons.append(before)
     if found.get("found") and isinstance(found.get("receipt"), dict):
         receipt = from_peer(Receipt, found["receipt"], "refunds.get")
         await _must_match(deps, ctx, inp, summary, asked, key, receipt)
@@ -242,6 +270,19 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
     upstream = Upstream(ctx.outputs)
     summary, asked = upstream.decide(), upstream.intake()
     lang = asked.language
+    if summary.rule == money.ALREADY_REFUNDED:
+        answered = await _already_refunded(deps, inp, summary, lang)
+        if answered is not None:
+            return answered
+    if summary.rule == money.AMOUNT_ABOVE_REFUNDABLE:
+        told = money.sentence(
+            "amount_above_refundable",
+            lang,
+            order_id=summary.order_id,
+            requested=_amount(summary.params.get("requested_cents"), summary.currency),
+            refundable=_amount(summary.params.get("refundable_cents"), summary.currency),
+        )
+        return _final(NOT_ELIGIBLE, summary, [told], told, amount=0)
     if summary.rule == ORDER_NOT_FOUND:
         outcome, detail = Outcome.NOT_FOUND, ""
         reasons = [say(ORDER_NOT_FOUND, lang, order_id=summary.order_id)]
@@ -283,6 +324,54 @@ async def rejected(deps: Deps, ctx: NodeContext) -> RefundResult:
         amount=0,
         approver=decided.approver if decided else None,
     )
+
+
+async def _already_refunded(
+    deps: Deps, inp: WorkflowInput, summary: Summary, language: Language
+) -> RefundResult | None:
+    """Nothing is left to refund: the answer is that fact with the newest refund's receipt (the
+    ledger's, by refunds.list) and its date. None when the ledger lists none (an order of
+    nothing refundable that was never refunded): the rule's own sentence then."""
+    listed = await deps.tools.call(
+        LIST_TOOL,
+        {"customer_id": inp.customer_id, "order_id": summary.order_id},
+        traceparent=inp.traceparent,
+        acting_for=deps.acting_for(inp),
+    )
+    receipts = listed.get("refunds") or []
+    if not receipts:
+        return None
+    receipt = from_peer(Receipt, receipts[0], LIST_TOOL)
+    total = listed.get("total_cents")
+    told = money.sentence(
+        "already_refunded",
+        language,
+        order_id=summary.order_id,
+        amount=_amount(total if isinstance(total, int) else receipt.amount_cents, receipt.currency),
+        date=receipt.created_at[:10],
+        receipt_id=receipt.receipt_id,
+    )
+    return _final(ALREADY_REFUNDED, summary, [told], told, amount=0, receipt=receipt)
+
+
+def _refunded_before(
+    order: OrderFound | NotFound, summary: Summary, language: Language
+) -> str | None:
+    """A partly refunded order: what was refunded before and what remained (None if nothing)."""
+    if not isinstance(order, OrderFound) or order.refunded_cents <= 0:
+        return None
+    return money.sentence(
+        "refunded_before",
+        language,
+        order_id=order.order_id,
+        refunded=_amount(order.refunded_cents, order.currency),
+        refundable=_amount(order.refundable_cents, order.currency),
+    )
+
+
+def _amount(cents: object, currency: str | None) -> str:
+    value = cents if isinstance(cents, int) else 0
+    return f"{_money(value)} {currency}" if currency else _money(value)
 
 
 def _reasons(summary: Summary, approved: ApprovalDecision | None, language: Language) -> list[str]:

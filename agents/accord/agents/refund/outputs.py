@@ -70,8 +70,17 @@ class OrderItem(_Output):
     final_sale: bool
 
 
+class OrderRefund(_Output):
+    """One refund of the order, as the payments ledger holds it (orders.lookup 1.2)."""
+
+    receipt_id: str
+    amount_cents: int
+    created_at: str
+
+
 class OrderFacts(_Output):
-    """orders.lookup's output (tool contract orders.lookup); date-times kept as sent."""
+    """orders.lookup's output (tool contract orders.lookup); date-times kept as sent. The
+    refund figures are the payments ledger's (commerce reads them from it on every lookup)."""
 
     order_id: str
     customer_id: str
@@ -85,6 +94,7 @@ class OrderFacts(_Output):
     days_since_delivery: int | None
     final_sale: bool
     items: list[OrderItem]
+    refunds: list[OrderRefund] = Field(default_factory=list)  # newest first; [] before 1.2
 
 
 class OrderFound(OrderFacts):
@@ -191,7 +201,12 @@ class RefundResult(_Output):
     """refund, explain, rejected: the orchestrator skill's output (refund.request)."""
 
     decision: Literal[
-        "refunded", "rejected", "not_eligible", "no_refund_requested", "not_understood"
+        "refunded",
+        "rejected",
+        "not_eligible",
+        "already_refunded",
+        "no_refund_requested",
+        "not_understood",
     ]
     order_id: str | None
     rule: str | None

@@ -24,6 +24,12 @@ refunded on a given tool server; a probe file says it (``--probe FILE``, JSON)::
 String values may contain ``{run}``: it becomes a token unique to one kit run, so idempotency
 keys of one run never collide with an earlier run's. Built-in probes cover Accord's shipped
 agents and tools against the demo data; a probe file overrides them per skill or tool.
+
+The built-in probes are repeatable on a used mesh: nothing they send depends on what was
+refunded before. The one write (``refunds.issue``, one cent) goes to the kit's own order
+(O-9001 of customer C-90, seeded for it: 100,000.00 to refund a cent at a time) under a key of
+this run; the orchestrator's probe asks for a refund without an order number (it waits for
+input) and answers with O-1002, an order outside the return window (nothing is paid).
 """
 
 from __future__ import annotations
@@ -87,8 +93,16 @@ _DAMAGED_MUG: Final = {
 }
 _REFUND_KEY: Final = "contract-test:" + RUN_PLACEHOLDER
 
+# The kit's own order and customer (accord.tools.seed): never refunded by anyone else.
+_PROBE_ORDER: Final = {"order_id": "O-9001", "customer_id": "C-90"}
+
 BUILTIN: Final = Probes(
     agents={
+        "refund.request": AgentProbe(
+            message={"text": "I want a refund, the running shoes do not fit"},
+            answer={"text": "O-1002"},
+            acts_for="C-01",
+        ),
         "refund.policy": AgentProbe(
             message=_DAMAGED_MUG,
             answer={"evidence": "photo ref IMG-2041: the handle is broken off"},
@@ -113,18 +127,20 @@ BUILTIN: Final = Probes(
             valid={"idempotency_key": _REFUND_KEY, "customer_id": "C-01"},
             invalid={"idempotency_key": "", "customer_id": "C-01"},
         ),
+        "refunds.list": ToolProbe(
+            valid={"customer_id": "C-01"},
+            invalid={"customer_id": "C-01", "since_days": 0},
+        ),
         "refunds.issue": ToolProbe(
             valid={
                 "idempotency_key": _REFUND_KEY,
-                "order_id": "O-1001",
-                "customer_id": "C-01",
+                **_PROBE_ORDER,
                 "amount_cents": 1,
                 "reason": "accord contract test",
             },
             invalid={
                 "idempotency_key": _REFUND_KEY + "-bad",
-                "order_id": "O-1001",
-                "customer_id": "C-01",
+                **_PROBE_ORDER,
                 "amount_cents": -5,
                 "reason": "accord contract test",
             },
@@ -137,8 +153,7 @@ BUILTIN: Final = Probes(
             },
             conflict={
                 "idempotency_key": _REFUND_KEY,
-                "order_id": "O-1001",
-                "customer_id": "C-01",
+                **_PROBE_ORDER,
                 "amount_cents": 2,
                 "reason": "accord contract test",
             },
