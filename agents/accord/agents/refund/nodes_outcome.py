@@ -120,7 +120,8 @@ async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
     order_id = summary.order_id
     key = refund_key(order_id)
     # Ask first, always: a missing completion event never proves the refund did not happen.
-    found = await deps.tools.call(
+    found = await deps.call_tool(
+        ctx,
         "refunds.get",
         {"idempotency_key": key, "customer_id": inp.customer_id},
         traceparent=inp.traceparent,
@@ -134,7 +135,8 @@ async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
     else:
         await pause("refund.before_issue", order_id)
         try:
-            issued = await deps.tools.call(
+            issued = await deps.call_tool(
+                ctx,
                 "refunds.issue",
                 {
                     "order_id": order_id,
@@ -156,7 +158,7 @@ async def refund(deps: Deps, ctx: NodeContext) -> RefundResult:
         # A replayed answer is checked too: the ledger replays only identical arguments, but
         # the customer is never told an amount the workflow did not decide.
         await _must_match(deps, ctx, inp, summary, asked, key, receipt)
-    explanation = await deps.model(inp).explain(
+    explanation = await deps.model(inp, ctx).explain(
         DecisionFacts(
             outcome=Outcome.REFUNDED,
             language=asked.language,
@@ -249,7 +251,7 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
         outcome = Outcome.DENIED
         detail = rule_sentence(summary.rule or "", summary.params, summary.currency, lang)
         reasons = _reasons(summary, None, lang)
-    explanation = await deps.model(inp).explain(
+    explanation = await deps.model(inp, ctx).explain(
         DecisionFacts(
             outcome=outcome,
             language=lang,
@@ -266,7 +268,7 @@ async def rejected(deps: Deps, ctx: NodeContext) -> RefundResult:
     upstream = Upstream(ctx.outputs)
     summary, asked, decided = upstream.decide(), upstream.intake(), upstream.approval()
     note = decided.note if decided else ""
-    explanation = await deps.model(inp).explain(
+    explanation = await deps.model(inp, ctx).explain(
         DecisionFacts(
             outcome=Outcome.REJECTED,
             language=asked.language,
