@@ -274,9 +274,7 @@ class Router:
                 return self._finish(task, state, route, first)
             back_tier, back_cost, back_route = other
             if not budget.covers(back_cost):
-                exhausted = self._exhausted(
-                    budget, back_cost, back_route.value, after=first.code
-                )
+                exhausted = self._exhausted(budget, back_cost, back_route.value, after=first.code)
                 return self._finish(task, state, route, exhausted)
             state.fallback = True
             try:

@@ -66,7 +66,9 @@ class RequestBudget(UnitBudget):
         self._ctx = ctx
         self._inp = inp
         self.tool_calls = inp.tool_calls  # None: a workflow started before tool calls counted
-        super().__init__(inp.units)
+        # Not UnitBudget.__init__: it would set ``spent`` (to 0), i.e. record a negative charge.
+        self.units = inp.units
+        self.deadline = None
 
     @property
     def spent(self) -> int:

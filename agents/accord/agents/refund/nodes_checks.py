@@ -112,7 +112,7 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
         view = await agent.send(
             data=data, envelope=envelope, skill=POLICY_SKILL, on_update=remember
         )
-        budget.settle(grant, child_spent(view.metadata))
+        budget.settle(grant, await _reported(agent, view))
     else:
         latest = replayed[-1].value
         child = str(asked_payload(latest).get(CHILD_KEY) or "")
@@ -126,7 +126,7 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
             granted = child_grant(view.metadata)
             reserved = budget.reserve(granted[0] - before[0], granted[1] - before[1])
             view = await agent.send(text=answer_text(latest) or "-", task=view, on_update=remember)
-            after = child_spent(view.metadata)
+            after = await _reported(agent, view)
             budget.settle(reserved, (after[0] - before[0], after[1] - before[1]))
         view = await _settled(agent, view)
     while view.status is Status.WAITING:
@@ -165,10 +165,20 @@ async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
         skill=RISK_SKILL,
         on_update=_remembering(ctx),
     )
-    budget.settle(grant, child_spent(view.metadata))
+    budget.settle(grant, await _reported(agent, view))
     if view.status is Status.WAITING:
         raise _unexpected_wait("risk-check", view)
     return _result(view, RiskVerdict, "risk-check")
+
+
+async def _reported(agent: A2AClient, view: TaskView) -> tuple[int, int]:
+    """What a child task reports it spent over its turns: its task metadata, which a
+    streamed answer does not carry, so the task is read once it stopped."""
+    if not view.task_id:
+        return (0, 0)
+    if view.metadata:
+        return child_spent(view.metadata)
+    return child_spent((await agent.get(view.task_id)).metadata)
 
 
 async def cancel_child(deps: Deps, ctx: NodeContext) -> None:

@@ -275,7 +275,11 @@ class WorkflowExecution:
                 NewEvent(
                     EventType.WORKFLOW_FINISHED,
                     None,
-                    {"status": Status.FAILED.value, "error": state.failure.to_dict()},
+                    {
+                        "status": Status.FAILED.value,
+                        "error": state.failure.to_dict(),
+                        **self._unrecorded(),
+                    },
                 ),
             )
         elif state.finished is None and not state.pending:
@@ -318,6 +322,13 @@ class WorkflowExecution:
         idle = not self._tasks and not self._retry_handles and not self._inbox
         if idle and (state.finished is not None or state.status() is not Status.RUNNING):
             self.closed = True
+
+    def _unrecorded(self) -> dict[str, Any]:
+        """What the attempts just stopped had spent and not recorded: the closing event keeps
+        it (spending.py), so stopping a node never hides what it spent."""
+        left = {k: v for k, v in self.tally.running.items() if v}
+        self.tally.settle(left)
+        return {SPENT_FIELD: left} if left else {}
 
     def _emit(self, events: list[NewEvent], event: NewEvent) -> None:
         self.state.apply(event)
@@ -450,7 +461,9 @@ class WorkflowExecution:
         self._emit(
             events,
             NewEvent(
-                EventType.CANCELED, None, {"principal": message.principal, "reason": message.reason}
+                EventType.CANCELED,
+                None,
+                {"principal": message.principal, "reason": message.reason, **self._unrecorded()},
             ),
         )
         after.append((message.reply, None))
