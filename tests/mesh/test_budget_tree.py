@@ -115,7 +115,8 @@ async def test_an_envelope_of_n_units_is_never_exceeded(budget_mesh: Mesh, units
     await _check(budget_mesh, view, spent, units, 50)
     if units >= 8:  # room for the whole tree: the turn, intake, both checks, the answer
         assert view.status is Status.COMPLETED, view
-        assert spent["children"] >= 2 and spent["model"] >= 1, spent
+        assert spent["children"] >= 2, spent
+        assert spent["model"] >= 1, spent
     if view.status is Status.FAILED:
         assert view.error is not None
         assert view.error.code is ErrorCode.BUDGET_EXHAUSTED
@@ -130,7 +131,8 @@ async def test_tool_calls_are_counted_across_the_tree(budget_mesh: Mesh) -> None
     spent = await tree_spent(budget_mesh, view, before, turns=1)
     await _check(budget_mesh, view, spent, 100, 1)
     assert view.status is Status.FAILED, view
-    assert view.error is not None and view.error.code is ErrorCode.BUDGET_EXHAUSTED
+    assert view.error is not None
+    assert view.error.code is ErrorCode.BUDGET_EXHAUSTED
 
 
 async def test_answers_spend_from_the_same_budget_and_chinese_is_told_in_chinese(
@@ -146,5 +148,6 @@ async def test_answers_spend_from_the_same_budget_and_chinese_is_told_in_chinese
     spent = await tree_spent(budget_mesh, final, before, turns=2)
     await _check(budget_mesh, final, spent, 3, 50)
     assert final.status is Status.FAILED, final
-    assert final.error is not None and final.error.code is ErrorCode.BUDGET_EXHAUSTED
+    assert final.error is not None
+    assert final.error.code is ErrorCode.BUDGET_EXHAUSTED
     assert "预算" in final.error.message
