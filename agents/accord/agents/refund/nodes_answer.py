@@ -80,6 +80,7 @@ async def _lookup(
             ORDER_TOOL,
             {"order_id": order_id, "customer_id": inp.customer_id},
             traceparent=inp.traceparent,
+            acting_for=deps.acting_for(inp),  # tool servers take the customer from it
         )
     except AccordError as error:
         if error.code is ErrorCode.NOT_FOUND:
