@@ -23,6 +23,8 @@ WIRE_VALUES = {
     "STATE_META_KEY": "dev.accord/state",
     "ENVELOPE_META_KEY": "dev.accord/envelope",
     "SPENT_META_KEY": "dev.accord/spent",
+    "TOOL_CALLS_SPENT_META_KEY": "dev.accord/tool_calls_spent",
+    "REMAINING_META_KEY": "dev.accord/remaining",
     "SKILL_TASK_META_KEY": "dev.accord/skill",
     "MCP_ERROR_META_KEY": "dev.accord/error",
     "TOOL_DELEGATION_META_KEY": "dev.accord/delegation",

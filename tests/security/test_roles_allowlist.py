@@ -105,6 +105,23 @@ async def test_a_service_reads_only_the_customer_its_envelope_names(
     assert own.status is Status.COMPLETED, own.error
 
 
+async def test_risk_check_never_scores_another_customers_order_for_a_service(
+    mesh_for_module: Mesh,
+) -> None:
+    """Issue 13: risk-check, called by a service acting for C-04 about C-01's order O-1001
+    (naming C-04 as the customer and bringing the amount, so nothing else is looked up), must
+    not evaluate it: NOT_FOUND, as if the order did not exist."""
+    service_token = _token("svc:orchestrator", "service")
+    data = {"order_id": "O-1001", "customer_id": "C-04", "amount_cents": 1000}
+    view = await _send(mesh_for_module, "risk", service_token, data, envelope("C-04"))
+    assert _code(view) is ErrorCode.NOT_FOUND
+    assert view.data is None
+    # The same service acting for C-01 about C-01's own order: answered.
+    own = {"order_id": "O-1001", "customer_id": "C-01", "amount_cents": 1000}
+    answered = await _send(mesh_for_module, "risk", service_token, own, envelope("C-01"))
+    assert answered.status is Status.COMPLETED, answered.error
+
+
 @pytest.mark.parametrize("roles", [("beta",), ("approver",)])
 async def test_the_orchestrator_starts_refunds_for_customers_and_services_only(
     mesh_for_module: Mesh, roles: tuple[str, ...]

@@ -50,13 +50,19 @@ class RiskExecutor(ContractExecutor):
         check_subject(turn.principal, request.customer_id, turn.envelope)
         traceparent = turn.envelope.traceparent if turn.envelope is not None else None
         delegation = acting_for(turn, request.customer_id)
-        amount = request.amount_cents
-        if amount is None:
-            await progress.update(f"looking up order {request.order_id}", node=LOOKUP_TOOL)
-            order = await lookup_order(
-                self.tools, request.order_id, request.customer_id, traceparent, delegation
-            )
-            amount = int(order["refundable_cents"])
+        # The order is looked up even when the caller brought the amount: the lookup, made
+        # for the customer the envelope names, is what proves the order is theirs (another
+        # customer's order is NOT_FOUND), so a service acting for C-04 never gets a verdict
+        # on C-01's order.
+        await progress.update(f"looking up order {request.order_id}", node=LOOKUP_TOOL)
+        order = await lookup_order(
+            self.tools, request.order_id, request.customer_id, traceparent, delegation
+        )
+        amount = (
+            request.amount_cents
+            if request.amount_cents is not None
+            else int(order["refundable_cents"])
+        )
         await progress.update(
             f"reading the refund history of customer {request.customer_id}", node=HISTORY_TOOL
         )
@@ -82,7 +88,7 @@ def _parse(data: dict[str, Any]) -> RiskRequest:
 def build_app(options: ServeOptions) -> Any:
     contract = agent_contract(CONTRACT_NAME)
     tools = check_tools(SERVICE_NAME, HISTORY_TOOL, LOOKUP_TOOL)
-    executor = RiskExecutor(contract, tools, tool_calls_per_turn=1)
+    executor = RiskExecutor(contract, tools, tool_calls_per_turn=2)  # lookup + history
 
     async def commerce_ready() -> bool:
         """The history tool's server is connected and passed its contract check. Waits only

@@ -37,7 +37,14 @@ ENVELOPE_META_KEY: Final = "dev.accord/envelope"
 """Task metadata: the delegation envelope of the first turn (a continuation may omit it)."""
 
 SPENT_META_KEY: Final = "dev.accord/spent"
-"""Task metadata: budget units spent by earlier turns of this task."""
+"""Task metadata: budget units spent by earlier turns of this task (for the orchestrator's
+task: by the whole request tree)."""
+
+TOOL_CALLS_SPENT_META_KEY: Final = "dev.accord/tool_calls_spent"
+"""Task metadata: tool calls of the envelope spent by the turns of this task (its tree)."""
+
+REMAINING_META_KEY: Final = "dev.accord/remaining"
+"""Task metadata: what is left of the envelope's budget, ``{"units": n, "tool_calls": n}``."""
 
 SKILL_TASK_META_KEY: Final = "dev.accord/skill"
 """Task metadata: the skill the task's first turn asked for (a continuation keeps it)."""

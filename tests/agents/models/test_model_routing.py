@@ -250,3 +250,42 @@ async def test_model_change_is_a_new_cache_key() -> None:
     await a.understand("O-1 broken", budget=UnitBudget(1), scope=SCOPE)
     routed = await b.understand("O-1 broken", budget=UnitBudget(1), scope=SCOPE)
     assert routed.record.route is Route.FAST
+
+
+async def test_a_fast_timeout_falls_back_to_the_deep_model_not_to_fast_again() -> None:
+    """Issue 13: a fallback goes to a different model, never the same one again."""
+    text = "O-1 broken"
+    fast, deep = Scripted("fast", fail={text: T}), Scripted("deep")
+    router = make_router(fast, deep)
+    budget = UnitBudget(4)
+    routed = await router.understand(text, budget=budget, scope=SCOPE)
+    assert routed.unwrap().order_id == "O-1"
+    assert (routed.record.route, routed.record.fallback, routed.record.model) == (
+        Route.FAST,
+        True,
+        deep.name,
+    )
+    assert (fast.calls, deep.calls) == ([text], [text])
+    assert budget.spent == routed.record.units == 4  # both calls cost
+
+
+async def test_a_fallback_needs_budget_for_the_other_model() -> None:
+    text = "O-1 broken"
+    fast, deep = Scripted("fast", fail={text: T}), Scripted("deep")
+    routed = await make_router(fast, deep).understand(text, budget=UnitBudget(3), scope=SCOPE)
+    assert routed.error is not None
+    assert routed.error.code is ErrorCode.BUDGET_EXHAUSTED
+    assert routed.error.details["after"] == T.value
+    assert deep.calls == []
+
+
+async def test_one_model_behind_both_routes_is_not_asked_again() -> None:
+    text = "O-1 broken"
+    only = Scripted("only", fail={text: T})
+    router = Router(only, costs=Costs(fast=1, deep=3))
+    budget = UnitBudget(10)
+    routed = await router.understand(text, budget=budget, scope=SCOPE)
+    assert routed.error is not None
+    assert routed.error.code is T
+    assert (routed.record.calls, routed.record.fallback, only.calls) == (1, False, [text])
+    assert budget.spent == 1

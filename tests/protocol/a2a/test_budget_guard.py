@@ -45,7 +45,20 @@ def test_a_turn_needs_its_tool_calls() -> None:
     with pytest.raises(AccordError) as refused:
         BudgetGuard(tool_calls_per_turn=3).admit(envelope(tool_calls=2), 0, now=NOW)
     assert refused.value.code is ErrorCode.BUDGET_EXHAUSTED
-    assert refused.value.details == {"tool_calls": 2}
+    assert refused.value.details == {"tool_calls": 2, "tool_calls_spent": 0}
+
+
+def test_tool_calls_run_out_across_the_turns_of_a_task() -> None:
+    """Issue 13: tool_calls is a counter, not a per-turn check."""
+    guard = BudgetGuard(units_per_turn=1, tool_calls_per_turn=2)
+    first = guard.admit(envelope(units=10, tool_calls=5), 0, now=NOW)
+    assert (first.spent, first.tool_calls_spent) == (1, 2)
+    second = guard.admit(envelope(units=10, tool_calls=5), first.spent, tool_calls_spent=2, now=NOW)
+    assert second.tool_calls_spent == 4
+    with pytest.raises(AccordError) as refused:
+        guard.admit(envelope(units=10, tool_calls=5), second.spent, tool_calls_spent=4, now=NOW)
+    assert refused.value.code is ErrorCode.BUDGET_EXHAUSTED
+    assert refused.value.details == {"tool_calls": 5, "tool_calls_spent": 4}
 
 
 @pytest.mark.parametrize("deadline_s", [0.0, -5.0])

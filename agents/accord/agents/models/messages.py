@@ -86,6 +86,12 @@ MESSAGES: Final[dict[str, dict[Language, str]]] = {
         EN: "Risk {level} (score {score}): {signals}.",
         ZH: "风险{level}（评分 {score}）：{signals}。",
     },
+    "budget_exhausted": {
+        EN: "Sorry, this request has used up its budget ({spent} of {units} units), so I have "
+        "to stop here. Please start a new request if you still need help.",
+        ZH: "抱歉，本次请求的预算已用完（已用 {spent}/{units} 个单位），只能到此为止。"
+        "如仍需帮助，请重新发起请求。",
+    },
     "risk.low": {EN: "low", ZH: "低"},
     "risk.high": {EN: "high", ZH: "高"},
     "signal.none": {EN: "no risk signals", ZH: "无风险信号"},

@@ -8,9 +8,10 @@ One run, in order (every run ends in exactly one RunRecord in the metrics):
                 complex and remaining >= deep + fast (room for a fallback) -> deep;
                 else remaining >= fast -> fast; else BUDGET_EXHAUSTED, no call
     4. call     the route's cost is charged first; a failed call is not refunded
-    5. fallback only on RETRYABLE_TIMEOUT, one call on the fast tier, and only if the remaining
-                units cover it (else BUDGET_EXHAUSTED); UNAUTHENTICATED, PERMISSION_DENIED,
-                INVALID_INPUT and every other code fail the run as they are
+    5. fallback only on RETRYABLE_TIMEOUT, one call on the OTHER route (deep -> fast, fast ->
+                deep), only if a different model serves it (never the same model again) and
+                only if the remaining units cover it (else BUDGET_EXHAUSTED); UNAUTHENTICATED,
+                PERMISSION_DENIED, INVALID_INPUT and every other code fail the run as they are
     6. cache    a completed answer is stored under the run's scope
 
 A workflow node binds a router to its task's budget and tenant (:meth:`Router.bind`) and then
@@ -268,18 +269,36 @@ class Router:
         except AccordError as first:
             if first.code is not ErrorCode.RETRYABLE_TIMEOUT:
                 return self._finish(task, state, route, first)
-            if not budget.covers(self.costs.fast):
-                exhausted = self._exhausted(budget, self.costs.fast, "fast", after=first.code)
+            other = self._fallback(route)
+            if other is None:  # one model behind both routes: asking it again is no fallback
+                return self._finish(task, state, route, first)
+            back_tier, back_cost, back_route = other
+            if not budget.covers(back_cost):
+                exhausted = self._exhausted(budget, back_cost, back_route.value, after=first.code)
                 return self._finish(task, state, route, exhausted)
             state.fallback = True
             try:
-                value = await self._call(
-                    self.fast, self.costs.fast, Route.FAST, call, budget, state
-                )
+                value = await self._call(back_tier, back_cost, back_route, call, budget, state)
             except AccordError as second:
                 return self._finish(task, state, route, second)
         self.cache.put(key, scope, value)
         return self._finish(task, state, route, None, value)
+
+    def _fallback(self, first: Route) -> tuple[Tier, int, Route] | None:
+        """The other route's tier, when a different model serves it (None: there is none).
+
+        A deep call that timed out falls back to fast; a fast one to deep. The same model is
+        never asked again: that is a retry, which is the caller's retry policy, not routing.
+        """
+        tier, cost, route = (
+            (self.fast, self.costs.fast, Route.FAST)
+            if first is Route.DEEP
+            else (self.deep, self.costs.deep, Route.DEEP)
+        )
+        used = self.deep if first is Route.DEEP else self.fast
+        if tier.model is used.model or tier.model.name == used.model.name:
+            return None
+        return tier, cost, route
 
     async def _call(
         self,

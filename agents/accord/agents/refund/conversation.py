@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from accord.agents.refund.budget import TURN_COST
 from accord.agents.refund.config import GRAPH_NAME
 from accord.agents.refund.facts import WorkflowInput, answer_value
 from accord.agents.workflow import Event, EventType, Runtime, WorkflowHandle, WorkflowSnapshot
@@ -113,10 +114,14 @@ class Conversation:
                     input=step.start,
                     scope=step.scope,
                     context_id=step.context_id,
+                    # the customer's first turn is paid from the request's budget (budget.py)
+                    spent=dict(TURN_COST) if step.graph == GRAPH_NAME else None,
                 )
             elif step.answer is not None:
                 interrupt_id, value, principal = step.answer
-                handle = await self.runtime.resume(step.workflow_id, interrupt_id, value, principal)
+                handle = await self.runtime.resume(
+                    step.workflow_id, interrupt_id, value, principal, spent=dict(TURN_COST)
+                )
             else:
                 handle = self.runtime.handle(step.workflow_id)
             snapshot = await handle.settled()

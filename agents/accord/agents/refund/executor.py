@@ -103,6 +103,7 @@ class OrchestratorExecutor(ContractExecutor):
             app=app,
             session=turn.context_id,
             units=envelope.budget.units,
+            tool_calls=envelope.budget.tool_calls,
             deadline=envelope.budget.deadline.isoformat(),
             traceparent=envelope.traceparent,
             message_id=turn.message_id,

@@ -29,6 +29,9 @@ class WorkflowInput(BaseModel):
     app: str
     session: str
     units: int = Field(ge=0)
+    # The envelope's tool calls; None for a workflow started before they were counted (and for
+    # the in-process Runner, which has no envelope of tool calls).
+    tool_calls: int | None = Field(default=None, ge=0)
     deadline: str  # ISO 8601
     traceparent: str | None = None
     message_id: str | None = None  # the A2A message that started it (its task's history)

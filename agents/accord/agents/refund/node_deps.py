@@ -7,11 +7,13 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from accord.agents.models import CacheScope, RoutedModel, Router, UnitBudget
+from accord.agents.models import CacheScope, Router
 from accord.agents.refund.attention import Flag
+from accord.agents.refund.budget import BudgetedModel, RequestBudget
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
+from accord.agents.workflow import NodeContext
 from accord.contracts.envelope import Tenant
 from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.mcp.client import ToolClient
@@ -38,9 +40,18 @@ class Deps:
         tenant = Tenant(app=inp.app, user=inp.customer_id, session=inp.session)
         return ToolDelegation(tenant=tenant, approved_by=approved_by)
 
-    def model(self, inp: WorkflowInput) -> RoutedModel:
-        """The model bound to this workflow's budget and the customer's cache scope. The
-        deadline is not bound: a node may run long after the first message (an approval)."""
-        return self.router.bind(
-            budget=UnitBudget(inp.units), scope=CacheScope.tenant(inp.app, inp.customer_id)
-        )
+    def model(self, inp: WorkflowInput, ctx: NodeContext) -> BudgetedModel:
+        """The model bound to the request's one budget (budget.py) and the customer's cache
+        scope. The deadline is not bound: a node may run long after the first message (an
+        approval)."""
+        budget = RequestBudget(inp, ctx)
+        routed = self.router.bind(budget=budget, scope=CacheScope.tenant(inp.app, inp.customer_id))
+        return BudgetedModel(routed, budget)
+
+    async def call_tool(
+        self, ctx: NodeContext, tool: str, arguments: dict[str, Any], **options: Any
+    ) -> dict[str, Any]:
+        """``tools.call`` for this workflow, paid first from the request's tool calls
+        (BUDGET_EXHAUSTED, and no call, when none is left)."""
+        RequestBudget(WorkflowInput.model_validate(ctx.input), ctx).charge_tool_call(tool)
+        return await self.tools.call(tool, arguments, **options)

@@ -30,7 +30,7 @@ STATUS_MESSAGES: Final = frozenset({"delivered", "shipped", "processing", "cance
 async def answer(deps: Deps, ctx: NodeContext) -> RefundResult:
     inp = WorkflowInput.model_validate(ctx.input)
     said = Upstream(ctx.outputs).inquiry()
-    model = deps.model(inp)
+    model = deps.model(inp, ctx)
     if said.kind == "not_understood":
         facts = DecisionFacts(
             outcome=Outcome.NOT_UNDERSTOOD,
@@ -48,7 +48,7 @@ async def answer(deps: Deps, ctx: NodeContext) -> RefundResult:
         params={"kind": said.kind},
     )
     if said.order_id is not None:
-        order = await _lookup(deps, inp, said.order_id)
+        order = await _lookup(deps, ctx, inp, said.order_id)
         if order is None:
             facts = facts.model_copy(update={"outcome": Outcome.NOT_FOUND})
         else:
@@ -71,13 +71,16 @@ def status_sentence(order: OrderFacts, language: Language) -> str:
     )
 
 
-async def _lookup(deps: Deps, inp: WorkflowInput, order_id: str) -> OrderFacts | None:
+async def _lookup(
+    deps: Deps, ctx: NodeContext, inp: WorkflowInput, order_id: str
+) -> OrderFacts | None:
     try:
-        found = await deps.tools.call(
+        found = await deps.call_tool(
+            ctx,
             ORDER_TOOL,
             {"order_id": order_id, "customer_id": inp.customer_id},
             traceparent=inp.traceparent,
-            acting_for=deps.acting_for(inp),
+            acting_for=deps.acting_for(inp),  # tool servers take the customer from it
         )
     except AccordError as error:
         if error.code is ErrorCode.NOT_FOUND:

@@ -13,6 +13,7 @@ import contextlib
 from typing import Any, Final, TypeVar
 
 from accord.agents.models.messages import say
+from accord.agents.refund.budget import RequestBudget, child_grant, child_spent
 from accord.agents.refund.facts import WorkflowInput, answer_text, asked_payload
 from accord.agents.refund.money import requested_cents
 from accord.agents.refund.node_deps import Deps
@@ -58,7 +59,8 @@ async def lookup(deps: Deps, ctx: NodeContext) -> OrderFacts | None:
     call = deps.lookups.get(key)
     if call is None:
         call = asyncio.ensure_future(
-            deps.tools.call(
+            deps.call_tool(
+                ctx,
                 ORDER_TOOL,
                 {"order_id": asked.order_id, "customer_id": inp.customer_id},
                 traceparent=inp.traceparent,
@@ -106,17 +108,30 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
             data.update(order_id=asked.order_id, customer_id=inp.customer_id)
         if asked.evidence:
             data["evidence"] = asked.evidence
-        envelope = child_envelope(inp, ctx.workflow_id, f"refund policy for {asked.order_id}")
+        budget = RequestBudget(inp, ctx)
+        grant = budget.grant("policy-check")
+        envelope = child_envelope(
+            inp, ctx.workflow_id, f"refund policy for {asked.order_id}", grant
+        )
         view = await agent.send(
             data=data, envelope=envelope, skill=POLICY_SKILL, on_update=remember
         )
+        budget.settle(grant, await _reported(agent, view))
     else:
         latest = replayed[-1].value
         child = str(asked_payload(latest).get(CHILD_KEY) or "")
         view = await agent.get(child)
         await remember(view)
         if view.status is Status.WAITING:
+            # The follow-up turn runs under the child's first envelope: reserve what is left
+            # of its grant, then keep what this turn spent.
+            budget = RequestBudget(inp, ctx)
+            before = child_spent(view.metadata)
+            granted = child_grant(view.metadata)
+            reserved = budget.reserve(granted[0] - before[0], granted[1] - before[1])
             view = await agent.send(text=answer_text(latest) or "-", task=view, on_update=remember)
+            after = await _reported(agent, view)
+            budget.settle(reserved, (after[0] - before[0], after[1] - before[1]))
         view = await _settled(agent, view)
     while view.status is Status.WAITING:
         if view.waiting_reason is not WaitingReason.INPUT:
@@ -147,16 +162,29 @@ async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
         requested = requested_cents(asked.amount, facts.refundable_cents)
         data["amount_cents"] = min(requested or facts.refundable_cents, facts.refundable_cents)
     agent = await deps.peers.client("risk")
-    envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked.order_id}")
+    budget = RequestBudget(inp, ctx)
+    grant = budget.grant("risk-check")
+    envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked.order_id}", grant)
     view = await agent.send(
         data=data,
         envelope=envelope,
         skill=RISK_SKILL,
         on_update=_remembering(ctx),
     )
+    budget.settle(grant, await _reported(agent, view))
     if view.status is Status.WAITING:
         raise _unexpected_wait("risk-check", view)
     return _result(view, RiskVerdict, "risk-check")
+
+
+async def _reported(agent: A2AClient, view: TaskView) -> tuple[int, int]:
+    """What a child task reports it spent over its turns: its task metadata, which a
+    streamed answer does not carry, so the task is read once it stopped."""
+    if not view.task_id:
+        return (0, 0)
+    if view.metadata:
+        return child_spent(view.metadata)
+    return child_spent((await agent.get(view.task_id)).metadata)
 
 
 async def cancel_child(deps: Deps, ctx: NodeContext) -> None:

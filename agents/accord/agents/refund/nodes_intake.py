@@ -28,7 +28,7 @@ ANSWER_LABEL = "answer"
 
 async def intake(deps: Deps, ctx: NodeContext) -> Route:
     inp = WorkflowInput.model_validate(ctx.input)
-    model = deps.model(inp)
+    model = deps.model(inp, ctx)
     found = with_given_order(await model.understand(inp.text), inp.order_id)
     asked: Counter[Expecting | None] = Counter()
     # Every answer so far is replayed in order: the same questions come back, the answers

@@ -145,7 +145,8 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
         order_refund_key(order_id) if key_per_order else money.refund_key(order_id, ctx.workflow_id)
     )
     # Ask first, always: a missing completion event never proves the refund did not happen.
-    found = await deps.tools.call(
+    found = await deps.call_tool(
+        ctx,
         "refunds.get",
         {"idempotency_key": key, "customer_id": inp.customer_id},
         traceparent=inp.traceparent,
@@ -162,7 +163,8 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
     else:
         await pause("refund.before_issue", order_id)
         try:
-            issued = await deps.tools.call(
+            issued = await deps.call_tool(
+                ctx,
                 "refunds.issue",
                 {
                     "order_id": order_id,
@@ -184,7 +186,7 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
         # A replayed answer is checked too: the ledger replays only identical arguments, but
         # the customer is never told an amount the workflow did not decide.
         await _must_match(deps, ctx, inp, summary, asked, key, receipt)
-    explanation = await deps.model(inp).explain(
+    explanation = await deps.model(inp, ctx).explain(
         DecisionFacts(
             outcome=Outcome.REFUNDED,
             language=asked.language,
@@ -290,7 +292,7 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
         outcome = Outcome.DENIED
         detail = rule_sentence(summary.rule or "", summary.params, summary.currency, lang)
         reasons = _reasons(summary, None, lang)
-    explanation = await deps.model(inp).explain(
+    explanation = await deps.model(inp, ctx).explain(
         DecisionFacts(
             outcome=outcome,
             language=lang,
@@ -307,7 +309,7 @@ async def rejected(deps: Deps, ctx: NodeContext) -> RefundResult:
     upstream = Upstream(ctx.outputs)
     summary, asked, decided = upstream.decide(), upstream.intake(), upstream.approval()
     note = decided.note if decided else ""
-    explanation = await deps.model(inp).explain(
+    explanation = await deps.model(inp, ctx).explain(
         DecisionFacts(
             outcome=Outcome.REJECTED,
             language=asked.language,

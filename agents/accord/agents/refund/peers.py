@@ -27,8 +27,6 @@ from accord.protocol.auth import service_token
 logger = logging.getLogger(__name__)
 
 TOKEN_TTL_S: Final = 3600
-CHILD_UNITS: Final = 10
-CHILD_TOOL_CALLS: Final = 5
 MIN_CHILD_DEADLINE_S: Final = 30.0
 
 
@@ -67,16 +65,19 @@ class Peers:
         await self._http.aclose()
 
 
-def child_envelope(inp: WorkflowInput, workflow_id: str, goal: str) -> DelegationEnvelope:
+def child_envelope(
+    inp: WorkflowInput, workflow_id: str, goal: str, grant: tuple[int, int]
+) -> DelegationEnvelope:
     """The envelope of a child task: the customer as tenant, this workflow as parent, the
+    ``grant`` of (units, tool calls) the request's budget reserved for it (budget.py), the
     customer's deadline (at least a short grace, so a resumed workflow can still ask)."""
     deadline = datetime.fromisoformat(inp.deadline)
     floor = datetime.now(UTC) + timedelta(seconds=MIN_CHILD_DEADLINE_S)
     return DelegationEnvelope(
         goal=goal,
         budget=Budget(
-            units=min(CHILD_UNITS, max(1, inp.units)),
-            tool_calls=CHILD_TOOL_CALLS,
+            units=grant[0],
+            tool_calls=grant[1],
             deadline=max(deadline, floor),
         ),
         tenant=Tenant(app=inp.app, user=inp.customer_id, session=inp.session),

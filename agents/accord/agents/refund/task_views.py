@@ -24,12 +24,18 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from accord.agents.refund.approvals import APPROVAL_GRAPH, APPROVE_SKILL, approval_text
+from accord.agents.refund.budget import TOOL_CALLS, UNITS
 from accord.agents.refund.config import GRAPH_NAME
 from accord.agents.refund.conversation import describe, final_result, waiting_answer
 from accord.agents.refund.facts import RefusedInput
 from accord.agents.workflow import Event, EventType, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import SKILL_TASK_META_KEY, SPENT_META_KEY
+from accord.contracts.keys import (
+    REMAINING_META_KEY,
+    SKILL_TASK_META_KEY,
+    SPENT_META_KEY,
+    TOOL_CALLS_SPENT_META_KEY,
+)
 from accord.contracts.status import ContractState, Status
 from accord.protocol.a2a.executor import ARTIFACT_NAME
 from accord.protocol.a2a.task_view import (
@@ -157,7 +163,7 @@ class WorkflowTaskSource:
         graph = str(first.data.get("graph") or "")
         metadata: dict[str, Any] = {
             SKILL_TASK_META_KEY: APPROVE_SKILL if graph == APPROVAL_GRAPH else REQUEST_SKILL,
-            SPENT_META_KEY: 1 + answers,  # one unit a turn: the first and each answer
+            **budget_metadata(inp, snapshot.spent, answers),
         }
         return TaskView(
             task_id=task_id,
@@ -170,6 +176,22 @@ class WorkflowTaskSource:
             metadata=metadata,
             sort_key=sort_key,
         )
+
+
+def budget_metadata(inp: dict[str, Any], spent: dict[str, int], answers: int) -> dict[str, Any]:
+    """What the request tree spent of its envelope, and what remains (budget.py), from the
+    log. A workflow started before spending was recorded: one unit a turn, as it was."""
+    units = spent.get(UNITS, 0) if UNITS in spent else 1 + answers
+    calls = spent.get(TOOL_CALLS, 0)
+    meta: dict[str, Any] = {SPENT_META_KEY: units, TOOL_CALLS_SPENT_META_KEY: calls}
+    remaining: dict[str, int] = {}
+    if isinstance(inp.get("units"), int):
+        remaining["units"] = max(0, inp["units"] - units)
+    if isinstance(inp.get("tool_calls"), int):
+        remaining["tool_calls"] = max(0, inp["tool_calls"] - calls)
+    if remaining:
+        meta[REMAINING_META_KEY] = remaining
+    return meta
 
 
 def _scope(started: Event) -> str | None:

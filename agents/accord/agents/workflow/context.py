@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from accord.agents.workflow.spending import Tally, add_into
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
 
@@ -55,7 +56,18 @@ class NodeContext:
     error: AccordError | None = None  # set on an on_error node: the failure that led here
     state: dict[str, Any] = field(default_factory=dict)
     waiting_on: Any = None  # for a cancel hook of a waiting node: its interrupt's payload
+    # The workflow's spending (shared by its running attempts) and this attempt's, recorded
+    # with the event that ends the attempt (spending.py).
+    tally: Tally = field(default_factory=Tally)
+    spent: dict[str, int] = field(default_factory=dict)
     _asked: int = 0
+
+    def spend(self, kind: str, amount: int) -> None:
+        """Record that this attempt spent ``amount`` of ``kind`` (negative: gave back part of
+        a reservation). The caller checks its limit first, against ``tally.total(kind)``."""
+        if amount:
+            add_into(self.spent, {kind: amount})
+            add_into(self.tally.running, {kind: amount})
 
     @property
     def resume(self) -> Answer | None:

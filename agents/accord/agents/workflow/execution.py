@@ -33,6 +33,7 @@ from accord.agents.workflow.eventlog import EventLog, VersionConflictError, Work
 from accord.agents.workflow.events import EventType, NewEvent, encode_json
 from accord.agents.workflow.graph import Graph, Route
 from accord.agents.workflow.observers import Observers
+from accord.agents.workflow.spending import SPENT_FIELD, Tally
 from accord.agents.workflow.state import WorkflowState
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import Action, decide
@@ -66,6 +67,7 @@ class Resume:
     value: Any
     principal: str | None
     reply: asyncio.Future[None]
+    spent: dict[str, int] | None = None  # what the turn that brought the answer paid
 
 
 @dataclass(slots=True)
@@ -120,6 +122,7 @@ class WorkflowExecution:
         self._loop_task: asyncio.Task[None] | None = None
         self._in_step = False
         self._outputs_view = MappingProxyType(state.outputs)  # read-only, always current
+        self.tally = Tally(state.spent)  # the state keeps `recorded` current as events apply
         self._stepped: asyncio.Future[None] | None = None
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -272,7 +275,11 @@ class WorkflowExecution:
                 NewEvent(
                     EventType.WORKFLOW_FINISHED,
                     None,
-                    {"status": Status.FAILED.value, "error": state.failure.to_dict()},
+                    {
+                        "status": Status.FAILED.value,
+                        "error": state.failure.to_dict(),
+                        **self._unrecorded(),
+                    },
                 ),
             )
         elif state.finished is None and not state.pending:
@@ -316,6 +323,13 @@ class WorkflowExecution:
         if idle and (state.finished is not None or state.status() is not Status.RUNNING):
             self.closed = True
 
+    def _unrecorded(self) -> dict[str, Any]:
+        """What the attempts just stopped had spent and not recorded: the closing event keeps
+        it (spending.py), so stopping a node never hides what it spent."""
+        left = {k: v for k, v in self.tally.running.items() if v}
+        self.tally.settle(left)
+        return {SPENT_FIELD: left} if left else {}
+
     def _emit(self, events: list[NewEvent], event: NewEvent) -> None:
         self.state.apply(event)
         events.append(event)
@@ -331,20 +345,25 @@ class WorkflowExecution:
         if self._tokens.get(node) != message.token or node not in self._tasks:
             return  # a canceled attempt reporting late
         del self._tasks[node]
-        self._contexts.pop(node, None)
+        ctx = self._contexts.pop(node, None)
+        spent = {k: v for k, v in ctx.spent.items() if v} if ctx is not None else {}
+        # The attempt's spending goes into the event that ends it (and leaves `running`).
+        self.tally.settle(spent)
+        paid: dict[str, Any] = {SPENT_FIELD: spent} if spent else {}
         outcome = message.outcome
         act = self.state.pending[node]
         if isinstance(outcome, tuple):
             value, label, encoded = outcome
             self._first_start.pop(node, None)
             label_json = encode_json(label) if label is not None else "null"
+            paid_json = f',"{SPENT_FIELD}":{encode_json(spent)}' if spent else ""
             self._emit(
                 events,
                 NewEvent(
                     EventType.NODE_OUTPUT,
                     node,
-                    {"output": value, "label": label},
-                    f'{{"output":{encoded},"label":{label_json}}}',
+                    {"output": value, "label": label, **paid},
+                    f'{{"output":{encoded},"label":{label_json}{paid_json}}}',
                 ),
             )
         elif isinstance(outcome, AccordError):
@@ -353,7 +372,7 @@ class WorkflowExecution:
             decision = decide(
                 outcome.code, max(1, act.attempt), elapsed_ms, self.graph.nodes[node].retry
             )
-            data: dict[str, Any] = {"error": outcome.to_dict(), "attempt": act.attempt}
+            data: dict[str, Any] = {"error": outcome.to_dict(), "attempt": act.attempt, **paid}
             if decision.action is Action.RETRY:
                 data["retry_in_ms"] = decision.delay_ms
                 retries.append((node, now + decision.delay_ms / 1000))
@@ -369,6 +388,7 @@ class WorkflowExecution:
                 "index": outcome.index,
                 "reason": outcome.reason.value,
                 "payload": outcome.payload,
+                **paid,
             }
             timer: NewEvent | None = None
             if outcome.timeout_s is not None:
@@ -406,6 +426,8 @@ class WorkflowExecution:
         }
         if pending.timer_id is not None:
             data["timer_id"] = pending.timer_id
+        if message.spent:
+            data[SPENT_FIELD] = dict(message.spent)
         self._emit(events, NewEvent(EventType.RESUMED, pending.node, data))
         after.append((message.reply, None))
 
@@ -439,7 +461,9 @@ class WorkflowExecution:
         self._emit(
             events,
             NewEvent(
-                EventType.CANCELED, None, {"principal": message.principal, "reason": message.reason}
+                EventType.CANCELED,
+                None,
+                {"principal": message.principal, "reason": message.reason, **self._unrecorded()},
             ),
         )
         after.append((message.reply, None))
@@ -458,6 +482,7 @@ class WorkflowExecution:
             answers=dict(act.answers) if act.answers else _NO_ANSWERS,
             timed_out=frozenset(act.timed_out) if act.timed_out else frozenset(),
             error=act.error,
+            tally=self.tally,
         )
         self._next_token += 1
         token = self._next_token

@@ -19,7 +19,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from accord.agents.workflow.clock import SYSTEM_CLOCK, Clock
@@ -42,6 +42,7 @@ from accord.agents.workflow.graph import Graph
 from accord.agents.workflow.leases import LeaseKeeper
 from accord.agents.workflow.observers import Observer, Observers
 from accord.agents.workflow.retention import Retention
+from accord.agents.workflow.spending import SPENT_FIELD
 from accord.agents.workflow.state import PendingInterrupt, WorkflowState
 from accord.agents.workflow.timers import TimerScheduler
 from accord.contracts.errors import AccordError, ErrorCode
@@ -63,6 +64,7 @@ class WorkflowSnapshot:
     interrupts: list[PendingInterrupt]
     error: AccordError | None
     log_version: int
+    spent: dict[str, int] = field(default_factory=dict)  # by kind, over the whole log
 
 
 class WorkflowHandle:
@@ -208,9 +210,11 @@ class Runtime:
         version: str | None = None,
         scope: str | None = None,
         context_id: str | None = None,
+        spent: dict[str, int] | None = None,
     ) -> WorkflowHandle:
         """Start a workflow; the same id again is the same run (its handle is returned).
-        ``scope`` and ``context_id`` are what the log lists it under (``list_workflows``)."""
+        ``scope`` and ``context_id`` are what the log lists it under (``list_workflows``);
+        ``spent``, what the request that starts it paid (recorded with the start, spending.py)."""
         spec = self._graph(graph, version)
         live = self._live.get(workflow_id)
         if live is not None:
@@ -219,13 +223,20 @@ class Runtime:
         input_json = _check_json(input, "input")
         state = WorkflowState(workflow_id, spec)
         start = spec.start or ""
+        paid = {k: v for k, v in (spent or {}).items() if v}
+        paid_json = f',"{SPENT_FIELD}":{encode_json(paid)}' if paid else ""
         events = [
             NewEvent(
                 EventType.WORKFLOW_STARTED,
                 None,
-                {"graph": spec.name, "version": spec.version, "input": input},
+                {
+                    "graph": spec.name,
+                    "version": spec.version,
+                    "input": input,
+                    **({SPENT_FIELD: paid} if paid else {}),
+                },
                 f'{{"graph":{encode_json(spec.name)},"version":{encode_json(spec.version)},'
-                f'"input":{input_json}}}',
+                f'"input":{input_json}{paid_json}}}',
             ),
             NewEvent(EventType.NODE_STARTED, start, {"attempt": 1}, '{"attempt":1}'),
         ]
@@ -299,14 +310,21 @@ class Runtime:
         return _snapshot(graph, _replay(events[0].workflow_id, graph, events))
 
     async def resume(
-        self, workflow_id: str, interrupt_id: str, value: Any, principal: str | None = None
+        self,
+        workflow_id: str,
+        interrupt_id: str,
+        value: Any,
+        principal: str | None = None,
+        *,
+        spent: dict[str, int] | None = None,
     ) -> WorkflowHandle:
-        """Answer an interrupt; its node runs again with the answer."""
+        """Answer an interrupt; its node runs again with the answer. ``spent``: what the turn
+        that brought the answer paid (recorded with it, spending.py)."""
         _check_json(value, "value")
         for _ in range(5):
             execution = await self._load(workflow_id)
             reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            if not execution.post(Resume(interrupt_id, value, principal, reply)):
+            if not execution.post(Resume(interrupt_id, value, principal, reply, spent)):
                 continue
             try:
                 await reply
@@ -519,6 +537,7 @@ def _snapshot(graph: Graph, state: WorkflowState) -> WorkflowSnapshot:
         interrupts=list(state.interrupts.values()),
         error=state.error(),
         log_version=state.version,
+        spent=dict(state.spent),
     )
 
 

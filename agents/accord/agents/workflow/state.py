@@ -14,6 +14,7 @@ from typing import Any
 from accord.agents.workflow.context import Answer, NodeContext
 from accord.agents.workflow.events import Event, EventType, NewEvent
 from accord.agents.workflow.graph import Graph
+from accord.agents.workflow.spending import add_into, spent_in
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 
@@ -57,6 +58,7 @@ class WorkflowState:
     failure: AccordError | None = None  # a node failed for good with no error path
     finished: Status | None = None  # completed / failed once closed
     canceled: bool = False
+    spent: dict[str, int] = field(default_factory=dict)  # summed over the events (spending.py)
 
     # -- replay -----------------------------------------------------------------------------
     def apply(self, event: Event | NewEvent) -> None:
@@ -65,6 +67,8 @@ class WorkflowState:
         else:
             self.version += 1
         kind, node, data = event.type, event.node, event.data
+        if "spent" in data:
+            add_into(self.spent, spent_in(data))
         # The two events of every step first: this runs for every event, live and replayed.
         if kind is EventType.NODE_STARTED and node is not None:
             act = self.pending[node]

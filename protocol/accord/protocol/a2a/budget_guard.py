@@ -1,9 +1,10 @@
 """The budget guard: whether the delegation envelope leaves room for one more turn.
 
 The envelope's budget is one account for the whole request tree: every turn of a task costs
-``units_per_turn`` units, counted across turns in the task's metadata (``SPENT_META_KEY``), and
-needs ``tool_calls_per_turn`` of the envelope's tool calls; the turn must end before the
-envelope's deadline.
+``units_per_turn`` units and ``tool_calls_per_turn`` of the envelope's tool calls, both counted
+across turns in the task's metadata (``SPENT_META_KEY``, ``TOOL_CALLS_SPENT_META_KEY``), so a
+caller that gave this task an envelope of what it had left reads back what it spent; the turn
+must end before the envelope's deadline.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class Allowance:
 
     remaining_s: float
     spent: int
+    tool_calls_spent: int = 0
 
 
 @dataclass(frozen=True)
@@ -29,9 +31,15 @@ class BudgetGuard:
     tool_calls_per_turn: int = 0
 
     def admit(
-        self, envelope: DelegationEnvelope, spent: int, *, now: datetime | None = None
+        self,
+        envelope: DelegationEnvelope,
+        spent: int,
+        *,
+        tool_calls_spent: int = 0,
+        now: datetime | None = None,
     ) -> Allowance:
-        """The allowance of the next turn, after ``spent`` units of earlier turns.
+        """The allowance of the next turn, after ``spent`` units and ``tool_calls_spent`` tool
+        calls of earlier turns.
 
         Raises BUDGET_EXHAUSTED (units or tool calls) or RETRYABLE_TIMEOUT (deadline passed).
         """
@@ -42,12 +50,12 @@ class BudgetGuard:
                 f"budget has {budget.units - spent} units left; a turn costs {self.units_per_turn}",
                 {"units": budget.units, "spent": spent, "per_turn": self.units_per_turn},
             )
-        if budget.tool_calls < self.tool_calls_per_turn:
+        if budget.tool_calls - tool_calls_spent < self.tool_calls_per_turn:
             raise AccordError(
                 ErrorCode.BUDGET_EXHAUSTED,
-                f"budget allows {budget.tool_calls} tool calls; a turn needs "
-                f"{self.tool_calls_per_turn}",
-                {"tool_calls": budget.tool_calls},
+                f"budget has {budget.tool_calls - tool_calls_spent} tool calls left; a turn "
+                f"needs {self.tool_calls_per_turn}",
+                {"tool_calls": budget.tool_calls, "tool_calls_spent": tool_calls_spent},
             )
         remaining_s = (budget.deadline - (now or datetime.now(UTC))).total_seconds()
         if remaining_s <= 0:
@@ -56,7 +64,11 @@ class BudgetGuard:
                 "the delegation deadline has already passed",
                 {"deadline": budget.deadline.isoformat()},
             )
-        return Allowance(remaining_s=remaining_s, spent=spent + self.units_per_turn)
+        return Allowance(
+            remaining_s=remaining_s,
+            spent=spent + self.units_per_turn,
+            tool_calls_spent=tool_calls_spent + self.tool_calls_per_turn,
+        )
 
     @staticmethod
     def overrun(envelope: DelegationEnvelope) -> AccordError:

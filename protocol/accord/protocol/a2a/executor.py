@@ -34,6 +34,7 @@ from accord.contracts.keys import (
     SKILL_TASK_META_KEY,
     SPENT_META_KEY,
     STATE_META_KEY,
+    TOOL_CALLS_SPENT_META_KEY,
 )
 from accord.contracts.status import ContractState, Status, from_a2a
 from accord.protocol.a2a.budget_guard import BudgetGuard
@@ -142,13 +143,16 @@ class ContractExecutor(AgentExecutor):
         try:
             turn = read_turn(context, self.contract, self._schemas, context_id=context_id)
             envelope = self._effective_envelope(turn)
-            allowance = self.budget.admit(envelope, turn.spent_units)
+            allowance = self.budget.admit(
+                envelope, turn.spent_units, tool_calls_spent=turn.spent_tool_calls
+            )
         except AccordError as error:
             await updater.fail(error)
             return
 
         task_meta: dict[str, Any] = {
             SPENT_META_KEY: allowance.spent,
+            TOOL_CALLS_SPENT_META_KEY: allowance.tool_calls_spent,
             SKILL_TASK_META_KEY: turn.skill.id,
         }
         if turn.envelope is not None:

@@ -26,6 +26,7 @@ from accord.contracts.keys import (
     SKILL_TASK_META_KEY,
     SPENT_META_KEY,
     STATE_META_KEY,
+    TOOL_CALLS_SPENT_META_KEY,
 )
 from accord.contracts.status import WaitingReason
 from accord.protocol.a2a.delegation import check_on_behalf
@@ -56,6 +57,8 @@ class Turn:
     is_continuation: bool
     spent_units: int = 0
     """Budget units the earlier turns of this task spent (the budget guard counts on)."""
+    spent_tool_calls: int = 0
+    """Tool calls the earlier turns of this task spent (likewise)."""
     message_id: str | None = None
     """The id of this turn's A2A message (an agent that records its history keeps it)."""
 
@@ -105,6 +108,7 @@ def read_turn(
 
     state = task_meta.get(STATE_META_KEY)
     spent = task_meta.get(SPENT_META_KEY, 0)
+    tools_spent = task_meta.get(TOOL_CALLS_SPENT_META_KEY, 0)
     return Turn(
         principal=principal,
         envelope=envelope,
@@ -116,6 +120,7 @@ def read_turn(
         state=dict(state) if isinstance(state, dict) else {},
         is_continuation=is_continuation,
         spent_units=spent if isinstance(spent, int) else 0,
+        spent_tool_calls=tools_spent if isinstance(tools_spent, int) else 0,
         message_id=message.message_id or None,
     )
 
