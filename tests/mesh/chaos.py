@@ -12,6 +12,7 @@ is *accepted* once its task id is known (the first streamed event).
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import signal
 import time
@@ -48,6 +49,7 @@ class Report:
     seed: int
     kills: Counter[str] = field(default_factory=Counter)
     start_s: dict[str, list[float]] = field(default_factory=dict)  # process start -> healthy
+    resent: int = 0  # sends the customer repeated: the first broke before its task was known
     outcomes: list[Outcome] = field(default_factory=list)
 
     @property
@@ -64,7 +66,7 @@ class Report:
             f"seed={self.seed} kills={sum(self.kills.values())} ({kills}) "
             f"requests={len(self.outcomes)} accepted={len(self.accepted)} "
             f"completed={len(self.outcomes) - len(self.not_completed)} "
-            f"failed={len(self.not_completed)} start_s(median)="
+            f"failed={len(self.not_completed)} resent={self.resent} start_s(median)="
             + ", ".join(
                 f"{n}={sorted(v)[len(v) // 2]:.1f}" for n, v in sorted(self.start_s.items())
             )
@@ -83,10 +85,10 @@ async def _client(mesh: Mesh, subject: str, deadline_s: float) -> A2AClient:
             await asyncio.sleep(0.2)  # the orchestrator is restarting
 
 
-async def _customer(mesh: Mesh, report: Report, rng: random.Random, stop_at: float) -> None:
+async def _customer(mesh: Mesh, report: Report, rng: random.Random, stop: list[float]) -> None:
     subject = REQUESTS[0][0]
     async with await _client(mesh, subject, 60.0) as client:
-        while time.monotonic() < stop_at:
+        while time.monotonic() < stop[0]:
             _, text, _ = rng.choice(REQUESTS)
             outcome = Outcome()
             report.outcomes.append(outcome)
@@ -94,12 +96,21 @@ async def _customer(mesh: Mesh, report: Report, rng: random.Random, stop_at: flo
             def seen(view: TaskView, outcome: Outcome = outcome) -> None:
                 outcome.accepted, outcome.task_id = True, view.task_id
 
-            try:
-                outcome.view = await client.send(
-                    text=text, skill="refund.request", on_update=seen, deadline_s=120.0
-                )
-            except AccordError as error:
-                outcome.error = f"{error.code.value}: {error.message}"
+            end = time.monotonic() + 120.0
+            while True:
+                try:
+                    outcome.view = await client.send(
+                        text=text, skill="refund.request", on_update=seen, deadline_s=120.0
+                    )
+                    break
+                except AccordError as error:
+                    outcome.error = f"{error.code.value}: {error.message}"
+                    # The connection broke before the task was known: the client cannot tell
+                    # whether it exists and never re-sends on its own; the customer sends again
+                    # (safe: a refund is keyed by its order). Counted, and reported.
+                    if outcome.accepted or time.monotonic() > end:
+                        break
+                    report.resent += 1
 
 
 def _restart(mesh: Mesh, report: Report, name: str, sig: int) -> None:
@@ -123,28 +134,31 @@ async def run_chaos(
     sig: int = signal.SIGKILL,
     rolling: bool = False,
 ) -> Report:
-    """Refunds for ``duration_s`` while a service is killed about every ``every_s`` (random
-    service, or each in turn when ``rolling``) and restarted at once; then wait for every
-    request to end."""
+    """Refunds for ``duration_s`` while a random service is killed about every ``every_s``
+    and restarted at once (``rolling``: each service once, in turn, ``every_s`` apart, for as
+    long as that takes); then wait for every request to end."""
     rng = random.Random(seed)
     report = Report(seed)
     print(f"chaos seed={seed}", flush=True)  # replay: run again with this seed
-    stop_at = time.monotonic() + duration_s
+    # A rolling restart ends the flow when every service has been restarted once.
+    stop = [math.inf if rolling else time.monotonic() + duration_s]
     flows = [
-        asyncio.create_task(_customer(mesh, report, random.Random(rng.random()), stop_at))
+        asyncio.create_task(_customer(mesh, report, random.Random(rng.random()), stop))
         for _ in range(customers)
     ]
-    turn = 0
+    if rolling:  # every service once, one at a time: the next goes down once the last is back
+        for name in SERVICES:
+            await asyncio.sleep(every_s)  # the chaos schedule itself
+            await asyncio.to_thread(_restart, mesh, report, name, sig)
+            report.kills[name] += 1
+        stop[0] = time.monotonic()
     restarting: dict[str, asyncio.Task[None]] = {}
-    while time.monotonic() < stop_at:
+    while time.monotonic() < stop[0]:
         await asyncio.sleep(rng.uniform(0.5, 1.5) * every_s)  # the chaos schedule itself
-        if rolling:  # one at a time: the next goes down once the last is back
-            await asyncio.gather(*restarting.values())
         up = [n for n in SERVICES if n not in restarting or restarting[n].done()]
         if len(up) <= len(SERVICES) - MAX_DOWN:
             continue  # a start takes seconds on two busy cores: at most MAX_DOWN at once
-        name = SERVICES[turn % len(SERVICES)] if rolling else rng.choice(up)
-        turn += 1
+        name = rng.choice(up)
         restarting[name] = asyncio.create_task(asyncio.to_thread(_restart, mesh, report, name, sig))
         report.kills[name] += 1
     await asyncio.gather(*restarting.values())

@@ -66,6 +66,7 @@ from accord.protocol.a2a.client_view import TaskTracker, TaskView, view_of_task
 from accord.protocol.a2a.client_wire import Wire, WireError, make_wire
 from accord.protocol.a2a.origins import check_origin
 from accord.protocol.a2a.wire import data_part
+from accord.protocol.breaker import Breaker, breaker
 from accord.protocol.telemetry import instruments, spans
 
 __all__ = ["A2AClient", "ResolvedCard", "TaskView", "new_traceparent"]
@@ -205,12 +206,18 @@ class A2AClient:
         )
         started = time.monotonic()
         attempt = 0
+        shared = self._breaker()
         while True:
             attempt += 1
             tracker = TaskTracker()
             received = False
             try:
-                async with aclosing(self._wire.stream(request, headers)) as events:
+                refused = shared.refuse()  # the agent is known down: do not call it
+                if refused is not None:
+                    raise WireError(refused, retry_safe=True)
+                async with aclosing(
+                    self._mark(shared, self._wire.stream(request, headers))
+                ) as events:
                     async for event in events:
                         received = True
                         view = tracker.apply(event)
@@ -428,14 +435,41 @@ class A2AClient:
     ) -> T:
         started = time.monotonic()
         attempt = 0
+        shared = self._breaker()
         while True:
             attempt += 1
             try:
-                return await op()
+                refused = shared.refuse()  # the agent is known down: do not call it
+                if refused is not None:
+                    raise WireError(refused, retry_safe=True)
+                try:
+                    answer = await op()
+                except WireError as failed:
+                    shared.record(failed.error)
+                    raise
+                shared.record(None)
+                return answer
             except WireError as exc:
                 if not exc.retry_safe:
                     raise exc.error from None
                 await self._pause_or_raise(exc.error, attempt, started, envelope)
+
+    def _breaker(self) -> Breaker:
+        return breaker(f"a2a:{self.card.name}", self.interface.url)
+
+    @staticmethod
+    async def _mark(
+        shared: Breaker, events: AsyncGenerator[StreamResponse, None]
+    ) -> AsyncGenerator[StreamResponse, None]:
+        """The stream's events; its outcome recorded on the agent's breaker."""
+        async with aclosing(events):
+            try:
+                async for event in events:
+                    shared.record(None)
+                    yield event
+            except WireError as failed:
+                shared.record(failed.error)
+                raise
 
     async def _follow(
         self, last: TaskView, broke: AccordError, envelope: DelegationEnvelope | None

@@ -72,6 +72,7 @@ from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.protocol import telemetry
+from accord.protocol.breaker import breaker
 from accord.protocol.mcp.config import DEFAULT_TIMEOUT_S, ServerSpec, ToolsConfig, load_config
 from accord.protocol.mcp.connection import Lose, ServerConnection, ServerState, ServerStatus
 from accord.protocol.mcp.credentials import OriginAuth, ServiceCredential, ToolCredential
@@ -590,10 +591,23 @@ class ToolClient:
                 sent[TRACEPARENT_KEY] = trace
             meta = cast(types.RequestParamsMeta, sent) if sent else None
             attempt = 1
+            spec = route.connection.spec
+            shared = breaker(f"mcp:{spec.name}", spec.url or spec.command or "")
             try:
                 while True:
                     try:
-                        return await self._attempt(route, args, meta, timeout_s or route.timeout_s)
+                        refused = shared.refuse()  # the server is known down: do not call it
+                        if refused is not None:
+                            raise refused
+                        try:
+                            answer = await self._attempt(
+                                route, args, meta, timeout_s or route.timeout_s
+                            )
+                        except AccordError as failed:
+                            shared.record(failed)
+                            raise
+                        shared.record(None)
+                        return answer
                     except AccordError as err:
                         elapsed_ms = int((time.monotonic() - started) * 1000)
                         decision = decide(err.code, attempt, elapsed_ms, self._retry)
