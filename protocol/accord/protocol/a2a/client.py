@@ -25,7 +25,7 @@ What it does for the caller:
   through an agent restart, until it stops for the caller), so a caller rides out a restart
   of the agent it talks to;
 - keeps retrying a retry-safe failure (the agent unreachable: it is restarting) with backoff
-  until the call's deadline (the envelope's, or ``CLIENT_RETRY``'s 30 s), not for a count;
+  until the call's deadline (the envelope's, or ``CLIENT_RETRY``'s 60 s), not for a count;
 - ``deadline_s`` bounds a whole send: when it passes the caller gets RETRYABLE_TIMEOUT and the
   remote task is left as it is (cancel it if you no longer want it).
 """
@@ -73,11 +73,11 @@ __all__ = ["A2AClient", "ResolvedCard", "TaskView", "new_traceparent"]
 
 DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=120.0)
 _POLL_S: Final = (0.05, 1.0)  # first and longest pause while polling a non-streaming agent
-# Retry-safe failures (the agent unreachable, an error answer) are retried until 30 s have
+# Retry-safe failures (the agent unreachable, an error answer) are retried until 60 s have
 # passed, or the envelope's deadline if sooner: an agent restart takes a few seconds, and a
 # fixed count of four gave up after under a second.
 CLIENT_RETRY: Final = RetryPolicy(
-    max_attempts=None, base_delay_ms=100, max_delay_ms=2_000, deadline_ms=30_000
+    max_attempts=None, base_delay_ms=100, max_delay_ms=2_000, deadline_ms=60_000
 )
 
 T = TypeVar("T")

@@ -24,8 +24,12 @@ accord.protocol.mcp.connection; readiness (:meth:`ToolClient.ready`) reads that 
 - returns the structured output after validating it against the contract's output schema
   (CONTRACT_VIOLATION otherwise), or raises the contract error the server put in ``_meta``;
 - retries by the error's retry class (accord.contracts.retry.decide), each attempt under a
-  timeout (RETRYABLE_TIMEOUT). This is the only retry of a tool call: callers (workflow
-  nodes, agents) do not retry it again, so a failing tool gets at most ``max_attempts`` calls;
+  timeout (RETRYABLE_TIMEOUT): a short blip (``max_attempts`` calls). A workflow node that
+  must ride out a longer outage retries on top, with durable backoff until the request's
+  deadline (accord.agents.refund.graph);
+- shares one circuit breaker per server with every caller in the process
+  (:mod:`accord.protocol.breaker`): a server known to be down is not called until its
+  cool-down passes (the call fails at once with UNAVAILABLE, which callers back off on);
 - tells its observers (:meth:`ToolClient.observe`) when it starts and ends (the Runner's
   event stream).
 
