@@ -32,7 +32,11 @@ def test_a_failure_when_half_open_opens_it_for_longer() -> None:
 
 
 def test_success_or_a_refusal_closes_it() -> None:
-    for outcome in (None, AccordError(ErrorCode.PERMISSION_DENIED, "no")):
+    for outcome in (
+        None,
+        AccordError(ErrorCode.PERMISSION_DENIED, "no"),
+        AccordError(ErrorCode.RATE_LIMITED, "the caller's own budget"),
+    ):
         b = Breaker("mcp:commerce", "http://x")
         for _ in range(FAILURES_TO_OPEN):
             b.record(DOWN, now=0.0)

@@ -10,8 +10,9 @@ service that is down is not hammered by every waiting workflow at once:
 - half-open (cool-down over): calls go through; the first success closes it, a failure
   opens it again for longer.
 
-Only errors of the contract's ``retry`` class count (the dependency is unreachable, slow or
-throttling): a refusal (PERMISSION_DENIED, INVALID_INPUT) says the dependency is up.
+Only UNAVAILABLE and RETRYABLE_TIMEOUT count (the dependency is unreachable or too slow):
+RATE_LIMITED is the caller's own budget there (its backoff handles it), and a refusal
+(PERMISSION_DENIED, INVALID_INPUT) says the dependency is up.
 ``/readyz`` lists the open breakers as ``degraded`` (:func:`degraded`). A breaker is keyed by
 name and URL: two servers of one name at different addresses (tests) never share one.
 """
@@ -24,11 +25,12 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
-from accord.contracts.errors import REGISTRY, AccordError, ErrorCode, RetryClass
+from accord.contracts.errors import AccordError, ErrorCode
 
 FAILURES_TO_OPEN: Final = 3
 COOL_FIRST_S: Final = 0.5
 COOL_MAX_S: Final = 8.0
+OPENS: Final = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RETRYABLE_TIMEOUT})
 
 
 @dataclass
@@ -52,7 +54,7 @@ class Breaker:
 
     def record(self, error: AccordError | None, now: float | None = None) -> None:
         """The outcome of a call that went through (None: it succeeded)."""
-        if error is None or REGISTRY[error.code].retry is not RetryClass.RETRY:
+        if error is None or error.code not in OPENS:
             self.failures, self.openings, self.open_until = 0, 0, 0.0
             return
         self.failures += 1
