@@ -189,3 +189,20 @@ def test_only_the_orchestrator_and_commerce_reach_payments(docs: list[dict[str, 
     assert _ingress_sources(docs, "payments") == {"orchestrator", "commerce"}
     assert _ingress_sources(docs, "commerce") == {"orchestrator", "policy", "risk"}
     assert _ingress_sources(docs, "orchestrator") is None  # the entry point
+
+
+def test_termination_grace_covers_the_pre_stop_pause_and_the_drain(
+    docs: list[dict[str, Any]],
+) -> None:
+    """SIGTERM comes after preStop; the kubelet's SIGKILL comes terminationGracePeriodSeconds
+    after the pod started terminating. The drain (ACCORD_SHUTDOWN_GRACE_S) must end before it."""
+    config = of_kind(docs, "ConfigMap")["accord-config"]["data"]
+    drain_s = float(config["ACCORD_SHUTDOWN_GRACE_S"])
+    for name, deployment in of_kind(docs, "Deployment").items():
+        if name == "postgres":
+            continue
+        pod = deployment["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        pause_s = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+        assert pause_s >= 2, name  # endpoints leave the load balancers before SIGTERM
+        assert pod["terminationGracePeriodSeconds"] > pause_s + drain_s, name

@@ -340,6 +340,16 @@ class AccordSettings(BaseSettings):
         description="Lease of a replica on its running workflows (docs/replicas.md).",
         json_schema_extra=_in("orchestrator"),
     )
+    shutdown_grace_s: Seconds = Field(
+        default=20.0,
+        description=(
+            "On SIGTERM a service stops accepting connections and gives the requests in flight "
+            "this long to finish before it exits (a workflow still running is handed over: "
+            "recovery resumes it). Keep it below the pod's terminationGracePeriodSeconds minus "
+            "its preStop pause (docs/restarts.md)."
+        ),
+        json_schema_extra=_in("mesh"),
+    )
     turn_deadline_s: Seconds = Field(
         default=300.0,
         description="Deadline of one turn of a request that brings no envelope.",

@@ -56,6 +56,10 @@ def register(app: typer.Typer) -> None:
                 log_level=current().log_level.lower(),
                 log_config=None,
                 lifespan="on",
+                # SIGTERM: uvicorn closes the listening socket (new work goes to another
+                # replica; a client retries the refused connection), lets the requests in flight
+                # finish for this long, then runs the lifespan shutdown.
+                timeout_graceful_shutdown=int(current().shutdown_grace_s),
             )
         finally:
             telemetry.shutdown()

@@ -22,20 +22,23 @@ it did.
 Nodes are closures over :class:`Deps`; the graphs are validated when the runtime registers
 them.
 
-Retries happen at one level, the client of each hop, and no node retries: a tool call is
-retried by the MCP client (the error's retry class, its ``RetryPolicy``: ``max_attempts``
-calls within ``deadline_ms``), an agent call by the A2A client (when the request is safe to
-send again). A node retry on top would multiply them (it was three node attempts of four client
-attempts each: up to 12 calls and ~90 s before a node failed), and the client is the one level
-every caller has: policy-check and risk-check call tools without a workflow. A check that fails
-after its client's retries fails the workflow with the contract code; a child agent whose own
-tools failed has already retried them.
+Retries happen at two levels. The client of each hop retries a short blip (the MCP client by
+the error's retry class and its ``RetryPolicy``, an agent call by the A2A client when the
+request is safe to send again): a second or two. The nodes that reach another service
+(``order``, ``policy``, ``risk``, ``refund``) then retry a retryable error (UNAVAILABLE,
+RETRYABLE_TIMEOUT, RATE_LIMITED) with backoff until the customer's deadline (the envelope's,
+``WorkflowInput.deadline``), with no attempt count: a dependency that restarts, or is down for
+a minute, delays the refund instead of failing it. Each wait is in the log (the node_failed
+event's ``retry_at``), so an orchestrator restart keeps the schedule and the attempt count.
+Non-retryable errors stop at once. ``refund`` is safe to run again: its write carries the
+business idempotency key. ``decide`` and the ends reach nothing and never retry.
 Nodes return the typed models of ``outputs.py`` (logged as JSON).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from functools import partial
 from typing import Any, Final
 
@@ -49,6 +52,7 @@ from accord.agents.refund.config import (
 from accord.agents.refund.node_deps import Deps
 from accord.agents.workflow import Graph, NodeContext
 from accord.contracts.domain import ApprovalDecision
+from accord.contracts.retry import UNTIL_DEADLINE
 
 NODES: Final = (
     "intake",
@@ -74,7 +78,7 @@ async def checks(deps: Deps, ctx: NodeContext) -> None:
 
 def build_graph(deps: Deps, version: str = GRAPH_VERSION) -> Graph:
     """The current version (3); version 2 is the same graph with refunds keyed by order."""
-    graph = Graph(GRAPH_NAME, version=version)
+    graph = Graph(GRAPH_NAME, version=version, deadline_of=deadline_of)
     graph.node("intake", _bound(deps, nodes_intake.intake))
     graph.node("checks", _bound(deps, checks))
     _add_checks_and_ends(graph, deps, key_per_order=version == GRAPH_VERSION_2)
@@ -90,7 +94,7 @@ def build_graph(deps: Deps, version: str = GRAPH_VERSION) -> Graph:
 
 def build_graph_v1(deps: Deps) -> Graph:
     """Version 1, kept for workflows that started on it."""
-    graph = Graph(GRAPH_NAME, version=GRAPH_VERSION_1)
+    graph = Graph(GRAPH_NAME, version=GRAPH_VERSION_1, deadline_of=deadline_of)
     graph.node("intake", _bound(deps, nodes_intake.intake_v1))
     _add_checks_and_ends(graph, deps, key_per_order=True)
     graph.edge("intake", "order", "policy", "risk")
@@ -102,21 +106,43 @@ def build_graphs(deps: Deps) -> list[Graph]:
     return [build_graph_v1(deps), build_graph(deps, GRAPH_VERSION_2), build_graph(deps)]
 
 
+def deadline_of(raw: Any) -> float | None:
+    """The customer's deadline (epoch seconds) from the workflow input; None if unreadable."""
+    deadline = raw.get("deadline") if isinstance(raw, dict) else None
+    if not isinstance(deadline, str):
+        return None
+    try:
+        return datetime.fromisoformat(deadline).timestamp()
+    except ValueError:
+        return None
+
+
 def _bound(deps: Deps, fn: Callable[[Deps, NodeContext], Awaitable[Any]]) -> Any:
     return partial(fn, deps)
 
 
 def _add_checks_and_ends(graph: Graph, deps: Deps, *, key_per_order: bool) -> None:
     cancel = _bound(deps, nodes_checks.cancel_child)
-    graph.node("order", _bound(deps, nodes_checks.order), timeout_s=CHECK_TIMEOUT_S)
+    retry = UNTIL_DEADLINE
+    graph.node("order", _bound(deps, nodes_checks.order), retry=retry, timeout_s=CHECK_TIMEOUT_S)
     graph.node(
-        "policy", _bound(deps, nodes_checks.policy), timeout_s=CHECK_TIMEOUT_S, on_cancel=cancel
+        "policy",
+        _bound(deps, nodes_checks.policy),
+        retry=retry,
+        timeout_s=CHECK_TIMEOUT_S,
+        on_cancel=cancel,
     )
-    graph.node("risk", _bound(deps, nodes_checks.risk), timeout_s=CHECK_TIMEOUT_S, on_cancel=cancel)
+    graph.node(
+        "risk",
+        _bound(deps, nodes_checks.risk),
+        retry=retry,
+        timeout_s=CHECK_TIMEOUT_S,
+        on_cancel=cancel,
+    )
     graph.node("decide", _bound(deps, nodes_outcome.decide))
     graph.node("approval", _bound(deps, nodes_outcome.approval))
     refund = partial(nodes_outcome.refund, deps, key_per_order=key_per_order)
-    graph.node("refund", refund)
+    graph.node("refund", refund, retry=retry)
     graph.node("explain", _bound(deps, nodes_outcome.explain))
     graph.node("rejected", _bound(deps, nodes_outcome.rejected))
     graph.join(["order", "policy", "risk"], "decide")

@@ -127,9 +127,17 @@ class WorkflowExecution:
 
     # -- lifecycle --------------------------------------------------------------------------
     def begin(self, launched: list[str], *, step_first: bool) -> None:
-        """Run ``launched`` (already recorded as started) and start the inbox loop."""
+        """Run ``launched`` (already recorded as started), schedule the retries the log shows
+        as due later (a workflow loaded after a restart keeps its backoff schedule), and start
+        the inbox loop."""
         for node in launched:
             self._launch(node)
+        for node, act in self.state.pending.items():
+            if act.backoff and act.retry_at is not None and node not in self._retry_handles:
+                self._tokens[node] = 0
+                self._retry_handles[node] = self.host.clock.call_at(
+                    act.retry_at, partial(self.post, _RetryDue(node, 0))
+                )
         self._loop_task = asyncio.create_task(
             self._loop(step_first), name=f"workflow:{self.workflow_id}"
         )
@@ -370,12 +378,18 @@ class WorkflowExecution:
             now = self.host.clock.now()
             elapsed_ms = int((now - self._first_start.get(node, now)) * 1000)
             decision = decide(
-                outcome.code, max(1, act.attempt), elapsed_ms, self.graph.nodes[node].retry
+                outcome.code,
+                max(1, act.attempt),
+                elapsed_ms,
+                self.graph.nodes[node].retry,
+                remaining_ms=self._remaining_ms(now),
             )
             data: dict[str, Any] = {"error": outcome.to_dict(), "attempt": act.attempt, **paid}
             if decision.action is Action.RETRY:
+                retry_at = now + decision.delay_ms / 1000
                 data["retry_in_ms"] = decision.delay_ms
-                retries.append((node, now + decision.delay_ms / 1000))
+                data["retry_at"] = retry_at  # the schedule is in the log, not only in memory
+                retries.append((node, retry_at))
             else:
                 data["final"] = True
                 data["action"] = decision.action.value
@@ -404,6 +418,13 @@ class WorkflowExecution:
             self._emit(events, NewEvent(EventType.INTERRUPTED, node, data))
             if timer is not None:
                 self._emit(events, timer)
+
+    def _remaining_ms(self, now: float) -> int | None:
+        """What is left of the request's deadline (None: the graph knows of none)."""
+        if self.graph.deadline_of is None:
+            return None
+        deadline = self.graph.deadline_of(self.state.input)
+        return None if deadline is None else max(0, int((deadline - now) * 1000))
 
     def _on_resume(
         self, message: Resume, events: list[NewEvent], after: list[tuple[asyncio.Future[Any], Any]]

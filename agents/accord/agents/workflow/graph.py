@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 NodeFn = Callable[["NodeContext"], Awaitable[Any]]
 CancelHook = Callable[["NodeContext"], Awaitable[None]]
+# The workflow's input -> its request's deadline (seconds since the epoch, the clock's time) or
+# None: what a node retry policy without an attempt limit retries until.
+DeadlineOf = Callable[[Any], float | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,7 @@ class Graph:
     nodes: dict[str, NodeSpec] = field(default_factory=dict)
     edges: dict[str, list[str]] = field(default_factory=dict)  # source -> targets
     routes: dict[str, RouteSpec] = field(default_factory=dict)
+    deadline_of: DeadlineOf | None = None
     _problems: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list, repr=False)
     _preds: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
     _validated: bool = field(default=False, repr=False)

@@ -459,9 +459,10 @@ class Runtime:
         if live is not None and not live.closed:
             return live  # loaded concurrently in this process
         # Nothing runs in memory for it: nodes the log shows as started run again.
+        # A retry the log schedules stays scheduled at its logged time (`begin` sets it).
         for act in state.pending.values():
             act.running = False
-            act.backoff = False
+            act.backoff = act.backoff and act.retry_at is not None
         execution = WorkflowExecution(self._host, graph, state, leased=True)
         self._live[workflow_id] = execution
         execution.begin([], step_first=True)

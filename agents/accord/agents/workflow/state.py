@@ -28,6 +28,7 @@ class Activation:
     attempt: int = 0  # attempts started so far
     running: bool = False  # node_started with no outcome yet
     backoff: bool = False  # failed, waiting to be retried
+    retry_at: float | None = None  # when the retry is due (logged: a restart keeps it)
     waiting: str | None = None  # interrupt id
     answers: dict[int, Answer] = field(default_factory=dict)
     timed_out: set[int] = field(default_factory=set)
@@ -73,7 +74,7 @@ class WorkflowState:
         if kind is EventType.NODE_STARTED and node is not None:
             act = self.pending[node]
             act.attempt = data.get("attempt", act.attempt + 1)
-            act.running, act.backoff = True, False
+            act.running, act.backoff, act.retry_at = True, False, None
         elif kind is EventType.NODE_OUTPUT and node is not None:
             del self.pending[node]
             self.outputs[node] = data.get("output")
@@ -121,6 +122,8 @@ class WorkflowState:
         error = AccordError.from_dict(data.get("error") or {})
         if not data.get("final"):
             act.backoff = True
+            retry_at = data.get("retry_at")
+            act.retry_at = float(retry_at) if retry_at is not None else None
             return
         self.pending.pop(node, None)
         target = self.graph.nodes[node].on_error

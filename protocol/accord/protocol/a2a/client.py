@@ -20,7 +20,12 @@ What it does for the caller:
   a failed TASK is a view with ``error`` set, a failed CALL raises :class:`AccordError`;
 - retries a call by its error's retry class (:func:`accord.contracts.retry.decide`) only when
   re-sending is known to be safe: the agent was unreachable, or answered with an error. A stream
-  that broke after its first event, or a read timeout, is never re-sent (the task may exist);
+  that broke after its first event, or a read timeout, is never re-sent (the task may exist):
+  the client follows that task instead (:meth:`A2AClient._follow`: it reads the task again,
+  through an agent restart, until it stops for the caller), so a caller rides out a restart
+  of the agent it talks to;
+- keeps retrying a retry-safe failure (the agent unreachable: it is restarting) with backoff
+  until the call's deadline (the envelope's, or ``CLIENT_RETRY``'s 60 s), not for a count;
 - ``deadline_s`` bounds a whole send: when it passes the caller gets RETRYABLE_TIMEOUT and the
   remote task is left as it is (cancel it if you no longer want it).
 """
@@ -61,12 +66,19 @@ from accord.protocol.a2a.client_view import TaskTracker, TaskView, view_of_task
 from accord.protocol.a2a.client_wire import Wire, WireError, make_wire
 from accord.protocol.a2a.origins import check_origin
 from accord.protocol.a2a.wire import data_part
+from accord.protocol.breaker import Breaker, breaker
 from accord.protocol.telemetry import instruments, spans
 
 __all__ = ["A2AClient", "ResolvedCard", "TaskView", "new_traceparent"]
 
 DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=120.0)
 _POLL_S: Final = (0.05, 1.0)  # first and longest pause while polling a non-streaming agent
+# Retry-safe failures (the agent unreachable, an error answer) are retried until 60 s have
+# passed, or the envelope's deadline if sooner: an agent restart takes a few seconds, and a
+# fixed count of four gave up after under a second.
+CLIENT_RETRY: Final = RetryPolicy(
+    max_attempts=None, base_delay_ms=100, max_delay_ms=2_000, deadline_ms=60_000
+)
 
 T = TypeVar("T")
 
@@ -97,7 +109,7 @@ class A2AClient:
         self._wire: Wire = make_wire(http, self.interface.protocol_binding, self.interface.url)
         self._http = http
         self._owns_http = owns_http
-        self._retry = retry or RetryPolicy()
+        self._retry = retry or CLIENT_RETRY
         self._auth: dict[str, str] = {}
         if token:
             self._auth["Authorization"] = f"Bearer {token}"
@@ -194,12 +206,18 @@ class A2AClient:
         )
         started = time.monotonic()
         attempt = 0
+        shared = self._breaker()
         while True:
             attempt += 1
             tracker = TaskTracker()
             received = False
             try:
-                async with aclosing(self._wire.stream(request, headers)) as events:
+                refused = shared.refuse()  # the agent is known down: do not call it
+                if refused is not None:
+                    raise WireError(refused, retry_safe=True)
+                async with aclosing(
+                    self._mark(shared, self._wire.stream(request, headers))
+                ) as events:
                     async for event in events:
                         received = True
                         view = tracker.apply(event)
@@ -212,9 +230,15 @@ class A2AClient:
                     )
                 return
             except WireError as exc:
+                followed = tracker.view
+                if received and followed is not None and followed.task_id:
+                    # The task exists: never send again (a second task); read it instead.
+                    async for view in self._follow(followed, exc.error, envelope):
+                        yield view
+                    return
                 if received or not exc.retry_safe:
                     raise exc.error from None
-                await self._pause_or_raise(exc.error, attempt, started)
+                await self._pause_or_raise(exc.error, attempt, started, envelope)
 
     async def send(
         self,
@@ -406,21 +430,91 @@ class A2AClient:
             headers[TRACEPARENT_KEY] = traceparent
         return headers
 
-    async def _call(self, op: Callable[[], Awaitable[T]]) -> T:
+    async def _call(
+        self, op: Callable[[], Awaitable[T]], envelope: DelegationEnvelope | None = None
+    ) -> T:
         started = time.monotonic()
         attempt = 0
+        shared = self._breaker()
         while True:
             attempt += 1
             try:
-                return await op()
+                refused = shared.refuse()  # the agent is known down: do not call it
+                if refused is not None:
+                    raise WireError(refused, retry_safe=True)
+                try:
+                    answer = await op()
+                except WireError as failed:
+                    shared.record(failed.error)
+                    raise
+                shared.record(None)
+                return answer
             except WireError as exc:
                 if not exc.retry_safe:
                     raise exc.error from None
-                await self._pause_or_raise(exc.error, attempt, started)
+                await self._pause_or_raise(exc.error, attempt, started, envelope)
 
-    async def _pause_or_raise(self, error: AccordError, attempt: int, started: float) -> None:
+    def _breaker(self) -> Breaker:
+        return breaker(f"a2a:{self.card.name}", self.interface.url)
+
+    @staticmethod
+    async def _mark(
+        shared: Breaker, events: AsyncGenerator[StreamResponse, None]
+    ) -> AsyncGenerator[StreamResponse, None]:
+        """The stream's events; its outcome recorded on the agent's breaker."""
+        async with aclosing(events):
+            try:
+                async for event in events:
+                    shared.record(None)
+                    yield event
+            except WireError as failed:
+                shared.record(failed.error)
+                raise
+
+    async def _follow(
+        self, last: TaskView, broke: AccordError, envelope: DelegationEnvelope | None
+    ) -> AsyncGenerator[TaskView, None]:
+        """Follow a task whose stream broke until it stops for the caller.
+
+        The agent may be restarting: reading the task is safe to repeat, so every failure to
+        reach it is retried (``_call``); a read that finds the task still working waits with a
+        growing pause. The task is the agent's truth: a durable agent finishes it after its
+        restart, a non-durable one fails it, and either way the caller learns which."""
+        headers = self._headers(None)
+        pause = _POLL_S[0]
+        view = last
+        started, failures = time.monotonic(), 0
+        while not view.is_interrupted:
+            try:
+                latest = view_of_task(await self._wire.get(view.task_id, headers))
+            except WireError as exc:
+                if exc.error.code is ErrorCode.NOT_FOUND:  # gone with a store that was not durable
+                    raise broke from None
+                # A read is always safe to repeat, whatever broke it: only its code decides.
+                failures += 1
+                await self._pause_or_raise(exc.error, failures, started, envelope)
+                continue
+            started, failures = time.monotonic(), 0
+            if latest.state != view.state or latest.status_text != view.status_text:
+                yield latest
+            view = latest
+            if not view.is_interrupted:
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, _POLL_S[1])
+
+    async def _pause_or_raise(
+        self,
+        error: AccordError,
+        attempt: int,
+        started: float,
+        envelope: DelegationEnvelope | None = None,
+    ) -> None:
         elapsed_ms = int((time.monotonic() - started) * 1000)
-        decision = decide(error.code, attempt, elapsed_ms, self._retry)
+        remaining_ms = None
+        if envelope is not None:
+            left = envelope.budget.deadline.timestamp() - time.time()
+            remaining_ms = max(0, int(left * 1000))
+        decision = decide(error.code, attempt, elapsed_ms, self._retry, remaining_ms=remaining_ms)
         if decision.action is not Action.RETRY:
             raise error
         await asyncio.sleep(decision.delay_ms / 1000)

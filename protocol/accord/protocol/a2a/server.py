@@ -46,6 +46,7 @@ from accord.protocol.a2a.store import AccordTaskStore
 from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
 from accord.protocol.auth_verify import Authenticator
+from accord.protocol.breaker import degraded
 from accord.protocol.request_body import reading_kept_body
 from accord.protocol.settings import (
     DEFAULT_PORTS,
@@ -181,7 +182,12 @@ def build_agent_app(
             logger.exception("readiness check failed")
             ok = False
         if ok:
-            return JSONResponse({"status": "ready", "service": service_name})
+            # Ready, and which dependencies it is waiting out (their breakers are open): a
+            # degraded dependency delays work here, so the pod stays in the load balancer.
+            body: dict[str, Any] = {"status": "ready", "service": service_name}
+            if slow := degraded():
+                body["degraded"] = slow
+            return JSONResponse(body)
         status, body = AccordError(ErrorCode.UNAVAILABLE, "not ready").to_http()
         return JSONResponse(body, status_code=status)
 

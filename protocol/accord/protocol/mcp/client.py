@@ -24,8 +24,12 @@ accord.protocol.mcp.connection; readiness (:meth:`ToolClient.ready`) reads that 
 - returns the structured output after validating it against the contract's output schema
   (CONTRACT_VIOLATION otherwise), or raises the contract error the server put in ``_meta``;
 - retries by the error's retry class (accord.contracts.retry.decide), each attempt under a
-  timeout (RETRYABLE_TIMEOUT). This is the only retry of a tool call: callers (workflow
-  nodes, agents) do not retry it again, so a failing tool gets at most ``max_attempts`` calls;
+  timeout (RETRYABLE_TIMEOUT): a short blip (``max_attempts`` calls). A workflow node that
+  must ride out a longer outage retries on top, with durable backoff until the request's
+  deadline (accord.agents.refund.graph);
+- shares one circuit breaker per server with every caller in the process
+  (:mod:`accord.protocol.breaker`): a server known to be down is not called until its
+  cool-down passes (the call fails at once with UNAVAILABLE, which callers back off on);
 - tells its observers (:meth:`ToolClient.observe`) when it starts and ends (the Runner's
   event stream).
 
@@ -72,6 +76,7 @@ from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.protocol import telemetry
+from accord.protocol.breaker import breaker
 from accord.protocol.mcp.config import DEFAULT_TIMEOUT_S, ServerSpec, ToolsConfig, load_config
 from accord.protocol.mcp.connection import Lose, ServerConnection, ServerState, ServerStatus
 from accord.protocol.mcp.credentials import OriginAuth, ServiceCredential, ToolCredential
@@ -590,10 +595,23 @@ class ToolClient:
                 sent[TRACEPARENT_KEY] = trace
             meta = cast(types.RequestParamsMeta, sent) if sent else None
             attempt = 1
+            spec = route.connection.spec
+            shared = breaker(f"mcp:{spec.name}", spec.url or spec.command or "")
             try:
                 while True:
                     try:
-                        return await self._attempt(route, args, meta, timeout_s or route.timeout_s)
+                        refused = shared.refuse()  # the server is known down: do not call it
+                        if refused is not None:
+                            raise refused
+                        try:
+                            answer = await self._attempt(
+                                route, args, meta, timeout_s or route.timeout_s
+                            )
+                        except AccordError as failed:
+                            shared.record(failed)
+                            raise
+                        shared.record(None)
+                        return answer
                     except AccordError as err:
                         elapsed_ms = int((time.monotonic() - started) * 1000)
                         decision = decide(err.code, attempt, elapsed_ms, self._retry)
