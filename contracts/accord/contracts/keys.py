@@ -7,7 +7,7 @@ every peer, so a test pins them.
 
 from typing import Final
 
-CONTRACT_VERSION: Final = "1.0.0"
+CONTRACT_VERSION: Final = "1.1.0"
 """Version of the Accord contract (statuses, registry, envelope, contract file formats)."""
 
 # -- A2A extensions ---------------------------------------------------------------------------
@@ -23,6 +23,10 @@ metadata under this same URI as key."""
 
 STATUS_META_KEY: Final = "dev.accord/status"
 """A2A status-message metadata: {"status", "waiting_reason", "error": {...}, "node"}."""
+
+ERROR_INFO_CODE_KEY: Final = "accordCode"
+"""`google.rpc.ErrorInfo.metadata` key that carries the contract code in an ErrorInfo of
+A2A's domain (AIP-193 metadata keys are lowerCamelCase, no dots)."""
 
 ERROR_DATA_KIND: Final = "dev.accord/error"
 """`kind` field of the DataPart that repeats a failed task's error for every client."""
