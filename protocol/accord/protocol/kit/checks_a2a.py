@@ -49,6 +49,7 @@ from accord.protocol.kit.a2a_wire import (
     task_of,
     user_message,
 )
+from accord.protocol.a2a.wire import meta_waiting_reason
 from accord.protocol.kit.check import CheckList
 from accord.protocol.kit.model import Skipped, Violation
 from accord.protocol.kit.probes import fill
@@ -448,9 +449,7 @@ def _contract_of(status: Mapping[str, Any]) -> ContractState | None:
     try:
         return ContractState(
             status=Status(str(meta.get("status"))),
-            waiting_reason=WaitingReason(meta["waiting_reason"])
-            if meta.get("waiting_reason")
-            else None,
+            waiting_reason=WaitingReason(reason) if (reason := meta_waiting_reason(meta)) else None,
             error_code=ErrorCode(code) if (code := meta_error_code(status)) else None,
         )
     except ValueError:
@@ -543,10 +542,10 @@ async def waiting_reason_only_waiting(ctx: A2AContext) -> None:
             if meta is None:
                 continue
             waiting = meta.get("status") == Status.WAITING
-            if waiting != bool(meta.get("waiting_reason")):
+            if waiting != bool(meta_waiting_reason(meta)):
                 raise Violation(
-                    f"{obs.label}: status {meta.get('status')} with waiting_reason "
-                    f"{meta.get('waiting_reason')!r}",
+                    f"{obs.label}: status {meta.get('status')} with waitingReason "
+                    f"{meta_waiting_reason(meta)!r}",
                     received=status,
                 )
 
@@ -582,7 +581,7 @@ async def declared_only(ctx: A2AContext) -> None:
     for obs in _observed(ctx):
         for status in obs.statuses:
             meta = status_meta(status) or {}
-            reason, code = meta.get("waiting_reason"), meta_error_code(status)
+            reason, code = meta_waiting_reason(meta), meta_error_code(status)
             if reason and reason not in reasons:
                 raise Violation(
                     f"{obs.label}: waiting reason {reason!r} is not declared ({reasons})",
