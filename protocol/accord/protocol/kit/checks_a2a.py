@@ -32,6 +32,7 @@ from accord.contracts.status import (
     from_a2a,
     to_a2a,
 )
+from accord.protocol.a2a.wire import meta_waiting_reason
 from accord.protocol.kit.a2a_context import (
     INTERRUPTED_A2A,
     TERMINAL_A2A,
@@ -49,7 +50,6 @@ from accord.protocol.kit.a2a_wire import (
     task_of,
     user_message,
 )
-from accord.protocol.a2a.wire import meta_waiting_reason
 from accord.protocol.kit.check import CheckList
 from accord.protocol.kit.model import Skipped, Violation
 from accord.protocol.kit.probes import fill
