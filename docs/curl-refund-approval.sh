@@ -27,7 +27,7 @@ rpc() { # rpc TOKEN BODY
 }
 
 # 1. The customer asks. The answer is the task, in TASK_STATE_INPUT_REQUIRED with the contract
-#    status {"status": "waiting", "waiting_reason": "approval"} in its status message metadata.
+#    status {"status": "waiting", "waitingReason": "approval"} in its status message metadata.
 ASKED=$(rpc "$ACCORD_TOKEN" '{
   "jsonrpc": "2.0", "id": 1, "method": "SendMessage",
   "params": {"message": {

@@ -18,6 +18,7 @@ WIRE_VALUES = {
     "CONTRACT_EXTENSION_URI": "https://accord.dev/a2a/ext/contract/v1",
     "DELEGATION_EXTENSION_URI": "https://accord.dev/a2a/ext/delegation/v1",
     "STATUS_META_KEY": "dev.accord/status",
+    "ERROR_INFO_CODE_KEY": "accordCode",
     "ERROR_DATA_KIND": "dev.accord/error",
     "SKILL_META_KEY": "skill",
     "STATE_META_KEY": "dev.accord/state",

@@ -62,7 +62,7 @@ def test_js_client_sends_streams_continues_gets_and_cancels(policy: Service, bin
     assert out["send"]["answer"]["rule"] == "within_window"
     assert out["send"]["answer"]["max_refund_cents"] == 5999
     assert out["ask"]["states"][-1] == A2AState.INPUT_REQUIRED.value
-    assert out["ask"]["meta"]["waiting_reason"] == "input"
+    assert out["ask"]["meta"]["waitingReason"] == "input"
     assert "photo" in out["ask"]["question"]
     assert out["answer"]["sameTask"] is True
     assert out["answer"]["states"][-1] == A2AState.COMPLETED.value

@@ -67,7 +67,7 @@ def test_the_shipped_curl_script_holds_the_conversation(mesh_for_module: Mesh) -
         task = asked["result"]["task"]
         assert task["status"]["state"] == A2AState.INPUT_REQUIRED.value
         assert _status(task)["status"] == Status.WAITING.value
-        assert _status(task)["waiting_reason"] == WaitingReason.APPROVAL.value
+        assert _status(task)["waitingReason"] == WaitingReason.APPROVAL.value
 
         approval = decided["result"]["task"]
         assert approval["status"]["state"] == A2AState.COMPLETED.value

@@ -87,7 +87,7 @@ def test_js_client_holds_the_refund_conversation(mesh_for_module: Mesh, tmp_path
         ask = out["ask"]
         assert ask["states"][-1] == A2AState.INPUT_REQUIRED.value
         assert ask["meta"]["status"] == Status.WAITING.value
-        assert ask["meta"]["waiting_reason"] == WaitingReason.APPROVAL.value
+        assert ask["meta"]["waitingReason"] == WaitingReason.APPROVAL.value
 
         own = out["own"]
         assert own["state"] == A2AState.FAILED.value
@@ -108,7 +108,7 @@ def test_js_client_holds_the_refund_conversation(mesh_for_module: Mesh, tmp_path
         assert result["receipt"]["amount_cents"] == 129900
 
         evidence = out["evidence"]
-        assert evidence["asked"]["meta"]["waiting_reason"] == WaitingReason.INPUT.value
+        assert evidence["asked"]["meta"]["waitingReason"] == WaitingReason.INPUT.value
         assert "photo" in evidence["asked"]["question"]
         answered = evidence["answered"]
         assert answered["sameTask"] is True

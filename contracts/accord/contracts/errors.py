@@ -4,8 +4,8 @@ Every error that crosses a process boundary is an :class:`AccordError` carrying 
 :data:`REGISTRY`. The registry says what the code means for the caller (its retry class) and
 how it is spelled on every wire we speak:
 
-    ErrorCode ──┬── A2A JSON-RPC   error.code + error.data[ErrorInfo{reason=code}]
-                ├── A2A REST       HTTP status + google.rpc status + ErrorInfo
+    ErrorCode ──┬── A2A JSON-RPC   error.code + error.data[one ErrorInfo]
+                ├── A2A REST       HTTP status + google.rpc status + details[one ErrorInfo]
                 ├── MCP tool result isError=true + _meta[MCP_ERROR_META_KEY] + JSON text block
                 └── plain HTTP     status + {"error": {...}} (health, admin endpoints)
 
@@ -21,10 +21,36 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
-from accord.contracts.keys import MCP_ERROR_META_KEY
+from accord.contracts.keys import ERROR_INFO_CODE_KEY, MCP_ERROR_META_KEY
 
 ERROR_DOMAIN: Final = "accord.dev"
-"""`google.rpc.ErrorInfo.domain` of every error we emit on an A2A wire."""
+"""`google.rpc.ErrorInfo.domain` of an error A2A has no name for (``POLICY_DENIED``...): its
+``reason`` is the contract code."""
+
+A2A_ERROR_DOMAIN: Final = "a2a-protocol.org"
+"""`google.rpc.ErrorInfo.domain` of an error A2A 1.0 names (sections 9.5, 11.6): its ``reason``
+is A2A's (``TASK_NOT_FOUND``) and the contract code travels in its metadata."""
+
+# A2A 1.0's ErrorInfo reason of each JSON-RPC code it defines (the error's name in upper snake
+# case without "Error"; a2a-sdk's A2A_ERROR_MAPPING spells the same, which a protocol test
+# checks). -32700 has no row in the SDK's table; its REST binding answers a parse failure as
+# INVALID_REQUEST, and so do we.
+A2A_REASON_OF_JSONRPC: Final[Mapping[int, str]] = {
+    -32001: "TASK_NOT_FOUND",
+    -32002: "TASK_NOT_CANCELABLE",
+    -32003: "PUSH_NOTIFICATION_NOT_SUPPORTED",
+    -32004: "UNSUPPORTED_OPERATION",
+    -32005: "CONTENT_TYPE_NOT_SUPPORTED",
+    -32006: "INVALID_AGENT_RESPONSE",
+    -32007: "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+    -32008: "EXTENSION_SUPPORT_REQUIRED",
+    -32009: "VERSION_NOT_SUPPORTED",
+    -32700: "INVALID_REQUEST",
+    -32600: "INVALID_REQUEST",
+    -32601: "METHOD_NOT_FOUND",
+    -32602: "INVALID_PARAMS",
+    -32603: "INTERNAL_ERROR",
+}
 
 ERROR_INFO_TYPE: Final = "type.googleapis.com/google.rpc.ErrorInfo"
 
@@ -387,15 +413,31 @@ class AccordError(Exception):
             details if isinstance(details, Mapping) else None,
         )
 
-    def _error_info(self) -> dict[str, Any]:
+    def error_info(self, jsonrpc_code: int | None = None) -> dict[str, Any]:
+        """The one ``google.rpc.ErrorInfo`` of this error on an A2A wire (AIP-193 allows one).
+
+        An error A2A names gets A2A's domain and reason, with the contract code under
+        ``metadata[ERROR_INFO_CODE_KEY]``; any other gets ours, reason = the contract code.
+        ``jsonrpc_code`` is the JSON-RPC code actually sent where it is not the registry's
+        (the gate answers a parse failure with -32700)."""
         metadata = {"message": self.message}
         if self.details:
             metadata["details"] = json.dumps(self.details, sort_keys=True, ensure_ascii=False)
+        a2a_reason = A2A_REASON_OF_JSONRPC.get(
+            self.spec.jsonrpc_code if jsonrpc_code is None else jsonrpc_code
+        )
+        if a2a_reason is None:
+            return {
+                "@type": ERROR_INFO_TYPE,
+                "reason": self.code.value,
+                "domain": ERROR_DOMAIN,
+                "metadata": metadata,
+            }
         return {
             "@type": ERROR_INFO_TYPE,
-            "reason": self.code.value,
-            "domain": ERROR_DOMAIN,
-            "metadata": metadata,
+            "reason": a2a_reason,
+            "domain": A2A_ERROR_DOMAIN,
+            "metadata": {ERROR_INFO_CODE_KEY: self.code.value, **metadata},
         }
 
     # -- A2A JSON-RPC ------------------------------------------------------------------------
@@ -404,7 +446,7 @@ class AccordError(Exception):
         return {
             "code": self.spec.jsonrpc_code,
             "message": self.message,
-            "data": [self._error_info()],
+            "data": [self.error_info()],
         }
 
     @classmethod
@@ -427,7 +469,7 @@ class AccordError(Exception):
                 "code": status,
                 "status": self.spec.rest_reason,
                 "message": self.message,
-                "details": [self._error_info()],
+                "details": [self.error_info()],
             }
         }
 
@@ -487,14 +529,29 @@ class AccordError(Exception):
         )
 
 
+def error_info_code(info: object) -> ErrorCode | None:
+    """The contract code an ErrorInfo carries: ours by its reason, A2A's by the code in its
+    metadata (an A2A ErrorInfo without one, from a peer that is not Accord, says nothing here:
+    callers read A2A's reason or the JSON-RPC code instead)."""
+    if not isinstance(info, Mapping):
+        return None
+    raw: object = None
+    if info.get("domain") == ERROR_DOMAIN:
+        raw = info.get("reason")
+    elif info.get("domain") == A2A_ERROR_DOMAIN:
+        meta = info.get("metadata")
+        raw = meta.get(ERROR_INFO_CODE_KEY) if isinstance(meta, Mapping) else None
+    if isinstance(raw, str) and raw in ErrorCode.__members__:
+        return ErrorCode(raw)
+    return None
+
+
 def _from_error_infos(infos: object, message: str | None) -> AccordError | None:
     if not isinstance(infos, list):
         return None
     for info in infos:
-        if not isinstance(info, Mapping) or info.get("domain") != ERROR_DOMAIN:
-            continue
-        code = info.get("reason")
-        if not isinstance(code, str) or code not in ErrorCode.__members__:
+        code = error_info_code(info)
+        if code is None:
             continue
         meta = info.get("metadata")
         details: dict[str, Any] | None = None
@@ -508,7 +565,7 @@ def _from_error_infos(infos: object, message: str | None) -> AccordError | None:
                 details = loaded if isinstance(loaded, dict) else None
             if message is None and isinstance(meta.get("message"), str):
                 message = meta["message"]
-        return AccordError(ErrorCode(code), message, details)
+        return AccordError(code, message, details)
     return None
 
 

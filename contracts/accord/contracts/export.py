@@ -15,6 +15,8 @@ from accord.contracts import keys
 from accord.contracts.agents import AgentContract, shipped_agent_contracts
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import (
+    A2A_ERROR_DOMAIN,
+    A2A_REASON_OF_JSONRPC,
     ERROR_DOMAIN,
     FOREIGN_JSONRPC_TO_CODE,
     HTTP_CLASS_TO_CODE,
@@ -117,6 +119,8 @@ def registry_document() -> dict[str, Any]:
         "contract_version": CONTRACT_VERSION,
         "retry_classes": [c.value for c in RetryClass],
         "error_domain": ERROR_DOMAIN,
+        "a2a_error_domain": A2A_ERROR_DOMAIN,
+        "a2a_reasons": {str(k): v for k, v in A2A_REASON_OF_JSONRPC.items()},
         "mcp_meta_key": MCP_ERROR_META_KEY,
         "codes": [spec.model_dump(mode="json") for spec in REGISTRY.values()],
         "foreign_jsonrpc_codes": {str(k): v.value for k, v in FOREIGN_JSONRPC_TO_CODE.items()},

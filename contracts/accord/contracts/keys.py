@@ -7,7 +7,7 @@ every peer, so a test pins them.
 
 from typing import Final
 
-CONTRACT_VERSION: Final = "1.0.0"
+CONTRACT_VERSION: Final = "1.1.0"
 """Version of the Accord contract (statuses, registry, envelope, contract file formats)."""
 
 # -- A2A extensions ---------------------------------------------------------------------------
@@ -22,7 +22,18 @@ metadata under this same URI as key."""
 # -- A2A metadata -----------------------------------------------------------------------------
 
 STATUS_META_KEY: Final = "dev.accord/status"
-"""A2A status-message metadata: {"status", "waiting_reason", "error": {...}, "node"}."""
+"""A2A status-message metadata: {"status", "waitingReason", "error": {...}, "node"}."""
+
+WAITING_REASON_KEY: Final = "waitingReason"
+"""Key of the waiting reason inside :data:`STATUS_META_KEY` (lowerCamelCase, as A2A's JSON)."""
+
+WAITING_REASON_KEY_DEPRECATED: Final = "waiting_reason"
+"""The same, as contract 1.0 spelled it: written next to the new key and read when the new one is
+absent, for one release (contract 1.1); removed in 1.2."""
+
+ERROR_INFO_CODE_KEY: Final = "accordCode"
+"""`google.rpc.ErrorInfo.metadata` key that carries the contract code in an ErrorInfo of
+A2A's domain (AIP-193 metadata keys are lowerCamelCase, no dots)."""
 
 ERROR_DATA_KIND: Final = "dev.accord/error"
 """`kind` field of the DataPart that repeats a failed task's error for every client."""

@@ -12,11 +12,16 @@ from typer.testing import CliRunner
 
 from accord.agents.cli.main import app
 from accord.contracts.errors import (
+    A2A_ERROR_DOMAIN,
+    A2A_REASON_OF_JSONRPC,
+    ERROR_DOMAIN,
+    ERROR_INFO_TYPE,
     FOREIGN_JSONRPC_TO_CODE,
     JSONRPC_TO_CODE,
     AccordError,
     ErrorCode,
 )
+from accord.contracts.keys import ERROR_INFO_CODE_KEY
 from accord.protocol.a2a.client_wire import error_from_response
 from accord.protocol.a2a.errors import A2A_ERROR_TO_CODE, A2A_REASON_TO_CODE, a2a_error_document
 from accord.protocol.a2a.server_errors import rewrite_rest, rewrite_rpc
@@ -89,3 +94,47 @@ def test_contract_export_writes_the_a2a_table(tmp_path: Path) -> None:
     errors = json.loads((tmp_path / "errors.json").read_text(encoding="utf-8"))
     assert errors["http_status_codes"]["503"] == ErrorCode.UNAVAILABLE.value
     assert errors["http_status_class_codes"] == {"4xx": "INVALID_INPUT", "5xx": "UNAVAILABLE"}
+
+
+def test_the_contracts_a2a_reasons_are_the_sdks() -> None:
+    """accord.contracts spells A2A's ErrorInfo reasons without importing a2a-sdk (any language
+    reads them from the export); they must be the SDK's, code by code. -32700 is the one the
+    SDK's table lacks: its REST binding answers a parse failure as INVALID_REQUEST."""
+    sdk_reasons = {
+        sdk.JSON_RPC_ERROR_CODE_MAP[cls]: mapping.reason
+        for cls, mapping in sdk.A2A_ERROR_MAPPING.items()
+    }
+    assert {k: v for k, v in A2A_REASON_OF_JSONRPC.items() if k != -32700} == sdk_reasons
+    assert A2A_REASON_OF_JSONRPC[-32700] == "INVALID_REQUEST"
+
+
+@pytest.mark.parametrize("code", list(ErrorCode))
+def test_exactly_one_error_info_and_a2as_where_a2a_names_the_error(code: ErrorCode) -> None:
+    error = AccordError(code, "m", {"k": 1})
+    _, rest = error.to_rest()
+    for infos in (error.to_jsonrpc_error()["data"], rest["error"]["details"]):
+        assert len(infos) == 1
+        reason = A2A_REASON_OF_JSONRPC.get(error.spec.jsonrpc_code)
+        if reason is None:
+            assert (infos[0]["domain"], infos[0]["reason"]) == (ERROR_DOMAIN, code.value)
+        else:
+            assert (infos[0]["domain"], infos[0]["reason"]) == (A2A_ERROR_DOMAIN, reason)
+            assert infos[0]["metadata"][ERROR_INFO_CODE_KEY] == code.value
+
+
+def test_the_previous_shape_is_still_read() -> None:
+    """Accord 0.x sent two ErrorInfo entries, ours first: a new client still reads it."""
+    old = {
+        "error": {
+            "code": 404,
+            "status": "NOT_FOUND",
+            "message": "gone",
+            "details": [
+                {"@type": ERROR_INFO_TYPE, "reason": "NOT_FOUND", "domain": ERROR_DOMAIN,
+                 "metadata": {"message": "gone", "details": '{"id": "t-1"}'}},
+                {"@type": ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND", "domain": A2A_ERROR_DOMAIN},
+            ],
+        }
+    }  # fmt: skip
+    error = error_from_response(404, old)
+    assert (error.code, error.details) == (ErrorCode.NOT_FOUND, {"id": "t-1"})

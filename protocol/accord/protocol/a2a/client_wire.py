@@ -38,7 +38,7 @@ from a2a.utils.proto_utils import parse_lenient
 from google.protobuf import json_format
 from google.protobuf.message import Message as ProtoMessage
 
-from accord.contracts.errors import ERROR_DOMAIN, ERROR_INFO_TYPE, AccordError, ErrorCode
+from accord.contracts.errors import ERROR_INFO_TYPE, AccordError, ErrorCode, error_info_code
 from accord.protocol.a2a.errors import A2A_REASON_TO_CODE
 
 JSONRPC: Final = "JSONRPC"
@@ -115,7 +115,7 @@ def _foreign_rest_error(body: Any) -> AccordError | None:
         for info in (details if isinstance(details, list) else [])
         if isinstance(info, Mapping) and info.get("@type") == ERROR_INFO_TYPE
     ]
-    if any(info.get("domain") == ERROR_DOMAIN for info in infos):
+    if any(error_info_code(info) is not None for info in infos):
         return None
     for info in infos:
         code = A2A_REASON_TO_CODE.get(str(info.get("reason")))

@@ -1,10 +1,12 @@
 """Contract codes on the errors a2a-sdk writes itself (unknown task, not cancelable, parse
 errors...), so a client reads every error of an Accord agent the same way.
 
-The SDK answers with A2A's own ``ErrorInfo`` (domain ``a2a-protocol.org``); this filter adds
-ours (domain ``accord.dev``, reason = contract code) in front and replaces the message of an
-internal error, which the SDK fills with Python exception text, by a generic one. It holds back
-only JSON answers (one body message each); event streams pass through untouched.
+The SDK answers with A2A's own ``ErrorInfo`` (domain ``a2a-protocol.org``, A2A's reason). A2A
+1.0 (11.6, AIP-193) allows exactly one ErrorInfo, and a client written elsewhere reads A2A's
+reason from it: so this filter keeps the SDK's entry and adds the contract code to its metadata
+(``ERROR_INFO_CODE_KEY``), where :meth:`AccordError.from_rest` reads it back. It also replaces
+the message of an internal error, which the SDK fills with Python exception text, by a generic
+one. It holds back only JSON answers (one body message each); event streams pass through.
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from typing import Any, Final
 
 from starlette.types import Message, Send
 
-from accord.contracts.errors import ERROR_DOMAIN, AccordError, ErrorCode, code_for_jsonrpc
+from accord.contracts.errors import (
+    ERROR_INFO_TYPE,
+    AccordError,
+    ErrorCode,
+    code_for_jsonrpc,
+    error_info_code,
+)
+from accord.contracts.keys import ERROR_INFO_CODE_KEY
 from accord.protocol.a2a.errors import A2A_REASON_TO_CODE
 from accord.protocol.held_response import content_type, holding
 
@@ -27,9 +36,8 @@ _RPC_ERROR_PREFIX: Final = b'{"error":'
 
 
 def _ours(infos: object) -> bool:
-    return isinstance(infos, list) and any(
-        isinstance(i, Mapping) and i.get("domain") == ERROR_DOMAIN for i in infos
-    )
+    """The details already carry a contract code (our own errors, raised through the SDK)."""
+    return isinstance(infos, list) and any(error_info_code(i) is not None for i in infos)
 
 
 def _contract_body(error: Mapping[str, Any]) -> bool:
@@ -42,9 +50,30 @@ def _contract_body(error: Mapping[str, Any]) -> bool:
 def _a2a_reason(infos: object) -> str | None:
     if isinstance(infos, list):
         for info in infos:
-            if isinstance(info, Mapping) and isinstance(info.get("reason"), str):
+            if _is_error_info(info) and isinstance(info.get("reason"), str):
                 return str(info["reason"])
     return None
+
+
+def _is_error_info(info: object) -> bool:
+    return isinstance(info, dict) and info.get("@type") == ERROR_INFO_TYPE
+
+
+def _with_code(infos: object, error: AccordError, jsonrpc_code: int | None) -> list[Any]:
+    """The SDK's details with the contract code in its one ErrorInfo (ours if it sent none),
+    every text made safe; other detail types (``BadRequest``) are kept."""
+    out = _safe_infos(infos)
+    for info in out:
+        if _is_error_info(info):
+            metadata = info.get("metadata")
+            info["metadata"] = {
+                **(metadata if isinstance(metadata, dict) else {}),
+                ERROR_INFO_CODE_KEY: error.code.value,
+            }
+            if info.get("reason") not in A2A_REASON_TO_CODE:  # the SDK's "UNKNOWN_ERROR"
+                info.update(error.error_info(jsonrpc_code) | {"metadata": info["metadata"]})
+            return out
+    return [error.error_info(jsonrpc_code), *out]
 
 
 _PARSE_FAILURE = re.compile(r"Failed to (?:parse|load)")
@@ -70,14 +99,13 @@ def rewrite_rpc(body: bytes) -> bytes:
     if not isinstance(error, dict) or _ours(error.get("data")):
         return body
     raw = error.get("code")
-    code = (code_for_jsonrpc(raw) if isinstance(raw, int) else None) or E.INTERNAL
+    number = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+    code = (code_for_jsonrpc(number) if number is not None else None) or E.INTERNAL
     if code is E.INTERNAL:
         error["message"] = GENERIC_INTERNAL
         error.pop("data", None)
     error["message"] = safe_message(str(error.get("message") or ""))
-    info = AccordError(code, error["message"]).to_jsonrpc_error()["data"][0]
-    data = error.get("data")
-    error["data"] = [info, *_safe_infos(data)]
+    error["data"] = _with_code(error.get("data"), AccordError(code, error["message"]), number)
     return json.dumps(payload, ensure_ascii=False).encode()
 
 
@@ -100,9 +128,8 @@ def rewrite_rest(body: bytes) -> bytes:
         error["message"] = GENERIC_INTERNAL
         error.pop("details", None)
     error["message"] = safe_message(str(error.get("message") or ""))
-    _, ours = AccordError(code, str(error.get("message") or "")).to_rest()
-    details = error.get("details")
-    error["details"] = [*ours["error"]["details"], *_safe_infos(details)]
+    accord = AccordError(code, str(error.get("message") or ""))
+    error["details"] = _with_code(error.get("details"), accord, None)
     return json.dumps(payload, ensure_ascii=False).encode()
 
 

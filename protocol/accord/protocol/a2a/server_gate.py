@@ -375,7 +375,9 @@ async def _respond(send: Send, refused: _RefusedError, is_rpc: bool, rpc_id: Any
         status = refused.http_status or 200
         rpc_error = error.to_jsonrpc_error()
         if refused.jsonrpc_code is not None:
+            # JSON-RPC's own code (-32700, -32600), and A2A's reason for it in the ErrorInfo.
             rpc_error["code"] = refused.jsonrpc_code
+            rpc_error["data"] = [error.error_info(refused.jsonrpc_code)]
         payload: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id, "error": rpc_error}
     else:
         rest_status, payload = error.to_rest()

@@ -3,7 +3,7 @@
 Every status message an Accord agent emits carries, in its metadata under
 :data:`STATUS_META_KEY`, the contract status and what qualifies it::
 
-    {"status": "failed", "waiting_reason": null, "error": {AccordError.to_dict()}, "node": "..."}
+    {"status": "failed", "waitingReason": null, "error": {AccordError.to_dict()}, "node": "..."}
 
 A failed task repeats its error as a DataPart ``{"kind": ERROR_DATA_KIND, ...error dict}`` so a
 client that ignores metadata still reads the same code. Readers here accept both the protobuf
@@ -22,7 +22,12 @@ from google.protobuf import json_format, struct_pb2
 from google.protobuf.json_format import MessageToDict, ParseDict
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import ERROR_DATA_KIND, STATUS_META_KEY
+from accord.contracts.keys import (
+    ERROR_DATA_KIND,
+    STATUS_META_KEY,
+    WAITING_REASON_KEY,
+    WAITING_REASON_KEY_DEPRECATED,
+)
 from accord.contracts.status import A2AState, ContractState, Status, WaitingReason, from_a2a, to_a2a
 
 # -- writing --------------------------------------------------------------------------------
@@ -32,12 +37,22 @@ def status_meta(
     state: ContractState, *, error: AccordError | None = None, node: str | None = None
 ) -> dict[str, Any]:
     """The value stored under :data:`STATUS_META_KEY`."""
+    reason = state.waiting_reason.value if state.waiting_reason else None
     return {
         "status": state.status.value,
-        "waiting_reason": state.waiting_reason.value if state.waiting_reason else None,
+        WAITING_REASON_KEY: reason,
         "error": error.to_dict() if error is not None else None,
         "node": node,
+        # Contract 1.0's spelling, for clients of the previous release (deprecated, see keys).
+        WAITING_REASON_KEY_DEPRECATED: reason,
     }
+
+
+def meta_waiting_reason(meta: Mapping[str, Any]) -> Any:
+    """The waiting reason of a status metadata value, in either spelling (the camelCase key
+    first; contract 1.0's snake_case one is read for one release)."""
+    value = meta.get(WAITING_REASON_KEY)
+    return value if value is not None else meta.get(WAITING_REASON_KEY_DEPRECATED)
 
 
 def error_data(error: AccordError) -> dict[str, Any]:
@@ -161,7 +176,7 @@ def read_contract_state(
     try:
         state = from_a2a(
             a2a,
-            waiting_reason=meta.get("waiting_reason"),
+            waiting_reason=meta_waiting_reason(meta),
             error_code=error.code if error is not None else None,
         )
     except ValueError:

@@ -17,10 +17,10 @@ import httpx
 from a2a.utils.constants import PROTOCOL_VERSION_1_0, VERSION_HEADER
 
 from accord.contracts.errors import (
-    ERROR_DOMAIN,
     FOREIGN_JSONRPC_TO_CODE,
     JSONRPC_TO_CODE,
     ErrorCode,
+    error_info_code,
 )
 from accord.contracts.keys import ERROR_DATA_KIND, STATUS_META_KEY
 
@@ -74,15 +74,14 @@ def error_code_of(error: Mapping[str, Any] | None) -> ErrorCode | None:
 
 
 def accord_reason(infos: object) -> ErrorCode | None:
-    """``reason`` of the first ErrorInfo in Accord's domain, as a contract code."""
+    """The contract code of the first ErrorInfo that carries one (ours by its reason, A2A's by
+    the code in its metadata)."""
     if not isinstance(infos, list):
         return None
     for info in infos:
-        if isinstance(info, Mapping) and info.get("domain") == ERROR_DOMAIN:
-            try:
-                return ErrorCode(str(info.get("reason")))
-            except ValueError:
-                return None
+        code = error_info_code(info)
+        if code is not None:
+            return code
     return None
 
 

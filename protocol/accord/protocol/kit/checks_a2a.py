@@ -15,7 +15,13 @@ from typing import Any, Final
 
 from google.protobuf.json_format import ParseDict, ParseError
 
-from accord.contracts.errors import ERROR_DOMAIN, REGISTRY, ErrorCode
+from accord.contracts.errors import (
+    A2A_ERROR_DOMAIN,
+    A2A_REASON_OF_JSONRPC,
+    ERROR_INFO_TYPE,
+    REGISTRY,
+    ErrorCode,
+)
 from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI, STATUS_META_KEY
 from accord.contracts.status import (
     A2AState,
@@ -26,6 +32,7 @@ from accord.contracts.status import (
     from_a2a,
     to_a2a,
 )
+from accord.protocol.a2a.wire import meta_waiting_reason
 from accord.protocol.kit.a2a_context import (
     INTERRUPTED_A2A,
     TERMINAL_A2A,
@@ -442,9 +449,7 @@ def _contract_of(status: Mapping[str, Any]) -> ContractState | None:
     try:
         return ContractState(
             status=Status(str(meta.get("status"))),
-            waiting_reason=WaitingReason(meta["waiting_reason"])
-            if meta.get("waiting_reason")
-            else None,
+            waiting_reason=WaitingReason(reason) if (reason := meta_waiting_reason(meta)) else None,
             error_code=ErrorCode(code) if (code := meta_error_code(status)) else None,
         )
     except ValueError:
@@ -537,10 +542,10 @@ async def waiting_reason_only_waiting(ctx: A2AContext) -> None:
             if meta is None:
                 continue
             waiting = meta.get("status") == Status.WAITING
-            if waiting != bool(meta.get("waiting_reason")):
+            if waiting != bool(meta_waiting_reason(meta)):
                 raise Violation(
-                    f"{obs.label}: status {meta.get('status')} with waiting_reason "
-                    f"{meta.get('waiting_reason')!r}",
+                    f"{obs.label}: status {meta.get('status')} with waitingReason "
+                    f"{meta_waiting_reason(meta)!r}",
                     received=status,
                 )
 
@@ -576,7 +581,7 @@ async def declared_only(ctx: A2AContext) -> None:
     for obs in _observed(ctx):
         for status in obs.statuses:
             meta = status_meta(status) or {}
-            reason, code = meta.get("waiting_reason"), meta_error_code(status)
+            reason, code = meta_waiting_reason(meta), meta_error_code(status)
             if reason and reason not in reasons:
                 raise Violation(
                     f"{obs.label}: waiting reason {reason!r} is not declared ({reasons})",
@@ -588,43 +593,56 @@ async def declared_only(ctx: A2AContext) -> None:
                 )
 
 
-@check("ERR-003", "JSON-RPC errors carry the registry code and an accord.dev ErrorInfo")
+def _error_info_problem(infos: object, code: ErrorCode, jsonrpc_code: int | None) -> str | None:
+    """What is wrong with an error's ErrorInfo entries (A2A 1.0 9.5 and 11.6, AIP-193): there
+    must be exactly one, in A2A's domain with A2A's reason for an error A2A names."""
+    found = [
+        i
+        for i in (infos if isinstance(infos, list) else [])
+        if isinstance(i, Mapping) and i.get("@type") == ERROR_INFO_TYPE
+    ]
+    if len(found) != 1:
+        return f"{len(found)} google.rpc.ErrorInfo entries; A2A allows exactly one"
+    number = REGISTRY[code].jsonrpc_code if jsonrpc_code is None else jsonrpc_code
+    reason = A2A_REASON_OF_JSONRPC.get(number)
+    if reason is not None and (found[0].get("domain"), found[0].get("reason")) != (
+        A2A_ERROR_DOMAIN,
+        reason,
+    ):
+        return f"{code.value} is A2A's {reason}: its ErrorInfo must say so in {A2A_ERROR_DOMAIN}"
+    return None
+
+
+@check("ERR-003", "JSON-RPC errors carry the registry code and one ErrorInfo with the code")
 async def rpc_error_shape(ctx: A2AContext) -> None:
     errors = [a for a in ctx.rpc_answers if a.error is not None]
     if not errors:
         raise Skipped("no JSON-RPC error was observed")
     for answer in errors:
         error = answer.error or {}
-        infos = error.get("data")
-        ours = (
-            [i for i in infos if isinstance(i, Mapping) and i.get("domain") == ERROR_DOMAIN]
-            if isinstance(infos, list)
-            else []
-        )
-        if not ours:
+        code = accord_reason(error.get("data"))
+        if code is None:
             raise Violation(
-                f"a JSON-RPC error without a google.rpc.ErrorInfo of domain {ERROR_DOMAIN}",
+                "a JSON-RPC error whose google.rpc.ErrorInfo carries no contract code",
                 sent=answer.sent,
                 received=answer.shown(),
             )
-        try:
-            code = ErrorCode(str(ours[0].get("reason")))
-        except ValueError:
+        raw = error.get("code")
+        if raw != REGISTRY[code].jsonrpc_code and raw not in (-32700, -32600):
             raise Violation(
-                f"ErrorInfo reason {ours[0].get('reason')!r} is not a contract code",
-                sent=answer.sent,
-                received=answer.shown(),
-            ) from None
-        if error.get("code") != REGISTRY[code].jsonrpc_code:
-            raise Violation(
-                f"error.code {error.get('code')} but the registry says "
+                f"error.code {raw} but the registry says "
                 f"{REGISTRY[code].jsonrpc_code} for {code.value}",
                 sent=answer.sent,
                 received=answer.shown(),
             )
+        problem = _error_info_problem(
+            error.get("data"), code, raw if isinstance(raw, int) else None
+        )
+        if problem is not None:
+            raise Violation(problem, sent=answer.sent, received=answer.shown())
 
 
-@check("ERR-004", "HTTP+JSON errors carry the registry status and an ErrorInfo")
+@check("ERR-004", "HTTP+JSON errors carry the registry status and one ErrorInfo with the code")
 async def rest_error_shape(ctx: A2AContext) -> None:
     errors = [a for a in ctx.rest_answers if a.status >= 400]
     if not errors:
@@ -635,7 +653,7 @@ async def rest_error_shape(ctx: A2AContext) -> None:
         code = accord_reason(details)
         if code is None:
             raise Violation(
-                "an HTTP+JSON error without an accord.dev ErrorInfo in error.details",
+                "an HTTP+JSON error whose google.rpc.ErrorInfo carries no contract code",
                 sent=answer.sent,
                 received=answer.shown(),
             )
@@ -646,6 +664,9 @@ async def rest_error_shape(ctx: A2AContext) -> None:
                 sent=answer.sent,
                 received=answer.shown(),
             )
+        problem = _error_info_problem(details, code, None)
+        if problem is not None:
+            raise Violation(problem, sent=answer.sent, received=answer.shown())
 
 
 async def _provoke(ctx: A2AContext) -> None:
