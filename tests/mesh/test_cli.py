@@ -47,7 +47,7 @@ def test_refund_streams_progress_naming_nodes(mesh: Mesh) -> None:
 
 
 def test_refund_without_a_terminal_prints_the_question_then_continues(mesh: Mesh) -> None:
-    asked = accord(mesh, "refund", "my mug arrived broken, order O-1005", "--json")
+    asked = accord(mesh, "refund", "my mug arrived broken, order O-1005, refund $5", "--json")
     assert asked.returncode == 3, asked.stdout + asked.stderr
     view = last_json(asked.stdout)
     assert isinstance(view, dict)
