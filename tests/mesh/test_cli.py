@@ -44,6 +44,16 @@ def test_refund_streams_progress_naming_nodes(mesh: Mesh) -> None:
         assert node in done.stdout
     assert "not_eligible" in done.stdout
     assert "outside_window" in done.stdout
+    assert "budget: spent " in done.stdout  # of the CLI's envelope: 100 units, 50 tool calls
+
+
+def test_refund_json_shows_what_the_request_spent_and_what_remains(mesh: Mesh) -> None:
+    done = accord(mesh, "refund", "I changed my mind about the jacket, order O-1003", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    budget = last_json(done.stdout)["budget"]
+    spent, left = budget["spent"], budget["remaining"]
+    assert spent["units"] >= 1 and spent["tool_calls"] >= 1  # a turn, a model call, lookups
+    assert left == {"units": 100 - spent["units"], "tool_calls": 50 - spent["tool_calls"]}
 
 
 def test_refund_without_a_terminal_prints_the_question_then_continues(mesh: Mesh) -> None:
