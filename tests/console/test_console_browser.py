@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
@@ -132,6 +133,7 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
         expect(receipt).to_be_visible()
         expect(receipt).to_contain_text("O-1004")
         expect(receipt).to_contain_text("$1,299.00")
+        expect(customer.locator("#earlier")).to_contain_text("refunded")
         _no_axe_violations(customer, "customer receipt")
         _shot(customer, "5-customer-receipt")
 
@@ -151,6 +153,27 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
         customer_ctx.close()
         approver_ctx.close()
     assert not problems, problems
+
+
+def test_the_orchestrator_lets_only_the_console_origin_call_it(console: ConsoleMesh) -> None:
+    """CORS on the orchestrator: the console's origin may call it (no credentials mode); any
+    other page gets no CORS answer, so its browser refuses to read anything."""
+    preflight = {
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization,content-type,a2a-version",
+    }
+    url = console.mesh.orchestrator + "/"
+    allowed = httpx.options(url, headers={"Origin": console.console_url, **preflight})
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] == console.console_url
+    assert "access-control-allow-credentials" not in allowed.headers
+    assert set(allowed.headers["access-control-allow-methods"].split(", ")) == {"GET", "POST"}
+    for other in ("http://127.0.0.1:1", "http://localhost:8720", "null", "https://evil.example"):
+        refused = httpx.options(url, headers={"Origin": other, **preflight})
+        assert "access-control-allow-origin" not in refused.headers, other
+        answer = httpx.get(console.mesh.orchestrator + "/approvals", headers={"Origin": other})
+        assert answer.status_code == 401  # and no CORS header: the page cannot even read that
+        assert "access-control-allow-origin" not in answer.headers
 
 
 def test_screenshots_are_kept(console: ConsoleMesh) -> None:

@@ -165,7 +165,7 @@ document.getElementById("new-request").addEventListener("click", () => {
 
 async function refreshEarlier() {
   try {
-    const result = await rpc("ListTasks", { pageSize: 20 });
+    const result = await rpc("ListTasks", { pageSize: 20, includeArtifacts: true });
     const tasks = result.tasks || [];
     if (!tasks.length) {
       earlier.replaceChildren(el("li", {}, t("no_requests")));
