@@ -30,7 +30,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def console(
         host: str = typer.Option(
-            None, "--host", help=f"Interface to bind (default: the host of {env_name('console_url')})"
+            None,
+            "--host",
+            help=f"Interface to bind (default: the host of {env_name('console_url')})",
         ),
     ) -> None:
         """Serve the web console: approvers' queue and customers' chat, in the browser."""

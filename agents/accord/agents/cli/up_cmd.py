@@ -3,8 +3,8 @@
 Starts the five services as child processes on their default ports (or the ports of
 ``ACCORD_<NAME>_URL``, the same settings clients use to find them), then the web console
 (``ACCORD_CONSOLE_URL``; ``--no-console`` leaves it out), waits for their health endpoints (with
-a deadline), prints where they are (the console's URL to open in a browser), and stops them all cleanly on Ctrl-C or
-SIGTERM (or when one of them dies). Logs go to DATA_DIR/logs/NAME.log.
+a deadline), prints where they are (the console's URL to open in a browser), and stops them all
+cleanly on Ctrl-C or SIGTERM (or when one of them dies). Logs go to DATA_DIR/logs/NAME.log.
 """
 
 from __future__ import annotations

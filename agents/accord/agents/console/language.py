@@ -26,13 +26,17 @@ WORDS: Final[Mapping[str, tuple[str, str]]] = {
     "not_signed_in": ("Not signed in.", "尚未登录。"),
     "signin_heading": ("Sign in", "登录"),
     "signin_intro": (
-        "Paste a bearer token (development: accord token --user C-03). It stays in this browser tab "
-        "and is sent only to the orchestrator.",
-        "粘贴一个 Bearer 令牌（开发环境：accord token --user C-03）。令牌只保存在本标签页中，只发送给编排服务。",
+        "Paste a bearer token (development: accord token --user C-03). It stays in this "
+        "browser tab and is sent only to the orchestrator.",
+        "粘贴一个 Bearer 令牌（开发环境：accord token --user C-03）。"
+        "令牌只保存在本标签页中，只发送给编排服务。",
     ),
     "token_label": ("Token", "令牌"),
     "signin_submit": ("Sign in", "登录"),
-    "signin_bad_token": ("That is not a token (three dot-separated parts).", "这不是令牌（应为三段，用点分隔）。"),
+    "signin_bad_token": (
+        "That is not a token (three dot-separated parts).",
+        "这不是令牌（应为三段，用点分隔）。",
+    ),
     "customer_heading": ("Refund assistant", "退款助手"),
     "conversation": ("Conversation", "对话"),
     "message_label": ("Your message", "您的消息"),
@@ -72,7 +76,10 @@ WORDS: Final[Mapping[str, tuple[str, str]]] = {
     "approve": ("Approve", "批准"),
     "reject": ("Reject", "拒绝"),
     "outcome": ("Outcome", "结果"),
-    "recorded": ("{decision} recorded: the refund is {status}", "已记录{decision}：退款状态为 {status}"),
+    "recorded": (
+        "{decision} recorded: the refund is {status}",
+        "已记录{decision}：退款状态为 {status}",
+    ),
     "attention": ("Needs a person", "需要人工处理"),
     "refused": ("Refused by the orchestrator", "编排服务拒绝了请求"),
     "failed": ("The request failed", "请求失败"),
