@@ -113,11 +113,13 @@ def test_demo_runs_the_scripted_tour(tmp_path: Path) -> None:
         assert expected in done.stdout
 
 
-def test_up_starts_all_five_and_stops_them_on_ctrl_c(tmp_path: Path) -> None:
+def test_up_starts_all_five_and_the_console_and_stops_them_on_ctrl_c(tmp_path: Path) -> None:
     ports = {name: free_port() for name in SERVICES}
+    console_url = f"http://127.0.0.1:{free_port()}"
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")},
         "ACCORD_JWT_SECRET": SECRET,
+        "ACCORD_CONSOLE_URL": console_url,
         **{f"ACCORD_{n.upper()}_URL": f"http://127.0.0.1:{p}" for n, p in ports.items()},
     }
     log = (tmp_path / "up.log").open("wb")
@@ -131,6 +133,7 @@ def test_up_starts_all_five_and_stops_them_on_ctrl_c(tmp_path: Path) -> None:
     try:
         for port in ports.values():
             wait_healthy(f"http://127.0.0.1:{port}", proc, deadline_s=120.0)
+        wait_healthy(console_url, proc, deadline_s=60.0)
         end = time.monotonic() + 60
         while "Ctrl-C stops" not in (tmp_path / "up.log").read_text() and proc.poll() is None:
             assert time.monotonic() < end, "accord up did not print its endpoints"
@@ -144,6 +147,7 @@ def test_up_starts_all_five_and_stops_them_on_ctrl_c(tmp_path: Path) -> None:
     out = (tmp_path / "up.log").read_text()
     assert "stopped" in out
     assert str(ports["orchestrator"]) in out
-    for port in ports.values():
+    assert f"web console: {console_url}" in out
+    for url in [f"http://127.0.0.1:{port}" for port in ports.values()] + [console_url]:
         with pytest.raises(httpx.HTTPError):
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1.0)
+            httpx.get(f"{url}/healthz", timeout=1.0)
