@@ -15,7 +15,7 @@ ifndef SEED
 SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 
-.PHONY: help setup demo test lint types deps npm unit up contract export docs bench fuzz soak pg-test matrix clean
+.PHONY: help setup demo test lint types deps npm unit up contract export docs bench fuzz soak startup pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -74,6 +74,9 @@ fuzz: setup ## The fuzz suite at full length: 10,000 cases per service (ACCORD_F
 
 soak: setup ## 60 s of mixed traffic at concurrency 64 against the mesh: errors by code, RSS
 	$(BIN)/python bench/soak.py
+
+startup: setup ## Start time: each service's restart to /readyz 200, and the CLI's, against baselines
+	$(BIN)/python bench/startup.py
 
 bench: setup ## Run the benchmarks (figures are printed, not asserted)
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done  # soak.py included
