@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import typer
 import typer.main
-from typer import _click
 from typer.core import TyperCommand, TyperGroup
+
+if TYPE_CHECKING:
+    from typer import _click  # Typer's vendored Click: its types, for annotations only
 
 
 @dataclass(frozen=True)
