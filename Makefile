@@ -15,7 +15,7 @@ ifndef SEED
 SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 
-.PHONY: help setup demo test lint types deps npm unit up contract export docs bench fuzz soak pg-test matrix clean
+.PHONY: help setup demo test lint types deps npm unit up contract export docs bench fuzz soak startup pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -24,8 +24,12 @@ $(UV):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==0.13.8
 
+# Bytecode is compiled once here: where PYTHONDONTWRITEBYTECODE is set (this machine, the
+# image) Python would otherwise compile every module it imports on every start (docs/restarts.md
+# "Start time"). The image does the same with UV_COMPILE_BYTECODE (Dockerfile).
 setup: $(UV) ## Create .venv with all four packages and dev tools, exactly as locked
-	$(UV) sync --frozen --all-packages --quiet
+	$(UV) sync --frozen --all-packages --quiet --compile-bytecode
+	$(BIN)/python -m compileall -q $(MEMBERS)
 
 demo: setup ## Set up, then run the refund demo tour
 	$(BIN)/accord demo
@@ -76,6 +80,9 @@ fuzz: setup ## The fuzz suite at full length: 10,000 cases per service (ACCORD_F
 
 soak: setup ## 60 s of mixed traffic at concurrency 64 against the mesh: errors by code, RSS
 	$(BIN)/python bench/soak.py
+
+startup: setup ## Start time: each service's restart to /readyz 200, and the CLI's, against baselines
+	$(BIN)/python bench/startup.py
 
 bench: setup ## Run the benchmarks (figures are printed, not asserted)
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done  # soak.py included

@@ -28,15 +28,15 @@ from typing import Final
 import jwt
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.auth_names import DEFAULT_APP as DEFAULT_APP
+from accord.protocol.auth_names import ROLE_APPROVER as ROLE_APPROVER
+from accord.protocol.auth_names import ROLE_CUSTOMER as ROLE_CUSTOMER
+from accord.protocol.auth_names import ROLE_SERVICE as ROLE_SERVICE
 from accord.protocol.private_files import FILE_MODE
 from accord.protocol.settings import AccordSettings, current, data_dir
 
-DEFAULT_APP: Final = "accord"
 ISSUER: Final = "accord"
 HS_ALGORITHM: Final = "HS256"
-ROLE_SERVICE: Final = "service"
-ROLE_CUSTOMER: Final = "customer"
-ROLE_APPROVER: Final = "approver"
 SECRET_FILE: Final = "jwt-secret"
 
 

@@ -23,6 +23,7 @@ from accord.protocol.telemetry.redaction import register_secret
 logger = logging.getLogger(__name__)
 
 AsgiApp = Callable[..., Any]
+SERVICES_GROUP = "accord.services"  # entry points: NAME = module:ServiceSpec (NAME is its name)
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,25 @@ def check_startup(spec: ServiceSpec) -> None:
 
 
 def discover_services() -> dict[str, ServiceSpec]:
-    """Every installed service, by name."""
+    """Every installed service, by name (imports every service's module)."""
     found: dict[str, ServiceSpec] = {}
-    for ep in entry_points(group="accord.services"):
+    for ep in entry_points(group=SERVICES_GROUP):
         spec = ep.load()
         if isinstance(spec, ServiceSpec):
             found[spec.name] = spec
     return found
+
+
+def service_names() -> list[str]:
+    """The installed services' names, from the entry points alone (nothing imported)."""
+    return sorted(ep.name for ep in entry_points(group=SERVICES_GROUP))
+
+
+def find_service(name: str) -> ServiceSpec | None:
+    """The service registered as ``name``, importing its module only: starting one service
+    must not pay for importing the four others (a restart's time bounds an outage)."""
+    for ep in entry_points(group=SERVICES_GROUP, name=name):
+        spec = ep.load()
+        if isinstance(spec, ServiceSpec) and spec.name == name:
+            return spec
+    return None

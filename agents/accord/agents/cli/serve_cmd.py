@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from accord.protocol.error_boundary import ErrorBoundary
-from accord.protocol.service import check_startup, discover_services
+from accord.protocol.service import check_startup, find_service, service_names
 from accord.protocol.settings import DEFAULT_HOST, ServeOptions, current
 from accord.protocol.telemetry import configure_logging, setup_telemetry
 from accord.protocol.telemetry.asgi import ServerTelemetry
@@ -29,10 +29,9 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         current()  # every ACCORD_* value is checked before anything starts (main() reports)
-        services = discover_services()
-        spec = services.get(name)
+        spec = find_service(name)
         if spec is None:
-            known = ", ".join(sorted(services)) or "none installed"
+            known = ", ".join(service_names()) or "none installed"
             raise typer.BadParameter(f"unknown service {name!r} (known: {known})")
         # One place per process: service.name, exporters from the OTEL_* environment, log format.
         configure_logging(name)

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import jwt
 import typer
 
-from accord.contracts.errors import AccordError
-from accord.protocol.auth import DEFAULT_APP, ROLE_CUSTOMER, mint_token
-from accord.protocol.auth_claims import check_name, check_roles, max_ttl_s
-from accord.protocol.auth_revocation import revoke, revoke_subject
-from accord.protocol.settings import current
+from accord.protocol.auth_names import DEFAULT_APP, ROLE_CUSTOMER
+
+# PyJWT, the settings model and the deny list are imported in the commands' bodies: `accord
+# token --help` shows the options without them (#16; tests/agents/test_cli_lazy.py).
 
 token_app = typer.Typer(help="Development tokens and the deny list.")
 
@@ -67,6 +65,13 @@ def token(
     """Print a development bearer token (or revoke one with --revoke JTI)."""
     if ctx.invoked_subcommand is not None:
         return
+    import jwt
+
+    from accord.contracts.errors import AccordError
+    from accord.protocol.auth import mint_token
+    from accord.protocol.auth_claims import check_name, check_roles, max_ttl_s
+    from accord.protocol.settings import current
+
     if revoke_id:
         _revoke_one(revoke_id)
         return
@@ -93,6 +98,8 @@ def token(
 
 
 def _revoke_one(credential_id: str) -> None:
+    from accord.protocol.auth_revocation import revoke
+
     try:
         path = revoke(credential_id)
     except ValueError as error:
@@ -112,6 +119,9 @@ def revoke_cmd(
     ),
 ) -> None:
     """Add a credential, or every credential of a subject, to the deny list."""
+    from accord.contracts.errors import AccordError
+    from accord.protocol.auth_revocation import revoke_subject
+
     chosen = [v for v in (jti, key_id, subject) if v]
     if len(chosen) != 1:
         raise typer.BadParameter("give exactly one of --jti, --key-id, --subject")

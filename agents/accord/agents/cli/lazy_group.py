@@ -1,0 +1,71 @@
+"""A Typer group whose commands are imported only when they run.
+
+`accord --help` lists every command from a table (name, module, one-line summary) without
+importing any command module; `accord NAME ...` imports the one module that registers NAME.
+A command module pulls in what its command needs (the A2A SDK, MCP, SQLAlchemy, OpenTelemetry),
+and paying for all of them on every invocation cost 1-2 s of imports (#16).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import typer
+import typer.main
+from typer.core import TyperCommand, TyperGroup
+
+if TYPE_CHECKING:
+    from typer import _click  # Typer's vendored Click: its types, for annotations only
+
+
+@dataclass(frozen=True)
+class LazyCommand:
+    name: str
+    module: str  # defines register(app: typer.Typer), which registers this command
+    summary: str  # the help listing's line (tests/agents/test_cli_lazy.py: equals the command's)
+
+
+class _Listed(TyperCommand):
+    """Stands for a command not imported yet: its name and summary, for the help listing."""
+
+    def __init__(self, entry: LazyCommand) -> None:
+        super().__init__(entry.name, help=entry.summary)
+        self.entry = entry
+
+
+class LazyGroup(TyperGroup):
+    """Subclass with ``table`` set and pass it as ``typer.Typer(cls=...)``."""
+
+    table: ClassVar[tuple[LazyCommand, ...]] = ()
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._listing = False
+        for entry in self.table:
+            # Placeholders keep the names known (listing order, "did you mean" suggestions).
+            self.commands.setdefault(entry.name, _Listed(entry))
+
+    def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
+        command = self.commands.get(cmd_name)
+        if isinstance(command, _Listed) and not self._listing:
+            self._load(command.entry)
+            command = self.commands.get(cmd_name)
+        return command
+
+    def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+        self._listing = True  # the listing reads the placeholders' summaries; nothing imported
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+    def _load(self, entry: LazyCommand) -> None:
+        holder = typer.Typer(rich_markup_mode=self.rich_markup_mode)
+        importlib.import_module(entry.module).register(holder)
+        # A module may register several commands (refund and chat): all become real at once.
+        loaded = typer.main.get_group(holder).commands
+        for name, command in loaded.items():
+            if isinstance(self.commands.get(name), _Listed):
+                self.commands[name] = command
