@@ -22,7 +22,8 @@ from accord.contracts.evolution.sources import load_side
 
 EXIT_BREAKING: Final = 1
 EXIT_UNREADABLE: Final = 2
-VALUE_WIDTH: Final = 60
+VALUE_WIDTH: Final = 40
+LOG_WIDTH: Final = 200
 
 
 def _short(value: Any) -> str:
@@ -58,8 +59,10 @@ def _document(report: DiffReport, intended: IntendedBreaks) -> dict[str, Any]:
 
 def _print(document: dict[str, Any]) -> None:
     console = Console()
+    if not console.is_terminal:  # a log (CI) is read in full: do not fold rule names
+        console = Console(width=LOG_WIDTH)
     table = Table(title=f"Contract changes {document['old']} -> {document['new']}")
-    for column in ("contract", "rule", "verdict", "path", "old", "new"):
+    for column in ("verdict", "contract", "rule", "path", "old", "new"):
         table.add_column(column, overflow="fold")
     styles = {"compatible": "green", "breaking": "bold red", "breaking (intended)": "yellow"}
     for row in document["findings"]:
@@ -69,9 +72,9 @@ def _print(document: dict[str, Any]) -> None:
             else ("breaking (intended)" if row["intended"] else "breaking")
         )
         table.add_row(
+            f"[{styles[verdict]}]{verdict}[/]",
             row["contract"],
             row["rule"],
-            f"[{styles[verdict]}]{verdict}[/]",
             row["path"] or "/",
             _short(row["old"]),
             _short(row["new"]),
