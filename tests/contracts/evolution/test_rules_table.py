@@ -105,9 +105,14 @@ CASES: dict[str, tuple[str, Mutation]] = {
     "streaming.removed": ("agent", lambda d: d.update(streaming=False)),
     "mode.removed": ("agent", lambda d: d.update(input_modes=["application/json"])),
     "port.changed": ("agent", lambda d: d.update(default_port=8798)),
+    "served.dropped": ("served", lambda d: d.update(also_serves=[])),
 }
 # The reverse of a removal is the matching addition: tested through the undo.
-REVERSED = {"streaming.added": "streaming.removed", "mode.added": "mode.removed"}
+REVERSED = {
+    "streaming.added": "streaming.removed",
+    "mode.added": "mode.removed",
+    "served.added": "served.dropped",
+}
 # Rules that are their own reverse (a change either way is the same kind of change).
 SELF_REVERSE = {
     "doc.changed",
@@ -130,11 +135,13 @@ REGISTRY_RULES = {r for r in RULES if r.startswith("registry.")}
 def _pair(rule: str) -> tuple[Contract, Contract]:
     kind, mutate = CASES[rule]
     base = copy.deepcopy(TOOL if kind == "tool" else AGENT)
+    if kind == "served":  # an agent at 3.0.0 that still serves 2.x clients
+        base.update(version="3.0.0", also_serves=["2.4.0"])
     changed = copy.deepcopy(base)
     mutate(changed)
     # Announce the change the way the rules ask, so only the rule under test can break.
     breaking = RULES[rule].compatibility is Compatibility.BREAKING
-    changed["version"] = "2.0.0" if breaking else "1.1.0"
+    changed["version"] = "9.0.0" if breaking else base["version"].replace(".0.0", ".1.0")
     build = tool if kind == "tool" else agent
     return build(base), build(changed)
 
@@ -161,15 +168,15 @@ def test_rule_forward(rule: str) -> None:
 def test_rule_undone(rule: str) -> None:
     old, new = _pair(rule)
     # Undone, with its own version bump so only the schema rules speak.
-    back = new.model_copy(update={"version": "3.0.0"})
-    undone = diff_contracts(back, old.model_copy(update={"version": "4.0.0"}))
+    back = new.model_copy(update={"version": "10.0.0"})
+    undone = diff_contracts(back, old.model_copy(update={"version": "11.0.0"}))
     assert (rule in _rules(undone)) is (rule in SELF_REVERSE)
 
 
 @pytest.mark.parametrize(("rule", "removal"), sorted(REVERSED.items()))
 def test_additions_are_undone_removals(rule: str, removal: str) -> None:
     old, new = _pair(removal)
-    found = diff_contracts(new, old.model_copy(update={"version": "2.1.0"}))
+    found = diff_contracts(new, old.model_copy(update={"version": "9.1.0"}))
     assert rule in _rules(found)
     assert [f for f in found if f.breaking] == []
 

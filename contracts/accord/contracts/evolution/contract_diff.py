@@ -14,6 +14,7 @@ from accord.contracts.evolution.findings import Finding, pointer
 from accord.contracts.evolution.schema_diff import diff_schema
 from accord.contracts.tool_access import ToolAccess
 from accord.contracts.tools import ToolContract
+from accord.contracts.versions import semver
 
 Contract = AgentContract | ToolContract
 
@@ -33,6 +34,9 @@ def diff_contracts(old: Contract, new: Contract) -> list[Finding]:
         found += _tool(cid, old, new)
     else:  # pragma: no cover - callers pair contracts by kind
         raise TypeError("contracts of different kinds")
+    found += _set_changes(
+        cid, "also_serves", old.also_serves, new.also_serves, "served.added", "served.dropped"
+    )
     return found + _version(cid, old.version, new.version, found)
 
 
@@ -155,13 +159,8 @@ def _grants(access: ToolAccess) -> list[str]:
     return [r.role.value if r.scope is None else f"{r.role.value}:{r.scope}" for r in access.allow]
 
 
-def _semver(version: str) -> tuple[int, int, int]:
-    major, minor, patch = version.split("-", 1)[0].split(".")
-    return int(major), int(minor), int(patch)
-
-
 def _version(cid: str, old: str, new: str, found: list[Finding]) -> list[Finding]:
-    before, after = _semver(old), _semver(new)
+    before, after = semver(old), semver(new)
     if after < before:
         return [_f(cid, "version.downgraded", ("version",), old, new)]
     out = [_f(cid, "version.bumped", ("version",), old, new)] if after > before else []

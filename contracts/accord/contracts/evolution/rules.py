@@ -337,6 +337,18 @@ _ROWS: Final[tuple[tuple[str, Compatibility, str, str], ...]] = (
         "The contract status <-> A2A state mapping changed.",
         "A2A REJECTED read as completed",
     ),
+    (
+        "served.added",
+        _C,
+        "The contract serves one more major version side by side (also_serves).",
+        "also_serves: [] -> [1.4.0] on a 2.0.0 contract",
+    ),
+    (
+        "served.dropped",
+        _B,
+        "A major version served side by side is gone: its clients get VERSION_UNSUPPORTED.",
+        "also_serves: [1.4.0] -> [] on a 2.0.0 contract",
+    ),
     # -- versions ------------------------------------------------------------------------------
     ("version.bumped", _C, "The version went up.", "1.1.0 -> 1.2.0"),
     (
