@@ -29,6 +29,8 @@ setup: $(UV) ## Create .venv with all four packages and dev tools, exactly as lo
 
 demo: setup ## Set up, then run the refund demo tour
 	$(BIN)/accord demo
+	@echo "Next: 'make up' (or '$(BIN)/accord up') also serves the web console for customers and"
+	@echo "approvers at http://127.0.0.1:8720 (ACCORD_CONSOLE_URL): docs/console.md"
 
 test: setup lint types deps compat npm unit ## Set up, then run lint, types, dependency and contract checks and all tests
 
@@ -64,7 +66,7 @@ unit: setup ## pytest (the whole suite, in random order; SEED=N repeats an order
 	@echo "pytest-randomly seed: $(SEED) (repeat this order: make unit SEED=$(SEED))"
 	$(BIN)/pytest -q --randomly-seed=$(SEED) tests
 
-up: setup ## Start all five services on 127.0.0.1 (Ctrl-C stops them)
+up: setup ## Start all five services and the web console on 127.0.0.1 (Ctrl-C stops them)
 	$(BIN)/accord up
 
 contract: setup ## Print the contract: statuses, transitions, error registry

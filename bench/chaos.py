@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.mesh.chaos import DENIED, REFUNDED, run_chaos  # noqa: E402
+from tests.mesh.chaos import DENIED, REFUNDED, ledger_problems, run_chaos  # noqa: E402
 from tests.mesh.support import running_mesh  # noqa: E402
 
 
@@ -48,7 +48,10 @@ async def _round(seed: int, args: argparse.Namespace) -> tuple[int, int, int]:
         )
         for outcome in report.not_completed:
             print(f"  not completed: {outcome.task_id} {outcome.error}", flush=True)
-        ok = rows.get(REFUNDED) == 1 and DENIED not in rows
+        problems = ledger_problems(report, mesh.refund_keys())
+        for problem in problems:
+            print(f"  ledger: {problem}", flush=True)
+        ok = not problems
         return sum(report.kills.values()), len(report.not_completed), 0 if ok else 1
 
 

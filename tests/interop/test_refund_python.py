@@ -70,7 +70,8 @@ async def approval_conversation(mesh: Mesh, binding: str) -> dict[str, Any]:
     assert result["decision"] == "refunded"
     assert result["approved_by"] == "approver-7"
     receipt = result["receipt"]
-    assert receipt["idempotency_key"] == f"refund:{order}"
+    # The key names the order and this request (its task), so a later request can refund the rest.
+    assert receipt["idempotency_key"] == f"refund:{order}:{asked.task_id}"
     assert receipt["amount_cents"] == result["amount_cents"] == cents
     assert receipt["approved_by"] == "approver-7"
     return result

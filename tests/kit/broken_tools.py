@@ -42,6 +42,8 @@ from accord.contracts.tools import tool_contract
 MODES = ("correct", "not-idempotent", "annotations", "structured-error", "open")
 WRITERS = {"tenant-a"}
 READERS = {"tenant-a", "tenant-b"}
+# The demo order the kit looks up, and the kit's own order it refunds (accord.protocol.kit.probes).
+KNOWN = {("O-1001", "C-01"), ("O-9001", "C-90")}
 CONTRACTS = {n: tool_contract(n) for n in ("orders.lookup", "refunds.issue")}
 ORDER = {
     "order_id": "O-1001",
@@ -130,7 +132,7 @@ class Tools:
                 return self.error(refused)
             if delegation is None or delegation.tenant.user != args.get("customer_id"):
                 return self.error(AccordError(ErrorCode.PERMISSION_DENIED, "not that customer"))
-        if (args["order_id"], args["customer_id"]) != ("O-1001", "C-01"):
+        if (args["order_id"], args["customer_id"]) not in KNOWN:
             return self.error(AccordError(ErrorCode.NOT_FOUND, "no such order"))
         if name == "orders.lookup":
             return self.ok(ORDER)
@@ -144,8 +146,8 @@ class Tools:
         receipt = {
             "receipt_id": uuid.uuid4().hex,
             "idempotency_key": key,
-            "order_id": "O-1001",
-            "customer_id": "C-01",
+            "order_id": args["order_id"],
+            "customer_id": args["customer_id"],
             "amount_cents": args["amount_cents"],
             "currency": "USD",
             "reason": args["reason"],

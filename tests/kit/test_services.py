@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from accord.protocol.auth import mint_token
 from accord.protocol.kit import Credential, KitOptions, Outcome, Report, run_kit
 from tests.support.processes import run_service
+from tests.support.tool_servers import run_commerce
 
 SECRET = "contract-test-secret-0123456789-0123456789"
 
@@ -70,9 +72,15 @@ def test_policy_agent_keeps_the_contract(tmp_path: Path, log_dir: Path) -> None:
 def test_tool_servers_keep_the_contract(
     tmp_path: Path, log_dir: Path, name: str, must_pass: set[str]
 ) -> None:
-    with run_service(
-        name, ["serve", name], env=_env(tmp_path), log_dir=log_dir, deadline_s=90
-    ) as svc:
+    with ExitStack() as stack:
+        if name == "commerce":  # commerce reads refunds from the payments ledger
+            svc, _ = stack.enter_context(run_commerce(_env(tmp_path), log_dir))
+        else:
+            svc = stack.enter_context(
+                run_service(
+                    name, ["serve", name], env=_env(tmp_path), log_dir=log_dir, deadline_s=90
+                )
+            )
         report = _kit(svc.url + "/mcp", other=True)  # a customer: refused by the write tools
     assert report.ok, "\n\n".join(r.failure_message() for r in report.failures)
     assert must_pass <= _passed(report)

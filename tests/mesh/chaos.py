@@ -26,10 +26,11 @@ from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
 from tests.mesh.support import SERVICES, Mesh, token
 
-# (customer, text, whether it ends in a refund): O-1001 is refundable (paid once, later
-# requests find it refunded), O-1002 is outside the return window (no money moves).
+# (customer, text, whether it ends in a refund): each request refunds $1 of O-1001 (59.99:
+# every request of a run fits, each its own refund under its own key, issue 13), O-1002 is
+# outside the return window (no money moves).
 REQUESTS: Final = (
-    ("C-01", "I changed my mind, please refund order O-1001", True),
+    ("C-01", "I changed my mind, please refund $1 of order O-1001", True),
     ("C-01", "I changed my mind, please refund my running shoes, order O-1002", False),
 )
 REFUNDED: Final = "O-1001"
@@ -170,3 +171,25 @@ async def run_chaos(
     await asyncio.gather(*restarting.values())
     await asyncio.gather(*flows)
     return report
+
+
+def ledger_problems(report: Report, keys: dict[str, str]) -> list[str]:
+    """What is wrong with the ledger after a run (``keys``: idempotency key -> order, every
+    ``refund:`` row): a refunded request without its row, a row of the denied order, or more
+    rows than refunded requests plus resends (a resent request is a request of its own)."""
+    problems = []
+    refunded = [
+        o.view
+        for o in report.outcomes
+        if o.view is not None and (o.view.data or {}).get("decision") == "refunded"
+    ]
+    for view in refunded:
+        key = ((view.data or {}).get("receipt") or {}).get("idempotency_key")
+        if keys.get(str(key)) != REFUNDED:
+            problems.append(f"task {view.task_id}: refunded, but no ledger row under {key}")
+    rows = sum(1 for order in keys.values() if order == REFUNDED)
+    if rows > len(refunded) + report.resent:
+        problems.append(f"{rows} rows for {len(refunded)} refunds and {report.resent} resends")
+    if DENIED in keys.values():
+        problems.append(f"money moved for {DENIED}")
+    return problems

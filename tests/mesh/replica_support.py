@@ -94,7 +94,7 @@ class Replicas:
         )
         return {(str(r["type"]), str(r["node"])): int(r["n"]) for r in rows}
 
-    async def refund_receipt(self, order_id: str, customer_id: str) -> dict[str, Any]:
+    async def refund_receipt(self, key: str, customer_id: str) -> dict[str, Any]:
         """``refunds.get`` by the workflow's business key, over MCP like the orchestrator."""
         spec = ServerSpec.http(
             "payments",
@@ -107,7 +107,7 @@ class Replicas:
         async with ToolClient.for_servers([spec], credential=credential) as tools:
             return await tools.call(
                 "refunds.get",
-                {"idempotency_key": f"refund:{order_id}", "customer_id": customer_id},
+                {"idempotency_key": key, "customer_id": customer_id},
                 acting_for=acting_for(customer_id),
             )
 

@@ -80,6 +80,15 @@ class Mesh:
             time.sleep(0.05)  # polling a log file, bounded by the deadline
         raise TimeoutError(f"{text!r} not in the orchestrator log within {deadline_s}s")
 
+    def refund_keys(self) -> dict[str, str]:
+        """idempotency key -> order id of the workflows' refunds in the payments ledger."""
+        with sqlite3.connect(self.data_dir / "payments.db") as conn:
+            rows = conn.execute(
+                "SELECT idempotency_key, order_id FROM payments_refunds "
+                "WHERE idempotency_key LIKE 'refund:%'"
+            ).fetchall()
+        return {str(key): str(order) for key, order in rows}
+
     def refund_rows(self) -> dict[str, int]:
         """order id -> refunds in the payments ledger (SQLite meshes only)."""
         with sqlite3.connect(self.data_dir / "payments.db") as conn:

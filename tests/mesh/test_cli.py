@@ -44,10 +44,21 @@ def test_refund_streams_progress_naming_nodes(mesh: Mesh) -> None:
         assert node in done.stdout
     assert "not_eligible" in done.stdout
     assert "outside_window" in done.stdout
+    assert "budget: spent " in done.stdout  # of the CLI's envelope: 100 units, 50 tool calls
+
+
+def test_refund_json_shows_what_the_request_spent_and_what_remains(mesh: Mesh) -> None:
+    done = accord(mesh, "refund", "I changed my mind about the jacket, order O-1003", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    budget = last_json(done.stdout)["budget"]
+    spent, left = budget["spent"], budget["remaining"]
+    assert spent["units"] >= 1  # a turn and its model call
+    assert spent["tool_calls"] >= 1  # the order's lookups
+    assert left == {"units": 100 - spent["units"], "tool_calls": 50 - spent["tool_calls"]}
 
 
 def test_refund_without_a_terminal_prints_the_question_then_continues(mesh: Mesh) -> None:
-    asked = accord(mesh, "refund", "my mug arrived broken, order O-1005", "--json")
+    asked = accord(mesh, "refund", "my mug arrived broken, order O-1005, refund $5", "--json")
     assert asked.returncode == 3, asked.stdout + asked.stderr
     view = last_json(asked.stdout)
     assert isinstance(view, dict)
@@ -103,11 +114,13 @@ def test_demo_runs_the_scripted_tour(tmp_path: Path) -> None:
         assert expected in done.stdout
 
 
-def test_up_starts_all_five_and_stops_them_on_ctrl_c(tmp_path: Path) -> None:
+def test_up_starts_all_five_and_the_console_and_stops_them_on_ctrl_c(tmp_path: Path) -> None:
     ports = {name: free_port() for name in SERVICES}
+    console_url = f"http://127.0.0.1:{free_port()}"
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")},
         "ACCORD_JWT_SECRET": SECRET,
+        "ACCORD_CONSOLE_URL": console_url,
         **{f"ACCORD_{n.upper()}_URL": f"http://127.0.0.1:{p}" for n, p in ports.items()},
     }
     log = (tmp_path / "up.log").open("wb")
@@ -121,6 +134,7 @@ def test_up_starts_all_five_and_stops_them_on_ctrl_c(tmp_path: Path) -> None:
     try:
         for port in ports.values():
             wait_healthy(f"http://127.0.0.1:{port}", proc, deadline_s=120.0)
+        wait_healthy(console_url, proc, deadline_s=60.0)
         end = time.monotonic() + 60
         while "Ctrl-C stops" not in (tmp_path / "up.log").read_text() and proc.poll() is None:
             assert time.monotonic() < end, "accord up did not print its endpoints"
@@ -134,6 +148,7 @@ def test_up_starts_all_five_and_stops_them_on_ctrl_c(tmp_path: Path) -> None:
     out = (tmp_path / "up.log").read_text()
     assert "stopped" in out
     assert str(ports["orchestrator"]) in out
-    for port in ports.values():
+    assert f"web console: {console_url}" in out
+    for url in [f"http://127.0.0.1:{port}" for port in ports.values()] + [console_url]:
         with pytest.raises(httpx.HTTPError):
-            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1.0)
+            httpx.get(f"{url}/healthz", timeout=1.0)

@@ -172,10 +172,11 @@ async def test_b_resumes_exactly_once_what_a_ran_when_killed(replicas: Replicas)
         done = await until(b, run.subject, ids[order], Status.COMPLETED, Status.FAILED)
         assert done.status is Status.COMPLETED, (order, done.error)
         assert (done.data or {})["decision"] == "refunded", order
-        assert (done.data or {})["receipt"]["idempotency_key"] == f"refund:{order}"
+        key = f"refund:{order}:{ids[order]}"  # the order and this request (its task)
+        assert (done.data or {})["receipt"]["idempotency_key"] == key
 
         assert await replicas.refund_rows(order) == 1, order
-        found = await replicas.refund_receipt(order, run.subject)
+        found = await replicas.refund_receipt(key, run.subject)
         assert found["found"] is True
         assert found["receipt"]["order_id"] == order
         counts = await replicas.event_counts(ids[order])

@@ -100,7 +100,8 @@ async def test_o1003_final_sale(mesh: Mesh) -> None:
 
 
 async def test_o1005_evidence_is_asked_and_answered_in_the_same_task(mesh: Mesh) -> None:
-    view = await ask(mesh, "C-01", "my mug arrived broken, order O-1005")
+    # A part of the mug: the session's mesh is shared, and other tests refund O-1005 too.
+    view = await ask(mesh, "C-01", "my mug arrived broken, order O-1005, please refund $4")
     assert view.status is Status.WAITING
     assert view.waiting_reason is WaitingReason.INPUT
     assert view.question is not None
@@ -111,6 +112,7 @@ async def test_o1005_evidence_is_asked_and_answered_in_the_same_task(mesh: Mesh)
     data = done.data or {}
     assert data["decision"] == "refunded"
     assert data["rule"] == "damage_with_evidence"
+    assert data["amount_cents"] == data["receipt"]["amount_cents"] == 400
 
 
 async def test_missing_order_number_is_asked_for(mesh: Mesh) -> None:

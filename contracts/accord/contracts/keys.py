@@ -51,7 +51,7 @@ SPENT_META_KEY: Final = "dev.accord/spent"
 """Task metadata: budget units spent by earlier turns of this task (for the orchestrator's
 task: by the whole request tree)."""
 
-TOOL_CALLS_SPENT_META_KEY: Final = "dev.accord/tool_calls_spent"
+TOOL_CALLS_SPENT_META_KEY: Final = "dev.accord/toolCallsSpent"
 """Task metadata: tool calls of the envelope spent by the turns of this task (its tree)."""
 
 REMAINING_META_KEY: Final = "dev.accord/remaining"

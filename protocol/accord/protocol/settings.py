@@ -37,6 +37,7 @@ DEFAULT_PORTS: Final[dict[str, int]] = {
     "commerce": 8710,
     "payments": 8711,
 }
+CONSOLE_PORT: Final = 8720  # the web console (docs/console.md): not an A2A or MCP service
 DEFAULT_PAUSE_S: Final = 60.0
 DEV_FLAG: Final = "ACCORD_DEV"
 
@@ -130,6 +131,15 @@ class AccordSettings(BaseSettings):
             "(docs/security-a2a.md). Anything else is refused before a credential leaves."
         ),
         json_schema_extra=_in("mesh", "unset: a card's own origin only", shown_type="origins"),
+    )
+    console_url: str = Field(
+        default=f"http://{DEFAULT_HOST}:{CONSOLE_PORT}",
+        description=(
+            "Origin of the web console (`accord console` binds its host and port): the one "
+            "origin the orchestrator lets a browser call it from (CORS, bearer tokens only; "
+            "docs/console.md)."
+        ),
+        json_schema_extra=_in("mesh", shown_type="origin"),
     )
 
     # -- auth ------------------------------------------------------------------------------
@@ -472,6 +482,13 @@ class AccordSettings(BaseSettings):
             if not _ORIGIN.fullmatch(origin):
                 raise ValueError(f"{origin!r} is not an origin (scheme://host[:port], no path)")
         return value
+
+    @field_validator("console_url")
+    @classmethod
+    def _console_origin(cls, value: str) -> str:
+        if not _ORIGIN.fullmatch(value):
+            raise ValueError(f"{value!r} is not an origin (scheme://host[:port], no path)")
+        return value.rstrip("/")
 
     @field_validator("log_level", mode="before")
     @classmethod

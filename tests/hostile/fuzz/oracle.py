@@ -8,8 +8,14 @@ from typing import Any, Final
 
 import httpx
 
-from accord.contracts.errors import ERROR_DOMAIN, AccordError, ErrorCode, code_for_jsonrpc
-from accord.contracts.keys import MCP_ERROR_META_KEY
+from accord.contracts.errors import (
+    A2A_ERROR_DOMAIN,
+    ERROR_DOMAIN,
+    AccordError,
+    ErrorCode,
+    code_for_jsonrpc,
+)
+from accord.contracts.keys import ERROR_INFO_CODE_KEY, MCP_ERROR_META_KEY
 
 LEAKS: Final = (
     "Traceback",
@@ -29,13 +35,27 @@ LEAKS: Final = (
 )
 
 
+def _carries_code(infos: Any) -> bool:
+    """An ErrorInfo that names the contract code: ours (reason = the code) or A2A's (the code in
+    its metadata)."""
+    return isinstance(infos, list) and any(
+        isinstance(i, dict)
+        and (
+            i.get("domain") == ERROR_DOMAIN
+            or (
+                i.get("domain") == A2A_ERROR_DOMAIN
+                and isinstance(i.get("metadata"), dict)
+                and ERROR_INFO_CODE_KEY in i["metadata"]
+            )
+        )
+        for i in infos
+    )
+
+
 def _rpc_error_ok(error: Any) -> str | None:
     if not isinstance(error, dict):
         return "JSON-RPC error is not an object"
-    infos = error.get("data")
-    if isinstance(infos, list) and any(
-        isinstance(i, dict) and i.get("domain") == ERROR_DOMAIN for i in infos
-    ):
+    if _carries_code(error.get("data")):
         code = AccordError.from_jsonrpc_error(error).code
         return "INTERNAL" if code is ErrorCode.INTERNAL else None
     raw = error.get("code")
@@ -88,10 +108,7 @@ def problem(response: httpx.Response) -> str | None:
             error = body["error"]
             if not isinstance(error, dict):
                 return "REST error is not an object"
-            ours = isinstance(error.get("details"), list) and any(
-                isinstance(i, dict) and i.get("domain") == ERROR_DOMAIN for i in error["details"]
-            )
-            if ours:
+            if _carries_code(error.get("details")):
                 code = AccordError.from_rest(response.status_code, body).code
             elif isinstance(error.get("code"), str):  # our own JSON routes' shape
                 code = AccordError.from_http(response.status_code, body).code

@@ -28,6 +28,7 @@ from accord.protocol.settings import DEFAULT_HOST, DEFAULT_PORTS
 # Tool servers first, the orchestrator last (it connects to the others lazily anyway).
 ORDER: Final = ("commerce", "payments", "policy", "risk", "orchestrator")
 STOP_GRACE_S: Final = 10.0
+CONSOLE: Final = "console"  # the web console: started by `accord up`, not a service of ORDER
 
 
 class MeshError(Exception):
@@ -114,6 +115,25 @@ def start_mesh(
         mesh.stop()
         raise
     return mesh
+
+
+def start_console(mesh: Mesh, port: int, *, deadline_s: float = 60.0) -> str:
+    """Start the web console (`accord console`) for this mesh, as one more child process that
+    `Mesh.stop` stops; wait for its health. Its URL is the one origin the orchestrator allows
+    browsers from (``ACCORD_CONSOLE_URL``, inherited by the services as started)."""
+    mesh.ports[CONSOLE] = port
+    cmd = [sys.executable, "-m", "accord.agents.cli.main", CONSOLE]
+    fd = open_private(mesh.log_path(CONSOLE), os.O_WRONLY | os.O_APPEND)
+    with os.fdopen(fd, "ab") as log:
+        mesh.processes[CONSOLE] = subprocess.Popen(
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **mesh.env()},
+            start_new_session=True,
+        )
+    _wait_healthy(mesh, CONSOLE, time.monotonic() + deadline_s)
+    return mesh.url(CONSOLE)
 
 
 def _wait_healthy(mesh: Mesh, name: str, end: float) -> None:

@@ -13,6 +13,7 @@ import json
 import sys
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
@@ -94,6 +95,8 @@ class Printer:
                 )
             if data.get("rule") and decision != RefundDecision.REFUNDED:
                 console.print(f"  rule: {data['rule']}", highlight=False)
+        if view.is_interrupted and view.budget is not None:
+            console.print(f"  [dim]budget: {budget_text(view.budget)}[/]", highlight=False)
         elif view.status is Status.WAITING and view.waiting_reason is WaitingReason.APPROVAL:
             console.print(f"[bold cyan]waiting for an approver[/]  task {view.task_id}")
             console.print(f"  an approver decides with: accord approve {view.task_id}")
@@ -101,6 +104,16 @@ class Printer:
             console.print(f"[bold cyan]question:[/] {view.question}", highlight=False)
         elif view.error is not None:
             console.print(f"[red]{view.error.code.value}[/]: {view.error.message}")
+
+
+def budget_text(budget: dict[str, dict[str, int]]) -> str:
+    """ "spent 3 units, 2 tool calls; 97 units, 48 tool calls left" (of the request's envelope)."""
+
+    def amounts(counts: dict[str, int]) -> str:
+        return ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in counts.items())
+
+    left = budget.get("remaining") or {}
+    return f"spent {amounts(budget['spent'])}" + (f"; {amounts(left)} left" if left else "")
 
 
 async def converse(
@@ -117,17 +130,33 @@ async def converse(
     ``answer`` returns None."""
     envelope = None if task else customer_envelope(user, text)
     skill = None if task else REFUND_SKILL
-    view = await client.send(
-        text=text, task=task, envelope=envelope, skill=skill, on_update=printer.progress
+    view = await _with_metadata(
+        client,
+        await client.send(
+            text=text, task=task, envelope=envelope, skill=skill, on_update=printer.progress
+        ),
     )
     while view.status is Status.WAITING and view.waiting_reason is WaitingReason.INPUT:
         printer.final(view)
         reply = answer(view)
         if reply is None:
             return view
-        view = await client.send(text=reply, task=view, on_update=printer.progress)
+        sent = await client.send(text=reply, task=view, on_update=printer.progress)
+        view = await _with_metadata(client, sent)
     printer.final(view)
     return view
+
+
+async def _with_metadata(client: A2AClient, view: TaskView) -> TaskView:
+    """The streamed view with the task's metadata (what the request spent and has left), which
+    a stream's status updates do not carry: one GetTask once the turn has stopped."""
+    if not view.task_id or view.metadata or not view.is_interrupted:
+        return view
+    try:
+        stored = await client.get(view.task_id)
+    except AccordError:
+        return view  # the answer stands; only the budget line is missing
+    return replace(view, metadata=stored.metadata)
 
 
 def exit_code(view: TaskView) -> int:

@@ -19,7 +19,12 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.agents.cli.credentials import TOKEN_HELP, given_token
-from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url, token_for
+from accord.agents.cli.refund_cmd import (
+    EXIT_CALL_FAILED,
+    budget_text,
+    orchestrator_url,
+    token_for,
+)
 from accord.agents.refund.approvals import APPROVALS_PATH
 from accord.agents.refund.attention import ATTENTION_KIND
 from accord.contracts.errors import AccordError
@@ -43,7 +48,7 @@ async def list_approvals(url: str, token: str) -> list[dict[str, Any]]:
 
 
 def _task_table(views: list[TaskView]) -> Table:
-    table = Table("task", "status", "order", "decision / question")
+    table = Table("task", "status", "order", "decision / question", "budget")
     for view in views:
         state = view.state
         label = (
@@ -53,7 +58,8 @@ def _task_table(views: list[TaskView]) -> Table:
         )
         data = view.data or {}
         what = str(data.get("decision") or view.question or view.status_text or "")
-        table.add_row(view.task_id, label, str(data.get("order_id") or ""), what[:80])
+        spent = budget_text(view.budget) if view.budget is not None else ""
+        table.add_row(view.task_id, label, str(data.get("order_id") or ""), what[:80], spent)
     return table
 
 

@@ -1,9 +1,10 @@
 """`accord up`: the whole mesh on 127.0.0.1 with SQLite in one data directory.
 
 Starts the five services as child processes on their default ports (or the ports of
-``ACCORD_<NAME>_URL``, the same settings clients use to find them), waits for their health
-endpoints (with a deadline), prints where they are, and stops them all cleanly on Ctrl-C or
-SIGTERM (or when one of them dies). Logs go to DATA_DIR/logs/NAME.log.
+``ACCORD_<NAME>_URL``, the same settings clients use to find them), then the web console
+(``ACCORD_CONSOLE_URL``; ``--no-console`` leaves it out), waits for their health endpoints (with
+a deadline), prints where they are (the console's URL to open in a browser), and stops them all
+cleanly on Ctrl-C or SIGTERM (or when one of them dies). Logs go to DATA_DIR/logs/NAME.log.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli.mesh import ORDER, Mesh, MeshError, start_mesh
+from accord.agents.cli.console_cmd import console_address
+from accord.agents.cli.mesh import CONSOLE, ORDER, Mesh, MeshError, start_console, start_mesh
 from accord.protocol.settings import DEFAULT_PORTS, current, service_url
 
 EXIT_START_FAILED = 1
@@ -53,6 +55,9 @@ def register(app: typer.Typer) -> None:
             None, "--data-dir", help="SQLite files, secrets and logs (default: ./.accord)"
         ),
         deadline: float = typer.Option(90.0, "--deadline", help="Seconds to wait for health"),
+        no_console: bool = typer.Option(
+            False, "--no-console", help="Do not start the web console (`accord console`)"
+        ),
     ) -> None:
         """Start all five services and keep them running until Ctrl-C."""
         console = Console()
@@ -66,6 +71,12 @@ def register(app: typer.Typer) -> None:
             console.print(f"starting the mesh in {where} ...")
             try:
                 mesh = start_mesh(where, ports=configured_ports(), deadline_s=deadline)
+                if not no_console:
+                    try:
+                        start_console(mesh, console_address()[1], deadline_s=deadline)
+                    except BaseException:
+                        mesh.stop()
+                        raise
             except KeyboardInterrupt:  # start_mesh stopped what it had started
                 console.print("stopped")
                 return
@@ -85,6 +96,12 @@ def _serve(console: Console, mesh: Mesh) -> bool:
     died = False
     try:
         console.print(endpoints_table(mesh))
+        if CONSOLE in mesh.processes:
+            console.print(
+                f"web console: {current().console_url}  (sign in with a token: accord token "
+                "--user C-03, or --user approver-1 --role approver)",
+                highlight=False,
+            )
         console.print(f"data: {mesh.data_dir}   logs: {mesh.data_dir / 'logs'}")
         console.print("try: accord refund '鞋码不合适，想退款，订单 O-1001'   (Ctrl-C stops)")
         while not died:

@@ -1,7 +1,8 @@
 """`accord serve orchestrator`: the refund assistant on port 8700.
 
 Besides the A2A routes every agent has, it serves ``GET /approvals`` (approver role, the
-approver's app only) and ``GET /stats``. Its workflows live in a durable event log:
+approver's app only) and ``GET /stats``, and lets the web console's origin call it from a
+browser (``ACCORD_CONSOLE_URL``, CORS). Its workflows live in a durable event log:
 ``orchestrator-workflows.db`` in the data directory, or the PostgreSQL database given by
 ``--database-url`` / ``ACCORD_DATABASE_URL``. The log is the only record of its tasks: the A2A
 task store is a view of it (task_views.py), so there is nothing to reconcile at start-up. The
@@ -101,6 +102,8 @@ def build_app(options: ServeOptions) -> Any:
         # and closed after the runtime.
         lifespan_hooks=[tools.running, running],
         task_store=DerivedTaskStore(WorkflowTaskSource(runtime)),
+        # The web console calls the public API from the browser (docs/console.md).
+        browser_origins=[current().console_url],
     )
     app.router.routes.append(principal_route(APPROVALS_PATH, approvals))
     app.router.routes.append(principal_route(STATS_PATH, stats_handler(deps.router.metrics)))

@@ -16,7 +16,12 @@ from a2a.types.a2a_pb2 import Artifact, Message, Part, StreamResponse, Task, Tas
 from google.protobuf import json_format
 
 from accord.contracts.errors import AccordError
-from accord.contracts.keys import ERROR_DATA_KIND
+from accord.contracts.keys import (
+    ERROR_DATA_KIND,
+    REMAINING_META_KEY,
+    SPENT_META_KEY,
+    TOOL_CALLS_SPENT_META_KEY,
+)
 from accord.contracts.status import A2AState, ContractState, Status, WaitingReason
 from accord.protocol.a2a.wire import plain, read_contract_state, read_error, read_status_meta
 
@@ -61,6 +66,23 @@ class TaskView:
         """The task stopped for the caller: terminal, or waiting for something."""
         return self.is_terminal or self.state.status is Status.WAITING
 
+    @property
+    def budget(self) -> dict[str, dict[str, int]] | None:
+        """What the task (for a request: its whole tree) spent of its envelope's budget and what
+        remains, from the task's metadata; None when the agent reports no spending."""
+        units = self.metadata.get(SPENT_META_KEY)
+        calls = self.metadata.get(TOOL_CALLS_SPENT_META_KEY)
+        if not isinstance(units, int | float) and not isinstance(calls, int | float):
+            return None
+        spent = {"units": int(units or 0), "tool_calls": int(calls or 0)}
+        left = self.metadata.get(REMAINING_META_KEY)
+        remaining = (
+            {str(k): int(v) for k, v in left.items() if isinstance(v, int | float)}
+            if isinstance(left, Mapping)
+            else {}
+        )
+        return {"spent": spent, "remaining": remaining}
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON for scripts and logs (``accord call --json``)."""
         return {
@@ -77,6 +99,7 @@ class TaskView:
             "question": self.question,
             "error": self.error.to_dict() if self.error is not None else None,
             "node": self.node,
+            "budget": self.budget,
         }
 
 

@@ -40,6 +40,7 @@ from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import HEALTH_PATH, READY_PATH
 from accord.protocol.a2a.card import build_agent_card
+from accord.protocol.a2a.cors import browser_cors
 from accord.protocol.a2a.executor import ContractExecutor
 from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
 from accord.protocol.a2a.store import AccordTaskStore
@@ -149,11 +150,13 @@ def build_agent_app(
     task_store: TaskStore | None = None,
     authenticator: Authenticator | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
+    browser_origins: Sequence[str] = (),
 ) -> Starlette:
     """The agent's ASGI app; see the module docstring.
 
     ``task_store`` replaces the durable store (benchmarks, tests); ``authenticator`` replaces
-    the one built from the environment.
+    the one built from the environment; ``browser_origins`` are the web pages allowed to call
+    the agent from a browser (CORS, :mod:`accord.protocol.a2a.cors`; none by default).
     """
     card = build_agent_card(contract, public_url(options, service_name))
     store = task_store or AccordTaskStore(
@@ -224,7 +227,10 @@ def build_agent_app(
         "public_paths": [AGENT_CARD_WELL_KNOWN_PATH, HEALTH_PATH, READY_PATH],
         "max_body_bytes": max_body_bytes,
     }
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(Gate, **gate_options)])
+    middleware = [Middleware(Gate, **gate_options)]
+    if browser_origins:  # outside the gate: a preflight carries no credential
+        middleware.insert(0, browser_cors(browser_origins))
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.agent_card = card
     app.state.task_store = store
     app.state.request_handler = handler
