@@ -15,7 +15,7 @@ ifndef SEED
 SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 
-.PHONY: help setup demo test lint types deps npm unit up contract export docs bench fuzz soak startup pg-test matrix clean
+.PHONY: help setup demo test lint types deps compat npm unit up contract export docs bench fuzz soak startup pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -36,7 +36,7 @@ demo: setup ## Set up, then run the refund demo tour
 	@echo "Next: 'make up' (or '$(BIN)/accord up') also serves the web console for customers and"
 	@echo "approvers at http://127.0.0.1:8720 (ACCORD_CONSOLE_URL): docs/console.md"
 
-test: setup lint types deps npm unit ## Set up, then run lint, types, dependency checks and all tests
+test: setup lint types deps compat npm unit ## Set up, then run lint, types, dependency and contract checks and all tests
 
 lint: setup ## ruff over everything
 	$(BIN)/ruff check contracts protocol tools agents tests bench
@@ -47,6 +47,17 @@ types: setup ## mypy --strict over the four packages
 
 deps: setup ## deptry: each member declares exactly the third-party packages it imports
 	for m in $(MEMBERS); do (cd $$m && ../$(BIN)/deptry . --no-ansi) || exit 1; done
+
+# The contracts of the working tree against the last release tag: an unannounced breaking change
+# fails (contracts/intended-breaks.yaml lists the reviewed ones). Without a reachable tag (no
+# tags, a shallow clone, no git) there is nothing to compare with: it says so and passes.
+compat: setup ## accord contracts diff: the working tree against the last release tag
+	@if ! tag=$$(git describe --tags --abbrev=0 2>/dev/null); then \
+	  echo "compat: SKIPPED: no release tag reachable from HEAD (no tags, or a shallow clone: git fetch --unshallow --tags)"; \
+	else \
+	  echo "compat: the contracts of the working tree against $$tag"; \
+	  $(BIN)/accord contracts diff "$$tag" . --intended contracts/intended-breaks.yaml; \
+	fi
 
 # `npm install`, not `npm ci`: ci rejects the inspector's lock (optional Windows-only package);
 # install keeps the committed lock as it is. Without Node the JavaScript tests skip.
@@ -65,9 +76,11 @@ up: setup ## Start all five services and the web console on 127.0.0.1 (Ctrl-C st
 contract: setup ## Print the contract: statuses, transitions, error registry
 	$(BIN)/accord contracts show
 
-docs: setup ## Regenerate docs/contract.md and docs/configuration.md from their sources
+docs: setup ## Regenerate docs/contract.md, docs/configuration.md, specs/registry.json and the rules table
 	$(BIN)/python -m accord.contracts.manifest > docs/contract.md
 	$(BIN)/python -m accord.protocol.settings_docs > docs/configuration.md
+	$(BIN)/python -m accord.contracts.evolution.registry_snapshot > contracts/accord/contracts/specs/registry.json
+	$(BIN)/python -m accord.contracts.evolution.rules docs/contract-evolution.md
 
 matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.md from them
 	ACCORD_MATRIX_WRITE=1 $(BIN)/pytest -q tests/interop/test_refund_python.py \

@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from accord.contracts.errors import ErrorCode
 from accord.contracts.loading import read_yaml, validate_model
 from accord.contracts.status import WaitingReason
-from accord.contracts.tools import SEMVER, check_json_schema
+from accord.contracts.tools import check_also_serves, check_json_schema
+from accord.contracts.versions import SEMVER, major
 
 AGENT_NAME = r"^[a-z][a-z0-9-]{0,62}$"
 
@@ -50,9 +51,24 @@ class AgentContract(BaseModel):
     skills: list[Skill] = Field(min_length=1)
     waiting_reasons: list[WaitingReason] = Field(default_factory=list)
     errors: list[ErrorCode] = Field(default_factory=list)
+    # Other major versions this agent honours side by side during a migration (docs/
+    # contract-evolution.md): a client built against any of them may call it.
+    also_serves: list[str] = Field(default_factory=list, max_length=4)
+
+    @field_validator("also_serves")
+    @classmethod
+    def _served(cls, value: list[str]) -> list[str]:
+        return check_also_serves(value)
+
+    @property
+    def served_versions(self) -> list[str]:
+        """Every contract version this agent serves, its own first (the card states them)."""
+        return [self.version, *self.also_serves]
 
     @model_validator(mode="after")
     def _unique(self) -> AgentContract:
+        if major(self.version) in {major(v) for v in self.also_serves}:
+            raise ValueError("also_serves names other major versions than version's")
         ids = [s.id for s in self.skills]
         if len(set(ids)) != len(ids):
             raise ValueError("skill ids must be unique")

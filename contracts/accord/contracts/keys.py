@@ -60,6 +60,13 @@ REMAINING_META_KEY: Final = "dev.accord/remaining"
 SKILL_TASK_META_KEY: Final = "dev.accord/skill"
 """Task metadata: the skill the task's first turn asked for (a continuation keeps it)."""
 
+CARD_CONTRACT_VERSION_PARAM: Final = "agent_contract_version"
+"""Param of the contract extension in an Agent Card: the agent contract's own version."""
+
+CARD_CONTRACT_VERSIONS_PARAM: Final = "agent_contract_versions"
+"""Param of the contract extension in an Agent Card: the agent contract versions it serves (its
+own first, then ``also_serves``); ``agent_contract_version`` (one) is kept for older readers."""
+
 # -- MCP --------------------------------------------------------------------------------------
 
 MCP_ERROR_META_KEY: Final = ERROR_DATA_KIND
@@ -69,6 +76,10 @@ name that marks the error DataPart on A2A: one name for "the Accord error" on bo
 TOOL_DELEGATION_META_KEY: Final = "dev.accord/delegation"
 """MCP `params._meta` key of a tools/call: the delegation a service acts under
 ({"tenant": {"app", "user", "session"}, "approved_by"}), accord.contracts.tool_access."""
+
+CONTRACT_VERSIONS_META_KEY: Final = "dev.accord/contract_versions"
+"""`_meta` key of a tool in MCP ``tools/list``: the contract versions the tool serves (its own
+first, then ``also_serves``), so a client can refuse a tool of a major it was not built for."""
 
 PROTECTED_RESOURCE_PATH: Final = "/.well-known/oauth-protected-resource"
 """GET (public): OAuth 2.0 Protected Resource Metadata (RFC 9728) of a tool server; the MCP

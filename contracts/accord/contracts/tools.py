@@ -6,6 +6,7 @@ Who may call a tool is part of its contract too (``access``, accord.contracts.to
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
@@ -18,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from accord.contracts.errors import ErrorCode
 from accord.contracts.loading import read_yaml, validate_model
 from accord.contracts.tool_access import ToolAccess
+from accord.contracts.versions import SEMVER, major
 
-SEMVER: Final = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$"
 TOOL_NAME: Final = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"
 IDEMPOTENCY_FIELD: Final = "idempotency_key"
 
@@ -47,6 +48,16 @@ def check_json_schema(schema: dict[str, Any]) -> None:
         raise ValueError("must be a JSON Schema of type 'object'")
 
 
+def check_also_serves(value: list[str]) -> list[str]:
+    """``also_serves``: semantic versions, one per major (ValueError otherwise)."""
+    for version in value:
+        if not re.match(SEMVER, version):
+            raise ValueError(f"{version!r} is not a semantic version")
+    if len({major(v) for v in value}) != len(value):
+        raise ValueError("also_serves names each major version once")
+    return value
+
+
 class ToolContract(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -62,6 +73,19 @@ class ToolContract(BaseModel):
     # Optional (contract format 1.0 files without it still load): a tool without it is open to
     # any verified principal; every shipped tool declares one.
     access: ToolAccess | None = None
+    # Other major versions this tool honours side by side during a migration (docs/
+    # contract-evolution.md): a client built against any of them may call it.
+    also_serves: list[str] = Field(default_factory=list, max_length=4)
+
+    @field_validator("also_serves")
+    @classmethod
+    def _served(cls, value: list[str]) -> list[str]:
+        return check_also_serves(value)
+
+    @property
+    def served_versions(self) -> list[str]:
+        """Every contract version this tool serves, its own first."""
+        return [self.version, *self.also_serves]
 
     @field_validator("input_schema", "output_schema")
     @classmethod
@@ -88,6 +112,8 @@ class ToolContract(BaseModel):
             raise ValueError("a write tool (side_effect != none) must declare an idempotency key")
         if len(set(self.errors)) != len(self.errors):
             raise ValueError("errors must not repeat a code")
+        if major(self.version) in {major(v) for v in self.also_serves}:
+            raise ValueError("also_serves names other major versions than version's")
         if self.access is not None:
             self._access_rules(self.access, props if isinstance(props, dict) else {}, required)
             if ErrorCode.PERMISSION_DENIED not in self.errors:

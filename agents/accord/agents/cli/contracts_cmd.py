@@ -1,4 +1,4 @@
-"""`accord contracts ...`: show and export the contract."""
+"""`accord contracts ...`: show, export and diff the contract."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from accord.agents.cli import contracts_diff_cmd
 from accord.contracts.errors import REGISTRY
 from accord.contracts.export import export_all
 from accord.contracts.status import TRANSITIONS
@@ -16,7 +17,8 @@ from accord.protocol.a2a.errors import a2a_error_document
 
 A2A_ERRORS_FILE = "a2a-errors.json"
 
-contracts_app = typer.Typer(help="Show or export the Accord contract.", no_args_is_help=True)
+contracts_app = typer.Typer(help="Show, export or diff the Accord contract.", no_args_is_help=True)
+contracts_diff_cmd.add_to(contracts_app)
 
 
 @contracts_app.command("show")

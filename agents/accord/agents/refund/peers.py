@@ -4,7 +4,10 @@ One shared HTTP connection pool; each agent's card is resolved once and kept; ca
 service token (role ``service``, subject ``svc:orchestrator``, or the configured token file's),
 and a delegation envelope naming the customer as tenant. The token goes only to the origin of
 the configured peer URL (``ACCORD_POLICY_URL``...): a card that points its interfaces at another
-origin is refused before anything is sent (accord.protocol.a2a.origins).
+origin is refused before anything is sent (accord.protocol.a2a.origins). A peer whose card
+serves no version of its contract with the major this orchestrator was built against (the
+contracts shipped with it) is refused before anything is sent too: VERSION_UNSUPPORTED, which
+stops the request with nothing written (accord.contracts.versions).
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ import httpx
 
 from accord.agents.refund.config import SERVICE_NAME
 from accord.agents.refund.facts import WorkflowInput
+from accord.contracts.agents import agent_contract
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.versions import require_served
 from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard
 from accord.protocol.a2a.client_card import resolve_card
 from accord.protocol.a2a.origins import ForeignOriginError
@@ -28,6 +33,8 @@ logger = logging.getLogger(__name__)
 
 TOKEN_TTL_S: Final = 3600
 MIN_CHILD_DEADLINE_S: Final = 30.0
+PEER_CONTRACTS: Final = {"policy": "policy-check", "risk": "risk-check"}
+"""Peer name -> the agent contract it is called by (and whose shipped version we expect)."""
 
 
 class Peers:
@@ -38,11 +45,19 @@ class Peers:
             limits=httpx.Limits(max_connections=200, max_keepalive_connections=50),
         )
         self._cards: dict[str, ResolvedCard] = {}
+        self._expects = {
+            name: agent_contract(contract).version
+            for name, contract in PEER_CONTRACTS.items()
+            if name in urls
+        }
 
     async def client(self, name: str) -> A2AClient:
         card = self._cards.get(name)
         if card is None:
             card = await resolve_card(self._http, self._urls[name])
+        expected = self._expects.get(name)
+        if expected is not None:
+            require_served(card.name, expected, card.contract_versions)
         try:
             # Asked for every client: service_token() keeps a minted token until half its
             # life, and reads a configured token file again when it is rotated.

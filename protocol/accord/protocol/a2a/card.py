@@ -27,6 +27,8 @@ from a2a.utils.constants import PROTOCOL_VERSION_1_0, TransportProtocol
 from accord.contracts.agents import AgentContract
 from accord.contracts.keys import (
     API_KEY_HEADER,
+    CARD_CONTRACT_VERSION_PARAM,
+    CARD_CONTRACT_VERSIONS_PARAM,
     CONTRACT_EXTENSION_URI,
     CONTRACT_VERSION,
     DELEGATION_EXTENSION_URI,
@@ -68,7 +70,8 @@ def build_agent_card(contract: AgentContract, url: str) -> AgentCard:
                     required=False,
                     params={
                         "contract_version": CONTRACT_VERSION,
-                        "agent_contract_version": contract.version,
+                        CARD_CONTRACT_VERSION_PARAM: contract.version,
+                        CARD_CONTRACT_VERSIONS_PARAM: contract.served_versions,
                         "waiting_reasons": [r.value for r in contract.waiting_reasons],
                         "errors": [e.value for e in contract.errors],
                     },

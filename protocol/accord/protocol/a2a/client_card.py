@@ -18,7 +18,13 @@ from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from google.protobuf import json_format
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import API_KEY_HEADER, CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
+from accord.contracts.keys import (
+    API_KEY_HEADER,
+    CARD_CONTRACT_VERSION_PARAM,
+    CARD_CONTRACT_VERSIONS_PARAM,
+    CONTRACT_EXTENSION_URI,
+    DELEGATION_EXTENSION_URI,
+)
 from accord.protocol.a2a.client_wire import HTTP_JSON, JSONRPC, error_from_response
 
 BINDINGS: Final = {"jsonrpc": JSONRPC, "rest": HTTP_JSON}
@@ -48,6 +54,22 @@ class ResolvedCard:
     @property
     def accord_delegation(self) -> bool:
         return DELEGATION_EXTENSION_URI in self.extensions
+
+    @property
+    def contract_versions(self) -> list[str]:
+        """The agent contract versions the card says the agent serves: the list of an Accord
+        card, else the one version older Accord cards name, else the card's own version."""
+        for extension in self.card.capabilities.extensions:
+            if extension.uri != CONTRACT_EXTENSION_URI:
+                continue
+            params = json_format.MessageToDict(extension.params)
+            listed = params.get(CARD_CONTRACT_VERSIONS_PARAM)
+            if isinstance(listed, list) and all(isinstance(v, str) for v in listed):
+                return [str(v) for v in listed]
+            one = params.get(CARD_CONTRACT_VERSION_PARAM)
+            if isinstance(one, str):
+                return [one]
+        return [self.card.version] if self.card.version else []
 
     @property
     def streaming(self) -> bool:

@@ -48,7 +48,12 @@ from starlette.types import ASGIApp
 
 from accord.contracts.envelope import Tenant
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import HEALTH_PATH, READY_PATH, TRACEPARENT_KEY
+from accord.contracts.keys import (
+    CONTRACT_VERSIONS_META_KEY,
+    HEALTH_PATH,
+    READY_PATH,
+    TRACEPARENT_KEY,
+)
 from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContract
 from accord.protocol import telemetry
 from accord.protocol.auth import Principal
@@ -149,6 +154,7 @@ class ContractTool:
             input_schema=c.input_schema,
             output_schema=c.output_schema,
             annotations=types.ToolAnnotations.model_validate(c.mcp_annotations()),
+            _meta={CONTRACT_VERSIONS_META_KEY: c.served_versions},
         )
 
 

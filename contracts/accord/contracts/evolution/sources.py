@@ -1,0 +1,139 @@
+"""Where the contracts of one side of a diff come from: a file, a folder or a git revision.
+
+A git revision (``v0.1.0``, ``HEAD~3``) means the shipped contract folder at that revision, read
+with ``git ls-tree`` and ``git show``: nothing is checked out, the working tree is untouched.
+A folder that holds the repository's contract folder (a worktree) means that folder.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from accord.contracts.agents import AgentContract
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.evolution.contract_diff import Contract, contract_id
+from accord.contracts.loading import MAX_CONTRACT_FILE_BYTES, ContractFileError, validate_model
+from accord.contracts.tools import ToolContract
+
+SPECS_IN_REPO: Final = "contracts/accord/contracts/specs"
+REGISTRY_SNAPSHOT: Final = "registry.json"
+GIT_TIMEOUT_SECONDS: Final = 30
+
+
+@dataclass
+class ContractSet:
+    """The contracts of one side, by contract id, and the registry snapshot when there is one."""
+
+    label: str
+    contracts: dict[str, Contract] = field(default_factory=dict)
+    registry: dict[str, Any] | None = None
+
+
+def _source_error(label: str, problem: str) -> AccordError:
+    return AccordError(ErrorCode.INVALID_INPUT, f"{label}: {problem}", {"source": label})
+
+
+def _parse(text: str, where: str, *, strict: bool) -> Contract | None:
+    """The contract in one YAML document; None for YAML that is no contract (unless strict)."""
+    if len(text.encode("utf-8")) > MAX_CONTRACT_FILE_BYTES:
+        raise ContractFileError(where, "<file>", f"larger than {MAX_CONTRACT_FILE_BYTES} bytes")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise ContractFileError(where, "<document>", "is not valid YAML") from None
+    if isinstance(data, dict) and "skills" in data:
+        return validate_model(AgentContract, data, where)
+    if isinstance(data, dict) and "side_effect" in data:
+        return validate_model(ToolContract, data, where)
+    if strict:
+        raise ContractFileError(where, "<document>", "is neither an agent nor a tool contract")
+    return None
+
+
+def _add(found: ContractSet, contract: Contract | None, where: str) -> None:
+    if contract is None:
+        return
+    cid = contract_id(contract)
+    if cid in found.contracts:
+        raise _source_error(found.label, f"{cid} is defined twice (again in {where})")
+    found.contracts[cid] = contract
+
+
+def _read_registry(text: str, where: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        raise ContractFileError(where, "<document>", "is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ContractFileError(where, "<document>", "must be an object")
+    return data
+
+
+def _from_folder(folder: Path, label: str) -> ContractSet:
+    if (folder / SPECS_IN_REPO).is_dir():
+        folder = folder / SPECS_IN_REPO
+    found = ContractSet(label=label)
+    for path in sorted(folder.rglob("*.yaml")):
+        _add(found, _parse(path.read_text(encoding="utf-8"), str(path), strict=False), str(path))
+    snapshot = folder / REGISTRY_SNAPSHOT
+    if snapshot.is_file():
+        found.registry = _read_registry(snapshot.read_text(encoding="utf-8"), str(snapshot))
+    return found
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        timeout=GIT_TIMEOUT_SECONDS,
+        check=False,
+    )
+
+
+def _is_revision(repo: Path, spec: str) -> bool:
+    if spec.startswith("-"):  # never let a spec become a git option
+        return False
+    return _git(repo, "rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}").returncode == 0
+
+
+def _from_revision(repo: Path, revision: str) -> ContractSet:
+    listing = _git(repo, "ls-tree", "-r", "--name-only", revision, "--", SPECS_IN_REPO)
+    if listing.returncode != 0:
+        raise _source_error(revision, "git ls-tree failed")
+    found = ContractSet(label=revision)
+    for name in listing.stdout.splitlines():
+        if not (name.endswith(".yaml") or name == f"{SPECS_IN_REPO}/{REGISTRY_SNAPSHOT}"):
+            continue
+        shown = _git(repo, "show", f"{revision}:{name}")
+        if shown.returncode != 0:
+            raise _source_error(revision, f"git show {name} failed")
+        where = f"{revision}:{name}"
+        if name.endswith(".json"):
+            found.registry = _read_registry(shown.stdout, where)
+        else:
+            _add(found, _parse(shown.stdout, where, strict=False), where)
+    if not found.contracts:
+        raise _source_error(revision, f"no contracts under {SPECS_IN_REPO} at this revision")
+    return found
+
+
+def load_side(spec: str, repo: Path | None = None) -> ContractSet:
+    """The contracts ``spec`` names: a contract file, a folder, or a git revision of ``repo``."""
+    path = Path(spec)
+    if path.is_file():
+        found = ContractSet(label=spec)
+        _add(found, _parse(path.read_text(encoding="utf-8"), spec, strict=True), spec)
+        return found
+    if path.is_dir():
+        return _from_folder(path, spec)
+    where = repo or Path.cwd()
+    if _is_revision(where, spec):
+        return _from_revision(where, spec)
+    raise _source_error(spec, "is neither a contract file, a folder nor a git revision")
