@@ -26,11 +26,12 @@ from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
 from tests.mesh.support import SERVICES, Mesh, token
 
-# (customer, text, whether it ends in a refund): each request refunds $1 of O-1001 (59.99:
-# every request of a run fits, each its own refund under its own key, issue 13), O-1002 is
-# outside the return window (no money moves).
+# (customer, text, whether it ends in a refund): O-1001 is refundable once (the first request
+# refunds it, later ones - concurrent ones too - are answered already_refunded; each request
+# is its own key, issue 13), O-1002 is outside the return window (no money moves). Small
+# partial refunds would each count as a refund, and a customer with many is high risk.
 REQUESTS: Final = (
-    ("C-01", "I changed my mind, please refund $1 of order O-1001", True),
+    ("C-01", "I changed my mind, please refund order O-1001", True),
     ("C-01", "I changed my mind, please refund my running shoes, order O-1002", False),
 )
 REFUNDED: Final = "O-1001"
@@ -188,7 +189,7 @@ def ledger_problems(report: Report, keys: dict[str, str]) -> list[str]:
         if keys.get(str(key)) != REFUNDED:
             problems.append(f"task {view.task_id}: refunded, but no ledger row under {key}")
     rows = sum(1 for order in keys.values() if order == REFUNDED)
-    if rows > len(refunded) + report.resent:
+    if rows > 1 or rows > len(refunded) + report.resent:  # the order is paid once in full
         problems.append(f"{rows} rows for {len(refunded)} refunds and {report.resent} resends")
     if DENIED in keys.values():
         problems.append(f"money moved for {DENIED}")

@@ -65,7 +65,7 @@ COMMANDS: tuple[LazyCommand, ...] = (
         _CLI + "stats_cmd",
         "Model metrics of a running orchestrator: success rate, P95, units and calls.",
     ),
-    LazyCommand("contracts", _CLI + "contracts_cmd", "Show or export the Accord contract."),
+    LazyCommand("contracts", _CLI + "contracts_cmd", "Show, export or diff the Accord contract."),
     LazyCommand("tools", _CLI + "tools_cmd", "Check MCP tool servers against their contracts."),
     LazyCommand("token", _CLI + "token_cmd", "Development tokens and the deny list."),
     LazyCommand("db", _CLI + "db_cmd", "Schema migrations of the services' databases."),

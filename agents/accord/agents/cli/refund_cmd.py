@@ -95,8 +95,6 @@ class Printer:
                 )
             if data.get("rule") and decision != RefundDecision.REFUNDED:
                 console.print(f"  rule: {data['rule']}", highlight=False)
-        if view.is_interrupted and view.budget is not None:
-            console.print(f"  [dim]budget: {budget_text(view.budget)}[/]", highlight=False)
         elif view.status is Status.WAITING and view.waiting_reason is WaitingReason.APPROVAL:
             console.print(f"[bold cyan]waiting for an approver[/]  task {view.task_id}")
             console.print(f"  an approver decides with: accord approve {view.task_id}")
@@ -104,6 +102,8 @@ class Printer:
             console.print(f"[bold cyan]question:[/] {view.question}", highlight=False)
         elif view.error is not None:
             console.print(f"[red]{view.error.code.value}[/]: {view.error.message}")
+        if view.is_interrupted and view.budget is not None:
+            console.print(f"  [dim]budget: {budget_text(view.budget)}[/]", highlight=False)
 
 
 def budget_text(budget: dict[str, dict[str, int]]) -> str:

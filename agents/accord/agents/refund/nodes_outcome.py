@@ -180,6 +180,9 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
         except AccordError as error:
             if error.code is ErrorCode.IDEMPOTENCY_CONFLICT:  # issued meanwhile, otherwise
                 await _stop(deps, ctx, inp, summary, asked, key, None, [])
+            overtaken = await _overtaken(deps, inp, summary, asked.language, error)
+            if overtaken is not None:
+                return overtaken
             raise
         await pause("refund.after_issue", order_id)
         receipt = from_peer(Receipt, issued.get("receipt"), "refunds.issue")
@@ -326,6 +329,33 @@ async def rejected(deps: Deps, ctx: NodeContext) -> RefundResult:
         amount=0,
         approver=decided.approver if decided else None,
     )
+
+
+async def _overtaken(
+    deps: Deps, inp: WorkflowInput, summary: Summary, language: Language, error: AccordError
+) -> RefundResult | None:
+    """The ledger refused the amount because another request of the same order was paid since
+    this one's checks (two requests at once): nothing moved, so the customer is told what is
+    true now - already refunded, or the most that is left - instead of a failure. None for any
+    other error."""
+    refundable = error.details.get("refundable_cents")
+    if error.code is not ErrorCode.POLICY_DENIED or not isinstance(refundable, int):
+        return None
+    # The rule that now holds, not the one policy-check applied before the other refund.
+    rule = money.ALREADY_REFUNDED if refundable == 0 else money.AMOUNT_ABOVE_REFUNDABLE
+    summary = summary.model_copy(update={"rule": rule})
+    if refundable == 0:
+        answered = await _already_refunded(deps, inp, summary, language)
+        if answered is not None:
+            return answered
+    told = money.sentence(
+        "amount_above_refundable",
+        language,
+        order_id=summary.order_id,
+        requested=_amount(summary.amount_cents, summary.currency),
+        refundable=_amount(refundable, summary.currency),
+    )
+    return _final(NOT_ELIGIBLE, summary, [told], told, amount=0)
 
 
 async def _already_refunded(
