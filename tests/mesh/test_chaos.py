@@ -36,7 +36,7 @@ def _seed() -> int:
     return int(os.environ.get("ACCORD_CHAOS_SEED") or random.SystemRandom().randrange(10**6))
 
 
-async def _check(mesh: Mesh, report: Report) -> None:
+async def _check(mesh: Mesh, report: Report, before: dict[str, str]) -> None:
     print(report.summary(), flush=True)
     why = [(o.task_id, o.error, o.view and o.view.error) for o in report.not_completed]
     assert not report.not_completed, (report.summary(), why)
@@ -44,20 +44,22 @@ async def _check(mesh: Mesh, report: Report) -> None:
         view = await get_task(mesh, "C-01", outcome.task_id)
         assert view.status is Status.COMPLETED, (report.seed, outcome.task_id, view.status)
     # One ledger row per refunded request, none for the denied order (tests/mesh/chaos.py).
-    assert not ledger_problems(report, mesh.refund_keys()), report.summary()
+    assert not ledger_problems(report, mesh.refund_keys(), before), report.summary()
 
 
 async def test_kill_9_of_any_service_while_refunds_flow(chaos_mesh: Mesh) -> None:
+    before = chaos_mesh.refund_keys()
     report = await run_chaos(chaos_mesh, seed=_seed(), duration_s=45.0, every_s=3.0)
-    await _check(chaos_mesh, report)
+    await _check(chaos_mesh, report, before)
     assert sum(report.kills.values()) >= 4, report.summary()
 
 
 async def test_rolling_restart_fails_no_request(chaos_mesh: Mesh) -> None:
+    before = chaos_mesh.refund_keys()
     report = await run_chaos(
         chaos_mesh, seed=_seed(), duration_s=0.0, every_s=1.0, sig=signal.SIGTERM, rolling=True
     )
-    await _check(chaos_mesh, report)
+    await _check(chaos_mesh, report, before)
     assert set(report.kills) == {"commerce", "payments", "policy", "risk", "orchestrator"}
 
 
