@@ -21,6 +21,7 @@ from accord.agents.cli import (
     token_cmd,
     tools_cmd,
     up_cmd,
+    webhook_cmd,
 )
 from accord.protocol.settings import SettingsError
 
@@ -47,6 +48,7 @@ for module in (
     token_cmd,
     stats_cmd,
     db_cmd,
+    webhook_cmd,
 ):
     module.register(app)
 
