@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import uvicorn
+from starlette.types import ASGIApp
 
 from accord.protocol.push.receiver import Notification, build_receiver_app
 
@@ -53,26 +54,27 @@ class Receiver:
         return note
 
 
-async def _listening(server: uvicorn.Server, deadline_s: float = 10.0) -> None:
-    """Until uvicorn's own flag says the socket listens (it has no event to wait on)."""
+@contextlib.asynccontextmanager
+async def serving(app: ASGIApp, port: int, deadline_s: float = 10.0) -> AsyncIterator[None]:
+    """``app`` under a real uvicorn server on 127.0.0.1:``port`` in this event loop."""
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    )
+    task = asyncio.create_task(server.serve())
     end = asyncio.get_running_loop().time() + deadline_s
-    while not server.started:
-        if asyncio.get_running_loop().time() > end:
-            raise TimeoutError("the push receiver did not start listening")
+    while not server.started:  # uvicorn's own flag: it has no event to wait on
+        if asyncio.get_running_loop().time() > end or task.done():
+            raise TimeoutError(f"no server listening on port {port}")
         await asyncio.sleep(0.01)  # bounded by the deadline
+    try:
+        yield
+    finally:
+        server.should_exit = True
+        await task
 
 
 @contextlib.asynccontextmanager
 async def running_receiver(port: int, token: str = TOKEN) -> AsyncIterator[Receiver]:
     receiver = Receiver(port, token)
-    app = build_receiver_app(token, receiver.record)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    )
-    serving = asyncio.create_task(server.serve())
-    await _listening(server)
-    try:
+    async with serving(build_receiver_app(token, receiver.record), port):
         yield receiver
-    finally:
-        server.should_exit = True
-        await serving
