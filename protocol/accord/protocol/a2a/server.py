@@ -45,6 +45,7 @@ from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
 from accord.protocol.a2a.store import AccordTaskStore
 from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
+from accord.protocol.auth_none import AUTH_NONE, AUTH_OPTION, AnonymousAuthenticator
 from accord.protocol.auth_verify import Authenticator
 from accord.protocol.breaker import degraded
 from accord.protocol.push import (
@@ -138,6 +139,14 @@ def task_store_ref(options: ServeOptions, service_name: str) -> StoreRef:
     """The agent's task table, for `accord db` (``ServiceSpec.stores``)."""
     schema = task_schema(task_table(table_name(service_name)))
     return StoreRef(schema, task_store_url(options, service_name))
+
+
+def _authenticator(options: ServeOptions) -> Authenticator:
+    """The environment's, or (``accord serve --auth none``, checked by the CLI) one that
+    admits callers without a credential (accord.protocol.auth_none)."""
+    if options.extra.get(AUTH_OPTION) == AUTH_NONE:
+        return AnonymousAuthenticator()
+    return Authenticator()
 
 
 def push_store_ref(options: ServeOptions, service_name: str) -> StoreRef:
@@ -246,7 +255,7 @@ def build_agent_app(
         ),
     ]
     gate_options: dict[str, Any] = {
-        "authenticator": authenticator or Authenticator(),
+        "authenticator": authenticator or _authenticator(options),
         "rpc_paths": [RPC_PATH],
         "public_paths": [AGENT_CARD_WELL_KNOWN_PATH, HEALTH_PATH, READY_PATH],
         "max_body_bytes": max_body_bytes,
