@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from accord.protocol.push import PushNotifications, PushStore, PushUrlPolicy, owner_context
+from accord.protocol.push.policy import pinned
 from tests.support.processes import free_port
 from tests.support.push_receiver import TOKEN, running_receiver, serving
 
@@ -170,3 +172,44 @@ async def test_a_config_without_a_usable_token_is_refused(tmp_path: Path, token:
     with pytest.raises(InvalidParamsError, match="token"):
         await store.set_info("t-1", config, owner_context("accord/C-01"))
     await store.close()
+
+
+async def test_the_request_goes_to_the_checked_address_with_the_callers_credentials(
+    tmp_path: Path,
+) -> None:
+    """The name is resolved once, checked, and the connection made to that address (Host
+    keeps the name); the config's `authentication` is sent as its Authorization header."""
+    got: list[dict[str, str]] = []
+    arrived = asyncio.Event()
+
+    async def capture(request: Request) -> Response:
+        got.append(dict(request.headers))
+        arrived.set()
+        return Response(status_code=204)
+
+    port = free_port()
+    async with serving(Starlette(routes=[Route("/hook", capture, methods=["POST"])]), port):
+        store = _store(tmp_path)
+        config = TaskPushNotificationConfig(
+            task_id="t-1", id="cfg", url=f"http://localhost:{port}/hook", token=TOKEN
+        )
+        config.authentication.scheme = "Bearer"
+        config.authentication.credentials = "receiver-credential"
+        await store.set_info("t-1", config, owner_context("accord/C-01"))
+        push = PushNotifications(store, _reader)
+        async with delivering(push), asyncio.timeout(20):
+            await push.send_notification("t-1", _task(TaskState.TASK_STATE_COMPLETED, 1))
+            await arrived.wait()
+    assert got[0]["host"] == f"localhost:{port}"
+    assert got[0]["authorization"] == "Bearer receiver-credential"
+    assert got[0]["content-type"] == "application/json"
+
+
+def test_a_pinned_https_request_verifies_the_certificate_against_the_name() -> None:
+    request = pinned("https://hooks.example.com:8443/a?b=1", ipaddress.ip_address("93.184.215.14"))
+    assert request.url == "https://93.184.215.14:8443/a?b=1"
+    assert request.host_header == "hooks.example.com:8443"
+    assert request.extensions == {"sni_hostname": "hooks.example.com"}
+    v6 = pinned("http://localhost:9/x", ipaddress.ip_address("::1"))
+    assert v6.url == "http://[::1]:9/x"
+    assert v6.extensions == {}

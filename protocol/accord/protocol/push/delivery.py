@@ -37,7 +37,7 @@ from a2a.utils.proto_utils import to_stream_response
 from google.protobuf.json_format import MessageToDict
 
 from accord.contracts.keys import PUSH_ID_HEADER, PUSH_SIGNATURE_HEADER, PUSH_TOKEN_HEADER
-from accord.protocol.push.policy import PushUrlRefusedError
+from accord.protocol.push.policy import PushUrlRefusedError, pinned
 from accord.protocol.push.signing import sign
 from accord.protocol.push.store import Pending, PushStore
 
@@ -173,12 +173,14 @@ class PushNotifications(PushNotificationSender):
         """One delivery attempt; whether the row is settled (delivered or given up)."""
         url, attempt = pending.config.url, pending.attempts + 1
         try:
-            await self.store.policy.check(url)
+            addresses = await self.store.policy.check(url)  # again: DNS may answer otherwise now
         except PushUrlRefusedError as exc:
             logger.warning("push to %s for task %s refused: %s; dropped", url, pending.task_id, exc)
             return True
+        request = pinned(url, addresses[0])  # to the address just checked, not a new lookup
         headers = {
-            "Content-Type": "application/a2a+json",
+            "Host": request.host_header,
+            "Content-Type": "application/json",
             PUSH_ID_HEADER: pending.id,
             PUSH_TOKEN_HEADER: pending.config.token,
             PUSH_SIGNATURE_HEADER: sign(pending.config.token, pending.id, pending.body),
@@ -187,7 +189,9 @@ class PushNotifications(PushNotificationSender):
         if pending.config.HasField("authentication") and auth.scheme and auth.credentials:
             headers["Authorization"] = f"{auth.scheme} {auth.credentials}"
         try:
-            response = await self._client.post(url, content=pending.body, headers=headers)
+            response = await self._client.post(
+                request.url, content=pending.body, headers=headers, extensions=request.extensions
+            )
             status = response.status_code
         except httpx.HTTPError as exc:
             status, why = 0, type(exc).__name__

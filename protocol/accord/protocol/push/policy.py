@@ -11,6 +11,9 @@ DNS rebinding):
   (``127.0.0.0/8``, ``::1``, ``localhost``) are allowed without listing, over ``http`` too, and
   a listed host may resolve to a private address.
 
+The request then goes to the address that was checked (:func:`pinned`), not to a second
+resolution of the name: TLS still verifies the certificate against the host name (SNI), so a
+name that resolves elsewhere between the check and the connection cannot steer the request.
 Redirects are never followed (delivery.py), so a checked URL cannot forward the request on.
 """
 
@@ -111,3 +114,23 @@ async def _resolve(host: str, port: int) -> list[IPAddress]:
     except OSError:
         return []
     return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedRequest:
+    """A request to one checked address: the URL names the address, ``Host`` and the TLS
+    server name (SNI, which the certificate is verified against) the original host."""
+
+    url: str
+    host_header: str
+    extensions: dict[str, str]
+
+
+def pinned(url: str, address: IPAddress) -> PinnedRequest:
+    parsed = urllib.parse.urlsplit(url)
+    host = parsed.hostname or ""
+    literal = f"[{address}]" if isinstance(address, ipaddress.IPv6Address) else str(address)
+    netloc = literal + (f":{parsed.port}" if parsed.port else "")
+    target = urllib.parse.urlunsplit(parsed._replace(netloc=netloc))
+    extensions = {"sni_hostname": host} if parsed.scheme == "https" and not _literal(host) else {}
+    return PinnedRequest(target, parsed.netloc, extensions)
