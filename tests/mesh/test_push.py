@@ -53,10 +53,9 @@ async def test_an_approval_is_learnt_by_push(push_mesh: Mesh) -> None:
         assert decided.error is None, decided.error
         note = await receiver.wait_for(task_id, COMPLETED, deadline_s=60)
         assert note.task["metadata"] or note.task["status"]  # the whole task, as its owner sees it
-        # Every state change once: running again after the approval, then completed.
+        # Each change once (changes in quick succession may come as one, the latest state).
         states = receiver.states(task_id)
         assert states.count(COMPLETED) == 1, states
-        assert "TASK_STATE_WORKING" in states
 
         # The config can be read, listed and deleted by its owner, over both bindings.
         got = await rpc(

@@ -213,3 +213,30 @@ def test_a_pinned_https_request_verifies_the_certificate_against_the_name() -> N
     v6 = pinned("http://localhost:9/x", ipaddress.ip_address("::1"))
     assert v6.url == "http://[::1]:9/x"
     assert v6.extensions == {}
+
+
+async def test_a_change_not_recorded_before_a_crash_is_sent_at_start_once(tmp_path: Path) -> None:
+    """The process died after the task changed and before the change reached the outbox: the
+    next start reads every followed task again; a change recorded already is not sent again."""
+    completed = _task(TaskState.TASK_STATE_COMPLETED, 5)
+
+    async def record(task_id: str, owner: str) -> Task | None:
+        return completed if (task_id, owner) == ("t-1", "accord/C-01") else None
+
+    async with running_receiver(free_port()) as receiver:
+        store = _store(tmp_path)
+        await _configure(store, receiver.url)
+        await store.close()
+        first = PushNotifications(_store(tmp_path), record)
+        async with delivering(first):
+            await receiver.wait_for("t-1", "TASK_STATE_COMPLETED", deadline_s=20)
+        second = PushNotifications(_store(tmp_path), record)
+        await second.store.open()
+        # What the first process may have sent without settling it yet goes again (the same
+        # notification id: the receiver drops the repeat), and nothing else.
+        await second.deliver_due()
+        await second.send_notification("t-1", completed)  # the same change, seen again
+        assert await second.store.unfinished_tasks() == []  # terminal: not read at start
+        assert await second.store.next_due() is None  # nothing new was recorded
+        await second.store.close()
+    assert receiver.states("t-1") == ["TASK_STATE_COMPLETED"]

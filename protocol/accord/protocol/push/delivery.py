@@ -16,7 +16,10 @@ per config (store.py) BEFORE anything is sent, and the delivery loop sends the r
   start: delivery is at least once, and receivers drop repeats by ``X-Accord-Notification-Id``.
 
 Only state changes are sent (Task and TaskStatusUpdateEvent, not artifact chunks); each is one
-notification per config however many paths see it (the dedupe key is the state and its time).
+notification per config however many paths see it (a change is the state and its time, and a
+config remembers the last one recorded). At start every task still followed (its last recorded
+state not terminal) is read once more, so a change that happened just before a crash, before
+it reached the outbox, is still sent.
 """
 
 from __future__ import annotations
@@ -105,7 +108,9 @@ class PushNotifications(PushNotificationSender):
             return
         body = _body(to_stream_response(event))
         for owner, config in configs:
-            await self.store.enqueue(owner, config.id, task_id, _dedupe(status), body)
+            await self.store.enqueue(
+                owner, config.id, task_id, _dedupe(status), int(status.state), body
+            )
         self._wake.set()
 
     def task_changed(self, task_id: str) -> None:
@@ -125,7 +130,8 @@ class PushNotifications(PushNotificationSender):
             if task is None:
                 continue
             body = _body(StreamResponse(task=task))
-            await self.store.enqueue(owner, config.id, task_id, _dedupe(task.status), body)
+            change, state = _dedupe(task.status), int(task.status.state)
+            await self.store.enqueue(owner, config.id, task_id, change, state, body)
         if configs:
             self._wake.set()
 
@@ -133,6 +139,10 @@ class PushNotifications(PushNotificationSender):
     async def run(self) -> None:
         """Record changes and deliver, until cancelled (for the life of the service)."""
         await self.store.open()
+        # A change seen just before a crash may not have reached the outbox: look at every
+        # task still followed once more (a change already recorded is not recorded again).
+        for task_id in await self.store.unfinished_tasks():
+            self.task_changed(task_id)
         watcher = asyncio.create_task(self._watch_changes(), name="push-changes")
         try:
             while True:

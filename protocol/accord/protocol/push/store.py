@@ -24,7 +24,7 @@ from a2a.server.tasks.push_notification_config_store import (
     PushNotificationConfigStore,
     normalize_push_notification_config,
 )
-from a2a.types import TaskPushNotificationConfig
+from a2a.types import TaskPushNotificationConfig, TaskState
 from a2a.utils.errors import InvalidParamsError
 from sqlalchemy import delete, select, update
 
@@ -35,6 +35,12 @@ from accord.protocol.storage.database import Database, Txn
 
 CLAIM_LEASE_S: Final = 60.0  # a claimed notification is another replica's again after this
 MAX_CONFIGS_PER_TASK: Final = 10
+TERMINAL_STATES: Final = (
+    TaskState.TASK_STATE_COMPLETED,
+    TaskState.TASK_STATE_FAILED,
+    TaskState.TASK_STATE_CANCELED,
+    TaskState.TASK_STATE_REJECTED,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,27 +175,46 @@ class PushStore(PushNotificationConfigStore):
 
     # -- the outbox ---------------------------------------------------------------------------
     async def enqueue(
-        self, owner: str, config_id: str, task_id: str, dedupe: str, body: bytes
+        self, owner: str, config_id: str, task_id: str, change: str, state: int, body: bytes
     ) -> bool:
-        """Record one notification (once per ``dedupe``); whether it is new."""
-        o = self.outbox
+        """Record one notification of ``change`` (a state and its time) for one config, unless
+        it is the change last recorded for it (or the config is gone); whether it was new."""
+        o, c = self.outbox, self.configs
+        key = (c.c.owner == owner) & (c.c.task_id == task_id) & (c.c.id == config_id)
         row = {
             "id": uuid.uuid4().hex,
             "owner": owner,
             "task_id": task_id,
             "config_id": config_id,
-            "dedupe": f"{owner}\x1f{task_id}\x1f{config_id}\x1f{dedupe}",
+            "dedupe": f"{owner}\x1f{task_id}\x1f{config_id}\x1f{change}",
             "body": body,
             "attempts": 0,
         }
 
         def write(txn: Txn) -> bool:
+            last = txn.conn.execute(select(c.c.last_change).where(key)).first()
+            if last is None or last[0] == change:
+                return False
             stmt = self.db.insert(o).values(**row, due_at=txn.now, created_at=txn.now)
-            result = txn.conn.execute(stmt.on_conflict_do_nothing(index_elements=[o.c.dedupe]))
-            return bool(result.rowcount)
+            txn.conn.execute(stmt.on_conflict_do_nothing(index_elements=[o.c.dedupe]))
+            txn.conn.execute(update(c).where(key).values(last_change=change, last_state=state))
+            return True
 
         await self.open()
         return await self.db.write(write)
+
+    async def unfinished_tasks(self) -> list[str]:
+        """Tasks with a config whose last recorded state is not terminal (or none yet): what
+        the re-check at start looks at, in case a change was not recorded before a crash."""
+        c = self.configs
+        done = [int(s) for s in TERMINAL_STATES]
+        query = (
+            select(c.c.task_id)
+            .where(c.c.last_state.is_(None) | c.c.last_state.not_in(done))
+            .distinct()
+        )
+        await self.open()
+        return [r[0] for r in await self.db.read(lambda conn: conn.execute(query).all())]
 
     async def claim(self, limit: int) -> list[Pending]:
         """Due notifications, leased to this process for :data:`CLAIM_LEASE_S`."""

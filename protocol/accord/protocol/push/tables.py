@@ -4,8 +4,10 @@
 belongs to the principal (``app/subject``) that created it, like the task it watches.
 ``a2a_push_<service>_outbox`` holds every notification not yet delivered: written in the same
 moment the state change is seen, deleted when the receiver answered 2xx (or gave up on), so a
-restart resumes delivery where it stopped. ``dedupe`` makes a state change one notification per
-config however often it is seen (the SDK's event and the record's view of the same change).
+restart resumes delivery where it stopped. A config remembers the last change recorded for it
+(``last_change``), so a state change is one notification per config however often it is seen
+(the SDK's event and the record's view of the same change, or the re-check at start);
+``dedupe`` is the outbox's own guard against the same row twice.
 Each service's tables have their own migration history (``migrations/``, schema option ``table``).
 """
 
@@ -43,6 +45,10 @@ def push_tables(name: str) -> tuple[Table, Table]:
         Column("id", Text, nullable=False),
         Column("blob", BYTES, nullable=False),  # the TaskPushNotificationConfig, serialized
         Column("created_at", EPOCH_SECONDS, nullable=False),
+        # The last state change recorded for this config (its dedupe key, and its TaskState):
+        # a change seen again (another path, or the re-check at start) is not sent twice.
+        Column("last_change", Text, nullable=True),
+        Column("last_state", Integer, nullable=True),
         PrimaryKeyConstraint("owner", "task_id", "id", name=f"{name}_pkey"),
     )
     Index(f"{name}_task", configs.c.task_id)

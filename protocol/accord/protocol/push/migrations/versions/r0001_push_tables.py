@@ -26,6 +26,8 @@ def upgrade() -> None:
         sa.Column("id", sa.Text(), nullable=False),
         sa.Column("blob", BYTES, nullable=False),
         sa.Column("created_at", EPOCH_SECONDS, nullable=False),
+        sa.Column("last_change", sa.Text(), nullable=True),
+        sa.Column("last_state", sa.Integer(), nullable=True),
         sa.PrimaryKeyConstraint("owner", "task_id", "id", name=f"{table}_pkey"),
     )
     op.create_index(f"{table}_task", table, ["task_id"])
