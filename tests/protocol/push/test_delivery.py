@@ -240,3 +240,20 @@ async def test_a_change_not_recorded_before_a_crash_is_sent_at_start_once(tmp_pa
         assert await second.store.next_due() is None  # nothing new was recorded
         await second.store.close()
     assert receiver.states("t-1") == ["TASK_STATE_COMPLETED"]
+
+
+@pytest.mark.postgres
+async def test_the_outbox_on_postgresql(postgres_url: str) -> None:
+    """The same store on PostgreSQL: a config, a recorded change, a claim, a delivery."""
+    async with running_receiver(free_port()) as receiver:
+        store = PushStore(postgres_url, table="a2a_push_pgtest", policy=DEV)
+        await _configure(store, receiver.url)
+        push = PushNotifications(store, _reader)
+        await store.open()
+        await push.send_notification("t-1", _task(TaskState.TASK_STATE_COMPLETED, 1))
+        await push.send_notification("t-1", _task(TaskState.TASK_STATE_COMPLETED, 1))
+        await push.deliver_due()
+        assert push.delivered == 1
+        assert await store.next_due() is None
+        await store.close()
+    assert receiver.states("t-1") == ["TASK_STATE_COMPLETED"]
