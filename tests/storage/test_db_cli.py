@@ -14,13 +14,16 @@ from tests.storage import v0_1
 
 # The orchestrator keeps one store, its workflow log: its A2A tasks are views of it (its v0.1
 # task table is left as it was, unread).
-SCHEMAS = {
+V0_1_SCHEMAS = {
     ("commerce", "commerce"),
     ("orchestrator", "workflow"),
     ("payments", "payments"),
     ("policy", "a2a_tasks_policy"),
     ("risk", "a2a_tasks_risk"),
 }
+# Each agent's push notification tables: new since v0.1, so not there yet, and made by upgrade.
+PUSH_SCHEMAS = {(s, f"a2a_push_{s}") for s in ("orchestrator", "policy", "risk")}
+SCHEMAS = V0_1_SCHEMAS | PUSH_SCHEMAS
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -33,7 +36,9 @@ def check(where: list[str]) -> None:
     assert code == 1  # behind: v0.1, never upgraded
     rows = json.loads(out)
     assert {(r["service"], r["schema"]) for r in rows} == SCHEMAS
-    assert all(r["unversioned_v0_1"] and r["current"] is None for r in rows)
+    assert all(r["current"] is None for r in rows)
+    unversioned = {(r["service"], r["schema"]) for r in rows if r["unversioned_v0_1"]}
+    assert unversioned == V0_1_SCHEMAS
 
     code, out = run("db", "upgrade", *where, "--json")
     assert code == 0, out

@@ -34,7 +34,7 @@ from accord.agents.policy_rules import (
 from accord.contracts.agents import AgentContract, agent_contract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
-from accord.protocol.a2a.server import build_agent_app, task_store_ref
+from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_ref
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
 from accord.protocol.settings import ServeOptions
@@ -121,5 +121,8 @@ service = ServiceSpec(
     protocol="a2a",
     description="policy-check: is this refund allowed, and up to how much?",
     build_app=build_app,
-    stores=lambda options: [task_store_ref(options, SERVICE_NAME)],
+    stores=lambda options: [
+        task_store_ref(options, SERVICE_NAME),
+        push_store_ref(options, SERVICE_NAME),
+    ],
 )

@@ -94,6 +94,18 @@ message metadata key."""
 API_KEY_HEADER: Final = "X-API-Key"
 """HTTP header that carries an API key (the card's apiKey security scheme names it)."""
 
+# -- A2A push notifications (docs/push-notifications.md) ---------------------------------------
+
+PUSH_TOKEN_HEADER: Final = "X-A2A-Notification-Token"
+"""A2A 1.0: the push config's token, sent back with every notification of that config."""
+
+PUSH_SIGNATURE_HEADER: Final = "X-Accord-Signature"
+"""``t=<unix seconds>,v1=<hex HMAC-SHA256>`` of ``t + "." + id + "." + body`` keyed by the
+config's token: a receiver checks the body was not changed and is recent."""
+
+PUSH_ID_HEADER: Final = "X-Accord-Notification-Id"
+"""One id per notification, the same on every retry: a receiver drops repeats by it."""
+
 # -- every service ----------------------------------------------------------------------------
 
 HEALTH_PATH: Final = "/healthz"

@@ -230,6 +230,15 @@ class AccordSettings(BaseSettings):
             "auth", "unset: loopback names on a loopback bind, no check on other binds"
         ),
     )
+    push_allowed_hosts: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description=(
+            "A2A agents: comma-separated host names (or `*.example.com`) a push notification "
+            "may be sent to, over https only; a host resolving to a private or loopback "
+            "address is refused unless `ACCORD_DEV=1` (docs/push-notifications.md)."
+        ),
+        json_schema_extra=_in("auth", "unset: none (with ACCORD_DEV=1: loopback only)"),
+    )
     authorization_servers: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(),
         description=(
@@ -467,7 +476,12 @@ class AccordSettings(BaseSettings):
         return value.rstrip("/")
 
     @field_validator(
-        "allowed_hosts", "trusted_origins", "authorization_servers", "jwt_issuers", mode="before"
+        "allowed_hosts",
+        "trusted_origins",
+        "authorization_servers",
+        "jwt_issuers",
+        "push_allowed_hosts",
+        mode="before",
     )
     @classmethod
     def _comma_list(cls, value: object) -> object:

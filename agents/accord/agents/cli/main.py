@@ -69,6 +69,11 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("tools", _CLI + "tools_cmd", "Check MCP tool servers against their contracts."),
     LazyCommand("token", _CLI + "token_cmd", "Development tokens and the deny list."),
     LazyCommand("db", _CLI + "db_cmd", "Schema migrations of the services' databases."),
+    LazyCommand(
+        "webhook",
+        _CLI + "webhook_cmd",
+        "Receive push notifications on 127.0.0.1 and print each verified one.",
+    ),
 )
 
 

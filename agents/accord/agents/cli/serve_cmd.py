@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import logging
+
 import typer
 
+from accord.protocol.auth_none import (
+    ANONYMOUS,
+    AUTH_MODES,
+    AUTH_NONE,
+    AUTH_OPTION,
+    auth_none_refusal,
+)
 from accord.protocol.error_boundary import ErrorBoundary
-from accord.protocol.service import check_startup, find_service, service_names
+from accord.protocol.service import (
+    StartRefusedError,
+    check_startup,
+    find_service,
+    service_names,
+)
 from accord.protocol.settings import DEFAULT_HOST, ServeOptions, current
 from accord.protocol.telemetry import configure_logging, setup_telemetry
 from accord.protocol.telemetry.asgi import ServerTelemetry
+
+logger = logging.getLogger(__name__)
 
 
 def register(app: typer.Typer) -> None:
@@ -24,6 +40,12 @@ def register(app: typer.Typer) -> None:
             "directory",
         ),
         stdio: bool = typer.Option(False, help="Serve MCP over stdio instead of HTTP"),
+        auth: str = typer.Option(
+            "token",
+            "--auth",
+            help="token: every request carries a credential; none: development only, on "
+            "loopback, an A2A agent admits callers without one (docs/security-a2a.md)",
+        ),
     ) -> None:
         """Start one service."""
         import uvicorn
@@ -36,9 +58,26 @@ def register(app: typer.Typer) -> None:
         # One place per process: service.name, exporters from the OTEL_* environment, log format.
         configure_logging(name)
         check_startup(spec)  # production mode's refusals (exit 2, one line); development's notice
+        extra: dict[str, str] = {}
+        if auth not in AUTH_MODES:
+            raise typer.BadParameter(f"one of {', '.join(AUTH_MODES)}", param_hint="--auth")
+        if auth == AUTH_NONE:
+            why = auth_none_refusal(current(), host, spec.protocol)
+            if why is not None:
+                raise StartRefusedError(f"accord serve {name}: {why}")
+            logger.warning(
+                "authentication is OFF (--auth none): callers without a credential are served "
+                "as %s; development only, on %s",
+                ANONYMOUS.owner,
+                host,
+            )
+            extra[AUTH_OPTION] = AUTH_NONE
         telemetry = setup_telemetry(name)
         options = ServeOptions(
-            host=host, port=port or spec.default_port, database_url=database_url or None
+            host=host,
+            port=port or spec.default_port,
+            database_url=database_url or None,
+            extra=extra,
         )
         try:
             if stdio:

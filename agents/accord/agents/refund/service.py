@@ -31,12 +31,12 @@ from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.stats_route import STATS_PATH, stats_handler
 from accord.agents.refund.task_views import WorkflowTaskSource
-from accord.agents.workflow import Runtime
+from accord.agents.workflow import Event, Runtime
 from accord.agents.workflow.tables import SCHEMA as WORKFLOW_SCHEMA
 from accord.contracts.agents import agent_contract
 from accord.protocol.a2a.derived_store import DerivedTaskStore
 from accord.protocol.a2a.principal_routes import principal_route
-from accord.protocol.a2a.server import build_agent_app, task_store_url
+from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_url
 from accord.protocol.auth import Principal
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.private_files import private_file
@@ -56,9 +56,12 @@ def _settings(options: ServeOptions) -> RefundSettings:
 
 
 def stores(options: ServeOptions) -> list[StoreRef]:
-    """What `accord db` upgrades: the workflow log, the orchestrator's only store (its A2A
-    tasks are views of it)."""
-    return [StoreRef(WORKFLOW_SCHEMA, _settings(options).workflow_log_url)]
+    """What `accord db` upgrades: the workflow log, the orchestrator's only task store (its
+    A2A tasks are views of it), and the push notification tables."""
+    return [
+        StoreRef(WORKFLOW_SCHEMA, _settings(options).workflow_log_url),
+        push_store_ref(options, SERVICE_NAME),
+    ]
 
 
 def build_app(options: ServeOptions) -> Any:
@@ -104,7 +107,16 @@ def build_app(options: ServeOptions) -> Any:
         task_store=DerivedTaskStore(WorkflowTaskSource(runtime)),
         # The web console calls the public API from the browser (docs/console.md).
         browser_origins=[current().console_url],
+        # A task changes when its workflow does (an approval resumes it from another request):
+        # the log's events drive push notifications, not the request handler's.
+        push_from_handler=False,
     )
+    push = app.state.push
+
+    async def workflow_changed(event: Event) -> None:
+        push.task_changed(event.workflow_id)
+
+    runtime.subscribe(workflow_changed)
     app.router.routes.append(principal_route(APPROVALS_PATH, approvals))
     app.router.routes.append(principal_route(STATS_PATH, stats_handler(deps.router.metrics)))
     return app

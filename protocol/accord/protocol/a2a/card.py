@@ -39,7 +39,9 @@ BEARER_SCHEME: Final = "bearer"
 API_KEY_SCHEME: Final = "apiKey"
 
 
-def build_agent_card(contract: AgentContract, url: str) -> AgentCard:
+def build_agent_card(
+    contract: AgentContract, url: str, *, push_notifications: bool = True
+) -> AgentCard:
     """The public card of ``contract`` served at base ``url`` (JSON-RPC and HTTP+JSON)."""
     base = url.rstrip("/")
     card = AgentCard(
@@ -61,7 +63,7 @@ def build_agent_card(contract: AgentContract, url: str) -> AgentCard:
         ],
         capabilities=AgentCapabilities(
             streaming=contract.streaming,
-            push_notifications=False,
+            push_notifications=push_notifications,  # docs/push-notifications.md
             extensions=[
                 AgentExtension(
                     uri=CONTRACT_EXTENSION_URI,

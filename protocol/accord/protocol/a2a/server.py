@@ -46,8 +46,16 @@ from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
 from accord.protocol.a2a.store import AccordTaskStore
 from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
+from accord.protocol.auth_none import AUTH_NONE, AUTH_OPTION, AnonymousAuthenticator
 from accord.protocol.auth_verify import Authenticator
 from accord.protocol.breaker import degraded
+from accord.protocol.push import (
+    PushNotifications,
+    PushStore,
+    push_schema,
+    push_table_name,
+    reader_of,
+)
 from accord.protocol.request_body import reading_kept_body
 from accord.protocol.settings import (
     DEFAULT_PORTS,
@@ -134,6 +142,21 @@ def task_store_ref(options: ServeOptions, service_name: str) -> StoreRef:
     return StoreRef(schema, task_store_url(options, service_name))
 
 
+def _authenticator(options: ServeOptions) -> Authenticator:
+    """The environment's, or (``accord serve --auth none``, checked by the CLI) one that
+    admits callers without a credential (accord.protocol.auth_none)."""
+    if options.extra.get(AUTH_OPTION) == AUTH_NONE:
+        return AnonymousAuthenticator()
+    return Authenticator()
+
+
+def push_store_ref(options: ServeOptions, service_name: str) -> StoreRef:
+    """The agent's push notification tables, for `accord db`."""
+    return StoreRef(
+        push_schema(push_table_name(service_name)), task_store_url(options, service_name)
+    )
+
+
 async def _stop(task: asyncio.Task[None]) -> None:
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
@@ -151,23 +174,33 @@ def build_agent_app(
     authenticator: Authenticator | None = None,
     max_body_bytes: int = MAX_BODY_BYTES,
     browser_origins: Sequence[str] = (),
+    push_from_handler: bool = True,
 ) -> Starlette:
     """The agent's ASGI app; see the module docstring.
 
     ``task_store`` replaces the durable store (benchmarks, tests); ``authenticator`` replaces
     the one built from the environment; ``browser_origins`` are the web pages allowed to call
-    the agent from a browser (CORS, :mod:`accord.protocol.a2a.cors`; none by default).
+    the agent from a browser (CORS, :mod:`accord.protocol.a2a.cors`; none by default). Push
+    notifications (``app.state.push``) are sent for every event the request handler sees; an
+    agent whose tasks change elsewhere (a workflow log) passes ``push_from_handler=False`` and
+    calls ``app.state.push.task_changed(id)``.
     """
     card = build_agent_card(contract, public_url(options, service_name))
     store = task_store or AccordTaskStore(
         task_store_url(options, service_name), table=table_name(service_name)
     )
+    push_store = PushStore(
+        task_store_url(options, service_name), table=push_table_name(service_name)
+    )
+    push = PushNotifications(push_store, reader_of(store))
     handler = DefaultRequestHandler(
         agent_executor=executor,
         task_store=store,
         agent_card=card,
         request_context_builder=TaskContextBuilder(store),
         interrupted_task_timeout=IDLE_RELEASE_S,
+        push_config_store=push_store,
+        push_sender=push if push_from_handler else None,
     )
     context_builder = PrincipalContextBuilder()
 
@@ -204,6 +237,10 @@ def build_agent_app(
                 await store.recover()  # what a gone process left running can never finish
                 keeper = asyncio.create_task(store.keep_alive(), name="task-store-heartbeat")
                 stack.push_async_callback(_stop, keeper)
+            await push_store.open()
+            stack.push_async_callback(push_store.close)
+            pusher = asyncio.create_task(push.run(), name="push-delivery")
+            stack.push_async_callback(_stop, pusher)
             for hook in lifespan_hooks:
                 await stack.enter_async_context(hook())
             stack.push_async_callback(handler.aclose)
@@ -222,7 +259,7 @@ def build_agent_app(
         ),
     ]
     gate_options: dict[str, Any] = {
-        "authenticator": authenticator or Authenticator(),
+        "authenticator": authenticator or _authenticator(options),
         "rpc_paths": [RPC_PATH],
         "public_paths": [AGENT_CARD_WELL_KNOWN_PATH, HEALTH_PATH, READY_PATH],
         "max_body_bytes": max_body_bytes,
@@ -233,5 +270,6 @@ def build_agent_app(
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.agent_card = card
     app.state.task_store = store
+    app.state.push = push
     app.state.request_handler = handler
     return app

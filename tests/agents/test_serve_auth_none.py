@@ -1,0 +1,69 @@
+"""`accord serve NAME --auth none`: standard tooling without credentials can probe an agent on
+loopback in development mode; anywhere else, in production, or for a tool server, it is refused
+before a port is bound."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from tests.support.processes import run_service
+
+from accord.protocol.auth import mint_token
+
+SECRET = "q8Zr2mVx7LkP4tNw9sYb3cHd6fJg1aUe5oRi0"  # random-looking: production accepts it
+V1 = {"A2A-Version": "1.0"}
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {"ACCORD_DATA_DIR": str(tmp_path / "data"), "ACCORD_JWT_SECRET": SECRET, **extra}
+
+
+def _serve(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "accord.agents.cli.main", "serve", *args, "--port", "1"],
+        env={**os.environ, **_env(tmp_path, **env)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_an_agent_without_authentication_answers_standard_tooling(tmp_path: Path) -> None:
+    args = ["serve", "risk", "--auth", "none"]
+    with run_service("risk", args, env=_env(tmp_path), log_dir=tmp_path) as risk:
+        anonymous = httpx.get(risk.url + "/tasks", headers=V1)
+        assert anonymous.status_code == 200, anonymous.text
+        # A credential, when one is sent, is still verified.
+        wrong = mint_token("C-01", ("customer",), secret="Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lm")
+        bad = httpx.get(risk.url + "/tasks", headers={**V1, "Authorization": f"Bearer {wrong}"})
+        assert bad.status_code == 401
+        assert "authentication is OFF" in risk.log()
+
+
+def test_the_default_still_requires_a_credential(tmp_path: Path) -> None:
+    with run_service("risk", ["serve", "risk"], env=_env(tmp_path), log_dir=tmp_path) as risk:
+        assert httpx.get(risk.url + "/tasks", headers=V1).status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "why"),
+    [
+        (["risk", "--auth", "none", "--host", "0.0.0.0"], {}, "bind to loopback"),
+        (["risk", "--auth", "none", "--host", "192.168.1.7"], {}, "bind to loopback"),
+        (["risk", "--auth", "none"], {"ACCORD_MODE": "production"}, "refused in production mode"),
+        (["commerce", "--auth", "none"], {}, "A2A agents only"),
+        (["risk", "--auth", "nobody"], {}, "--auth"),
+    ],
+)
+def test_auth_none_is_refused(
+    tmp_path: Path, args: list[str], env: dict[str, str], why: str
+) -> None:
+    run = _serve(tmp_path, *args, **env)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert why in run.stderr
