@@ -40,8 +40,6 @@ WIRE_VALUES = {
     "PUSH_TOKEN_HEADER": "X-A2A-Notification-Token",
     "PUSH_SIGNATURE_HEADER": "X-Accord-Signature",
     "PUSH_ID_HEADER": "X-Accord-Notification-Id",
-    "WAITING_REASON_KEY": "waitingReason",
-    "WAITING_REASON_KEY_DEPRECATED": "waiting_reason",
     "HEALTH_PATH": "/healthz",
     "READY_PATH": "/readyz",
 }
