@@ -112,7 +112,9 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
         approver.keyboard.press("Enter")
         expect(approver.locator("#case-heading")).to_be_focused()
         facts = approver.locator("#facts")
-        for shown in ("O-1004", "C-03", "$1,299.00", "high", "large_amount", "within_window"):
+        shown_facts = ("O-1004", "C-03", "$1,299.00", "high", "large_amount", "within_window")
+        # The order's items and the customer's own words, next to the decision.
+        for shown in (*shown_facts, "1 x Laptop Pro 16", REQUEST):
             expect(facts).to_contain_text(shown)
         _no_axe_violations(approver, "approver case")
         _shot(approver, "3-approver-case")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, Literal, NoReturn
+from typing import Any, Final, Literal, NoReturn
 
 from accord.agents.models import DecisionFacts, Language, Outcome
 from accord.agents.models.messages import risk_sentence, rule_sentence, say
@@ -118,8 +118,13 @@ async def decide(deps: Deps, ctx: NodeContext) -> Route:
 
 async def approval(deps: Deps, ctx: NodeContext) -> Route:
     inp = WorkflowInput.model_validate(ctx.input)
-    summary = Upstream(ctx.outputs).decide()
-    ask = {**summary.model_dump(mode="json"), "customer_id": inp.customer_id}
+    upstream = Upstream(ctx.outputs)
+    summary = upstream.decide()
+    ask = {
+        **summary.model_dump(mode="json"),
+        "customer_id": inp.customer_id,
+        **_case_facts(inp, upstream),
+    }
     # A timeout makes this call raise RETRYABLE_TIMEOUT: the workflow fails with that code.
     answer = ctx.interrupt(WaitingReason.APPROVAL, ask, timeout_s=deps.settings.approval_timeout_s)
     value = answer.value if isinstance(answer.value, dict) else {}
@@ -208,6 +213,20 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
         approver=approver,
         amount=receipt.amount_cents,
     )
+
+
+def _case_facts(inp: WorkflowInput, upstream: Upstream) -> dict[str, Any]:
+    """What an approver reads besides the decision: the customer's own words (and evidence),
+    the order's items, and what was refunded on it before (the ledger's, via orders.lookup)."""
+    said = upstream.intake()
+    facts: dict[str, Any] = {"request": inp.text[:MAX_DETAIL], "evidence": said.evidence}
+    order = upstream.order()
+    if isinstance(order, OrderFound):
+        facts["items"] = [f"{i.quantity} x {i.name}" for i in order.items]
+        facts["refunded_cents"] = order.refunded_cents
+        facts["refundable_cents"] = order.refundable_cents
+        facts["earlier_refunds"] = len(order.refunds)
+    return facts
 
 
 async def _must_match(
