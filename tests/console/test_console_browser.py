@@ -155,6 +155,9 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
         customer_ctx.close()
         approver_ctx.close()
     assert not problems, problems
+    # Each step left its picture (kept as the test's artifacts).
+    shots = sorted(p.name for p in Path(ARTIFACTS).glob("*.png"))
+    assert len(shots) >= 6, shots
 
 
 def test_the_orchestrator_lets_only_the_console_origin_call_it(console: ConsoleMesh) -> None:
@@ -176,9 +179,3 @@ def test_the_orchestrator_lets_only_the_console_origin_call_it(console: ConsoleM
         answer = httpx.get(console.mesh.orchestrator + "/approvals", headers={"Origin": other})
         assert answer.status_code == 401  # and no CORS header: the page cannot even read that
         assert "access-control-allow-origin" not in answer.headers
-
-
-def test_screenshots_are_kept(console: ConsoleMesh) -> None:
-    """Runs after the flow in this module (file order): each step left its picture."""
-    shots = sorted(p.name for p in Path(ARTIFACTS).glob("*.png"))
-    assert len(shots) >= 6, shots

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from accord.protocol import breaker
 from tests.protocol.mcp.support import ROOT, FakeServers
 from tests.support.processes import free_port, wait_healthy
 
@@ -34,3 +35,14 @@ def fake_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeServe
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture(autouse=True)
+def closed_breakers() -> None:
+    """Each test starts with every dependency's breaker closed: the breakers are per process
+    (shared by every client of one server, as in production), and these tests share the fake
+    servers, so one test's failures must not open the breaker the next test calls through."""
+    # The registry is private on purpose (production never resets it); a test reset is the
+    # one place that may.
+    with breaker._LOCK:  # noqa: SLF001
+        breaker._BREAKERS.clear()  # noqa: SLF001

@@ -82,7 +82,7 @@ def build_graph(deps: Deps, version: str = GRAPH_VERSION) -> Graph:
     graph.node("intake", _bound(deps, nodes_intake.intake))
     graph.node("checks", _bound(deps, checks))
     _add_checks_and_ends(graph, deps, key_per_order=version == GRAPH_VERSION_2)
-    graph.node("answer", _bound(deps, nodes_answer.answer))
+    graph.node("answer", _bound(deps, nodes_answer.answer), retry=UNTIL_DEADLINE)  # a read
     graph.route(
         "intake",
         {nodes_intake.REFUND_LABEL: "checks", nodes_intake.ANSWER_LABEL: "answer"},
@@ -143,7 +143,9 @@ def _add_checks_and_ends(graph: Graph, deps: Deps, *, key_per_order: bool) -> No
     graph.node("approval", _bound(deps, nodes_outcome.approval))
     refund = partial(nodes_outcome.refund, deps, key_per_order=key_per_order)
     graph.node("refund", refund, retry=retry)
-    graph.node("explain", _bound(deps, nodes_outcome.explain))
+    # explain reads the ledger (refunds.list) for an order already refunded: a read, safe to
+    # run again, so it rides out a restarting payments server like the checks do.
+    graph.node("explain", _bound(deps, nodes_outcome.explain), retry=retry)
     graph.node("rejected", _bound(deps, nodes_outcome.rejected))
     graph.join(["order", "policy", "risk"], "decide")
     graph.route("decide", {"refund": "refund", "approval": "approval"}, default="explain")
