@@ -34,6 +34,8 @@ WIRE_VALUES = {
     "CONTRACT_VERSIONS_META_KEY": "dev.accord/contract_versions",
     "CARD_CONTRACT_VERSION_PARAM": "agent_contract_version",
     "CARD_CONTRACT_VERSIONS_PARAM": "agent_contract_versions",
+    "CARD_SKILL_SCHEMAS_PARAM": "skillSchemas",
+    "SKILL_SCHEMAS_PATH": "/accord/skill-schemas.json",
     "PROTECTED_RESOURCE_PATH": "/.well-known/oauth-protected-resource",
     "TRACEPARENT_KEY": "traceparent",
     "API_KEY_HEADER": "X-API-Key",

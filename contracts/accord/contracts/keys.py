@@ -67,6 +67,16 @@ CARD_CONTRACT_VERSIONS_PARAM: Final = "agent_contract_versions"
 """Param of the contract extension in an Agent Card: the agent contract versions it serves (its
 own first, then ``also_serves``); ``agent_contract_version`` (one) is kept for older readers."""
 
+CARD_SKILL_SCHEMAS_PARAM: Final = "skillSchemas"
+"""Param of the contract extension in an Agent Card: ``{"url", "sha256"}`` of the agent's skill
+schema document (:data:`SKILL_SCHEMAS_PATH`), so a client in any language finds each skill's
+input and output JSON Schema from the card alone, and knows from the digest when they change."""
+
+SKILL_SCHEMAS_PATH: Final = "/accord/skill-schemas.json"
+"""GET (public, like the card; ETag and Cache-Control): the agent's skill schema document,
+``{"agent", "version", "contractVersion", "skills": {id: {"input", "output"}}, "schemas":
+{"error", "status"}}`` (docs/a2a-server.md)."""
+
 # -- MCP --------------------------------------------------------------------------------------
 
 MCP_ERROR_META_KEY: Final = ERROR_DATA_KIND

@@ -1,7 +1,8 @@
 """The Agent Card, generated from an AgentContract: one source of truth for what an agent does.
 
-The card declares two A2A extensions: the contract extension (statuses, error registry and
-status metadata are Accord's) and the delegation extension (the envelope in message metadata;
+The card declares two A2A extensions: the contract extension (statuses, error registry, status
+metadata, and where each skill's input and output JSON Schema is served: card_schemas.py) and
+the delegation extension (the envelope in message metadata;
 required for service callers). Security: bearer JWT or an API key, either one suffices.
 """
 
@@ -29,11 +30,14 @@ from accord.contracts.keys import (
     API_KEY_HEADER,
     CARD_CONTRACT_VERSION_PARAM,
     CARD_CONTRACT_VERSIONS_PARAM,
+    CARD_SKILL_SCHEMAS_PARAM,
     CONTRACT_EXTENSION_URI,
     CONTRACT_VERSION,
     DELEGATION_EXTENSION_URI,
+    SKILL_SCHEMAS_PATH,
     STATUS_META_KEY,
 )
+from accord.protocol.a2a.card_schemas import encode_schema_document
 
 BEARER_SCHEME: Final = "bearer"
 API_KEY_SCHEME: Final = "apiKey"
@@ -44,6 +48,7 @@ def build_agent_card(
 ) -> AgentCard:
     """The public card of ``contract`` served at base ``url`` (JSON-RPC and HTTP+JSON)."""
     base = url.rstrip("/")
+    schemas = encode_schema_document(contract)
     card = AgentCard(
         name=contract.name,
         description=contract.description,
@@ -67,8 +72,9 @@ def build_agent_card(
             extensions=[
                 AgentExtension(
                     uri=CONTRACT_EXTENSION_URI,
-                    description="Accord contract: statuses, error registry and the status "
-                    f"metadata under {STATUS_META_KEY!r}.",
+                    description="Accord contract: statuses, error registry, the status "
+                    f"metadata under {STATUS_META_KEY!r}, and each skill's input and output "
+                    f"JSON Schema at {CARD_SKILL_SCHEMAS_PARAM}.url.",
                     required=False,
                     params={
                         "contract_version": CONTRACT_VERSION,
@@ -76,6 +82,10 @@ def build_agent_card(
                         CARD_CONTRACT_VERSIONS_PARAM: contract.served_versions,
                         "waiting_reasons": [r.value for r in contract.waiting_reasons],
                         "errors": [e.value for e in contract.errors],
+                        CARD_SKILL_SCHEMAS_PARAM: {
+                            "url": base + SKILL_SCHEMAS_PATH,
+                            "sha256": schemas.sha256,
+                        },
                     },
                 ),
                 AgentExtension(

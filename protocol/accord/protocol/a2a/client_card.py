@@ -118,9 +118,9 @@ def card_url(url: str) -> str:
     return url.rstrip("/") + AGENT_CARD_WELL_KNOWN_PATH
 
 
-async def resolve_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
-    """Fetch and parse the card; failures are contract errors (UNAVAILABLE, NOT_FOUND...)."""
-    target = card_url(url)
+async def get_json(http: httpx.AsyncClient, target: str) -> tuple[httpx.Response, Any]:
+    """GET ``target`` (JSON): transport failures and error statuses are contract errors
+    (UNAVAILABLE, RETRYABLE_TIMEOUT, NOT_FOUND...); the body is None when it is not JSON."""
     try:
         response = await http.get(target, headers={"Accept": "application/json"})
     except (httpx.ConnectError, httpx.ConnectTimeout):
@@ -141,6 +141,13 @@ async def resolve_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
         body = None
     if response.status_code >= 400:
         raise error_from_response(response.status_code, body)
+    return response, body
+
+
+async def resolve_card(http: httpx.AsyncClient, url: str) -> ResolvedCard:
+    """Fetch and parse the card; failures are contract errors (UNAVAILABLE, NOT_FOUND...)."""
+    target = card_url(url)
+    _, body = await get_json(http, target)
     if not isinstance(body, dict):
         raise AccordError(ErrorCode.CONTRACT_VIOLATION, f"{target} is not an Agent Card (JSON)")
     try:

@@ -1,6 +1,7 @@
 """build_agent_app: the Starlette app every Accord agent is served as.
 
     card (public)          GET  /.well-known/agent-card.json
+    skill schemas (public) GET  /accord/skill-schemas.json (named by the card; card_schemas.py)
     JSON-RPC               POST /            (A2A 1.0 methods)
     HTTP+JSON (REST)       POST /message:send, /message:stream; GET /tasks, /tasks/{id}; ...
     health                 GET  /healthz (alive), /readyz (store and dependencies reachable)
@@ -38,8 +39,9 @@ from starlette.routing import BaseRoute, Route
 
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import HEALTH_PATH, READY_PATH
+from accord.contracts.keys import HEALTH_PATH, READY_PATH, SKILL_SCHEMAS_PATH
 from accord.protocol.a2a.card import build_agent_card
+from accord.protocol.a2a.card_schemas import encode_schema_document, skill_schemas_route
 from accord.protocol.a2a.cors import browser_cors
 from accord.protocol.a2a.executor import ContractExecutor
 from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
@@ -250,6 +252,7 @@ def build_agent_app(
         Route(HEALTH_PATH, healthz, methods=["GET"]),
         Route(READY_PATH, readyz, methods=["GET"]),
         *create_agent_card_routes(card, cache_control="public, max-age=60"),
+        skill_schemas_route(encode_schema_document(contract)),
         # The SDK's routes read the body the gate kept (parsed once: request_body.py).
         *reading_kept_body(
             [
@@ -261,7 +264,7 @@ def build_agent_app(
     gate_options: dict[str, Any] = {
         "authenticator": authenticator or _authenticator(options),
         "rpc_paths": [RPC_PATH],
-        "public_paths": [AGENT_CARD_WELL_KNOWN_PATH, HEALTH_PATH, READY_PATH],
+        "public_paths": [AGENT_CARD_WELL_KNOWN_PATH, SKILL_SCHEMAS_PATH, HEALTH_PATH, READY_PATH],
         "max_body_bytes": max_body_bytes,
     }
     middleware = [Middleware(Gate, **gate_options)]
