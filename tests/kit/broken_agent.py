@@ -8,12 +8,15 @@ contract package, so the kit is tested against an implementation other helpers d
     illegal     jumps from SUBMITTED straight to INPUT_REQUIRED (queued->waiting) (STATUS-003)
     no-code     fails without the contract code (no metadata, no error DataPart)  (ERR-002, ENV-004)
     leak        one task store for every caller: another tenant reads the task    (AGENT-004)
+    schemas     serves skill schemas other than the ones its card's digest names  (AGENT-002)
 
 Credentials: ``Authorization: Bearer tenant-<name>``; the tenant is the task owner.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 import uuid
 from datetime import UTC, datetime
@@ -61,16 +64,34 @@ from starlette.routing import Route
 from accord.contracts.envelope import parse_envelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
+    CARD_SKILL_SCHEMAS_PARAM,
     CONTRACT_EXTENSION_URI,
     DELEGATION_EXTENSION_URI,
     ERROR_DATA_KIND,
+    SKILL_SCHEMAS_PATH,
     STATUS_META_KEY,
 )
 from accord.contracts.status import Status, WaitingReason
 
-MODES = ("correct", "mapping", "illegal", "no-code", "leak")
+MODES = ("correct", "mapping", "illegal", "no-code", "leak", "schemas")
 TS = TaskState
 DECLARED = (ErrorCode.INVALID_INPUT, ErrorCode.BUDGET_EXHAUSTED, ErrorCode.RETRYABLE_TIMEOUT)
+
+
+# The skill schema document, written here by hand (not by Accord's card_schemas.py): the kit is
+# checked against a second implementation of the same wire format.
+SCHEMAS = json.dumps(
+    {
+        "agent": "broken-agent",
+        "version": "0.0.1",
+        "skills": {
+            "refund.policy": {
+                "input": {"type": "object"},
+                "output": {"type": "object", "required": ["rule"]},
+            }
+        },
+    }
+).encode()
 
 
 def card(url: str) -> AgentCard:
@@ -89,6 +110,10 @@ def card(url: str) -> AgentCard:
                     params={
                         "waiting_reasons": [WaitingReason.INPUT.value],
                         "errors": [c.value for c in DECLARED],
+                        CARD_SKILL_SCHEMAS_PARAM: {
+                            "url": url + SKILL_SCHEMAS_PATH,
+                            "sha256": hashlib.sha256(SCHEMAS).hexdigest(),
+                        },
                     },
                 ),
                 AgentExtension(uri=DELEGATION_EXTENSION_URI),
@@ -227,7 +252,10 @@ class BrokenExecutor(AgentExecutor):
 
 class TenantAuth(AuthenticationBackend):
     async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, SimpleUser] | None:
-        if conn.url.path.startswith("/.well-known") or conn.url.path == "/healthz":
+        if conn.url.path.startswith("/.well-known") or conn.url.path in (
+            "/healthz",
+            SKILL_SCHEMAS_PATH,
+        ):
             return None
         header = conn.headers.get("authorization", "")
         if not header.startswith("Bearer tenant-"):
@@ -258,8 +286,18 @@ def build_app(mode: str, port: int) -> Starlette:
     async def healthz(_: Any) -> JSONResponse:
         return JSONResponse({"status": "ok"})
 
+    served = SCHEMAS + b" " if mode == "schemas" else SCHEMAS  # other bytes than the digest's
+    tag = '"' + hashlib.sha256(served).hexdigest() + '"'
+
+    async def schemas(request: Any) -> Response:
+        headers = {"ETag": tag, "Cache-Control": "max-age=60"}
+        if request.headers.get("if-none-match") == tag:
+            return Response(status_code=304, headers=headers)
+        return Response(served, media_type="application/json", headers=headers)
+
     routes = [
         Route("/healthz", healthz),
+        Route(SKILL_SCHEMAS_PATH, schemas),
         *create_agent_card_routes(card(url)),
         *create_jsonrpc_routes(handler, rpc_url="/"),
     ]

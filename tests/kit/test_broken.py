@@ -23,6 +23,7 @@ AGENT_BREAKAGE = {
     "illegal": {"STATUS-003"},
     "no-code": {"ERR-002", "ENV-004", "ENV-005"},
     "leak": {"AGENT-004"},
+    "schemas": {"AGENT-002"},
 }
 TOOL_BREAKAGE = {
     "not-idempotent": {"TOOL-006"},
@@ -97,3 +98,15 @@ def test_without_credentials_authenticated_checks_skip_with_a_reason(kit_logs: P
     skipped = [r for r in report.results if r.outcome is Outcome.SKIP]
     assert any(r.requirement == "AGENT-005" and "--token" in r.detail for r in skipped)
     assert any(r.requirement == "AGENT-003" and r.outcome is Outcome.PASS for r in report.results)
+
+
+SCHEMAS_CHECK = "card names its skills' input and output schemas, public and cacheable"
+
+
+def test_skill_schemas_are_checked_against_the_cards_digest(reports: Reports) -> None:
+    def outcome(mode: str) -> Outcome:
+        (found,) = [r for r in reports[(AGENT, mode)].results if r.check == SCHEMAS_CHECK]
+        return found.outcome
+
+    assert outcome("correct") is Outcome.PASS
+    assert outcome("schemas") is Outcome.FAIL

@@ -53,6 +53,11 @@ def test_policy_agent_keeps_the_contract(tmp_path: Path, log_dir: Path) -> None:
         "STATUS-007",
         "ERR-002",
     } <= _passed(report)
+    passed = {r.check for r in report.results if r.outcome is Outcome.PASS}
+    assert {
+        "card names its skills' input and output schemas, public and cacheable",
+        "the skill's answer follows the output schema its card names",
+    } <= passed
 
 
 @pytest.mark.parametrize(
