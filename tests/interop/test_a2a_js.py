@@ -1,6 +1,7 @@
 """Cross-language: the JavaScript A2A SDK (@a2a-js/sdk 1.3.0) against policy-check, both bindings.
 
-Runs tests/interop/js/a2a_policy.mjs with Node against a real `accord serve policy` process.
+Runs tests/interop/js/a2a_policy.mjs with Node against a real `accord serve policy` process; the
+script checks the answers with ajv against the schemas the card names.
 Skipped locally when the npm packages are not installed; on CI (CI set) it must run.
 """
 
@@ -18,6 +19,7 @@ from tests.protocol.a2a_client.support import policy_service, token
 from tests.support.processes import Service
 
 from accord.contracts.errors import ErrorCode
+from accord.contracts.keys import SKILL_SCHEMAS_PATH
 from accord.contracts.status import A2AState
 
 JS = Path(__file__).parent / "js"
@@ -72,3 +74,8 @@ def test_js_client_sends_streams_continues_gets_and_cancels(policy: Service, bin
     assert out["cancel"]["state"] == A2AState.CANCELED.value
     assert out["cancel"]["meta"]["error"]["code"] == ErrorCode.CANCELED.value
     assert out["unknown"].endswith("TaskNotFoundError")
+    # The schemas came from the card (card_schemas.mjs), and every answer followed them.
+    assert out["schemas"]["url"] == policy.url.rstrip("/") + SKILL_SCHEMAS_PATH
+    assert out["schemas"]["revalidated"] == 304
+    assert out["schemas"]["skills"] == ["refund.policy"]
+    assert out["schemas"]["errors"] == []

@@ -1,18 +1,18 @@
 """The refund conversation, approval included, from JavaScript (@a2a-js/sdk 1.3.0), validated
-against the schemas of `accord contracts export`.
+against the schemas the orchestrator's Agent Card names.
 
 Runs tests/interop/js/refund_conversation.mjs against the orchestrator of a running mesh. The
-script validates every status, error and answer it receives with ajv against the exported
-JSON Schemas and reports violations; this test asserts the conversation and that there were
-none. Skipped locally when the npm packages are not installed; on CI (CI set) it must run.
+script finds the skill schemas from the card alone (card_schemas.mjs: the contract extension's
+``skillSchemas``), validates every status, error and answer it receives, and every DataPart it
+sends, with ajv, and reports violations; this test asserts the conversation, that there were
+none, and that the schemas it used are the orchestrator contract's. Skipped locally when the
+npm packages are not installed; on CI (CI set) it must run.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +20,9 @@ from tests.mesh import matrix
 from tests.mesh.mesh_support import JS, Mesh, declared, mesh_for_module, node_env, npm_version
 from tests.mesh.support import token
 
+from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.errors import ErrorCode
+from accord.contracts.keys import SKILL_SCHEMAS_PATH
 from accord.contracts.status import A2AState, Status, WaitingReason
 
 __all__ = ["mesh_for_module"]
@@ -28,21 +30,7 @@ __all__ = ["mesh_for_module"]
 pytestmark = [pytest.mark.node, pytest.mark.timeout(240)]
 
 
-def export_contracts(directory: Path) -> Path:
-    """The language-neutral export, written by the CLI exactly as a JS team would run it."""
-    done = subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", "contracts", "export", str(directory)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert (directory / "agents" / "orchestrator.json").is_file()
-    return directory
-
-
-def run_conversation(mesh: Mesh, schemas: Path) -> dict[str, Any]:
+def run_conversation(mesh: Mesh) -> dict[str, Any]:
     env = node_env()
     done = subprocess.run(
         [
@@ -51,7 +39,6 @@ def run_conversation(mesh: Mesh, schemas: Path) -> dict[str, Any]:
             mesh.orchestrator,
             token("C-03"),
             token("approver-js", "approver"),
-            str(schemas),
             "JSONRPC",
             token("C-01"),
         ],
@@ -67,7 +54,7 @@ def run_conversation(mesh: Mesh, schemas: Path) -> dict[str, Any]:
     return out
 
 
-def test_js_client_holds_the_refund_conversation(mesh_for_module: Mesh, tmp_path: Path) -> None:
+def test_js_client_holds_the_refund_conversation(mesh_for_module: Mesh) -> None:
     node_env()  # skip (locally) before anything is recorded when npm packages are missing
     said = declared(mesh_for_module, "orchestrator")
     with matrix.cell(
@@ -77,10 +64,16 @@ def test_js_client_holds_the_refund_conversation(mesh_for_module: Mesh, tmp_path
         contract=said.contract,
         service_contract=said.service_contract,
         note="approval conversation and O-1005 continuation; all answers ajv-valid against "
-        "`accord contracts export`",
+        "the schemas its card names",
     ):
-        out = run_conversation(mesh_for_module, export_contracts(tmp_path / "export"))
+        out = run_conversation(mesh_for_module)
         assert (out["binding"], out["version"]) == ("JSONRPC", "1.0")
+        seen = out["schemas"]  # found from the card, the contract's, and cacheable
+        assert seen["url"] == mesh_for_module.orchestrator.rstrip("/") + SKILL_SCHEMAS_PATH
+        assert seen["etag"] == f'"{seen["sha256"]}"'
+        assert seen["revalidated"] == 304
+        contract = shipped_agent_contracts()["orchestrator"]
+        assert sorted(seen["skills"]) == sorted(s.id for s in contract.skills)
         assert out["violations"] == [], json.dumps(out["violations"], indent=1)[:3000]
         assert out["validated"] >= 15  # statuses, errors and answers were really checked
 

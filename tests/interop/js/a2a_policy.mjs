@@ -1,10 +1,13 @@
 // policy-check from JavaScript: @a2a-js/sdk 1.3.0 (A2A 1.0) against our a2a-sdk server.
 // usage: node a2a_policy.mjs URL TOKEN BINDING   (BINDING: JSONRPC or HTTP+JSON)
 // Sends, streams, continues an input-required task in the same task, gets and cancels; prints
-// one JSON object with what it saw. The Python test (tests/interop/test_a2a_js.py) asserts it.
+// one JSON object with what it saw. Each answer is checked with ajv against the refund.policy
+// output schema the card names (card_schemas.mjs), and each DataPart sent against its input
+// schema. The Python test (tests/interop/test_a2a_js.py) asserts it.
 import { randomUUID } from "node:crypto";
 import { Role, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
+import { schemasFromCard } from "./card_schemas.mjs";
 
 const [url, token, binding] = process.argv.slice(2);
 const STATUS_KEY = "dev.accord/status";
@@ -26,14 +29,23 @@ function message(parts, task) {
     metadata: undefined,
   };
 }
+const schemas = await schemasFromCard(url);
+const schemaErrors = [];
+function valid(validate, value, where) {
+  if (!validate(value)) schemaErrors.push({ where, errors: validate.errors });
+  return value;
+}
+const input = (value, where) => valid(schemas.input("refund.policy"), value, `${where}: sent`);
 const data = (value) => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" });
 const text = (value) => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
 const stateName = (task) => TaskState[task.status.state];
 const statusMeta = (task) => task.status.message?.metadata?.[STATUS_KEY] ?? null;
-function answer(task) {
+function answer(task, where = "answer") {
   for (const artifact of task.artifacts ?? []) {
     for (const part of artifact.parts) {
-      if (part.content?.$case === "data") return part.content.value;
+      if (part.content?.$case === "data") {
+        return valid(schemas.output("refund.policy"), part.content.value, where);
+      }
     }
   }
   return null;
@@ -65,7 +77,7 @@ const client = await factory.createFromUrl(url);
 const out = { binding: client.transport.protocolName, version: client.protocolVersion };
 
 // 1. blocking send
-const sent = await client.sendMessage(message([data({ order, reason: "wrong_size" })]), options);
+const sent = await client.sendMessage(message([data(input({ order, reason: "wrong_size" }, "send"))]), options);
 out.send = { case: sent.payload?.$case ?? ("id" in sent ? "task" : "?") };
 const sentTask = sent.payload?.value ?? sent;
 out.send.state = stateName(sentTask);
@@ -94,4 +106,5 @@ try {
 } catch (err) {
   out.unknown = err.constructor.name;
 }
+out.schemas = { ...schemas.seen, errors: schemaErrors };
 console.log(JSON.stringify(out));

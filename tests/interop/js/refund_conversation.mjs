@@ -1,19 +1,17 @@
 // The refund conversation, approval included, from JavaScript: @a2a-js/sdk 1.3.0 against the
 // orchestrator. Everything received is validated (ajv, JSON Schema 2020-12) against the schemas
-// written by `accord contracts export DIR`: the skills' output schemas, the error schema and the
-// status schema.
-// usage: node refund_conversation.mjs URL CUSTOMER_TOKEN APPROVER_TOKEN EXPORT_DIR BINDING MUG_TOKEN
+// the orchestrator's Agent Card names (card_schemas.mjs): the skills' output schemas, the error
+// schema and the status schema; every DataPart it sends is validated against the skill's input
+// schema first. No schema is read from the repository.
+// usage: node refund_conversation.mjs URL CUSTOMER_TOKEN APPROVER_TOKEN BINDING MUG_TOKEN
 // (CUSTOMER_TOKEN owns O-1004, which needs an approver; MUG_TOKEN owns O-1005, the broken mug.)
 // Prints one JSON object with what it saw; tests/interop/test_refund_js.py asserts it.
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { Role, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { schemasFromCard } from "./card_schemas.mjs";
 
-const [url, customerToken, approverToken, exportDir, binding, mugToken] = process.argv.slice(2);
+const [url, customerToken, approverToken, binding, mugToken] = process.argv.slice(2);
 const STATUS_KEY = "dev.accord/status";
 const ERROR_KIND = "dev.accord/error";
 const as = (token) => ({ serviceParameters: { Authorization: `Bearer ${token}` } });
@@ -21,17 +19,14 @@ const customer = as(customerToken);
 const approver = as(approverToken);
 const mugOwner = as(mugToken);
 
-// -- the exported contract -----------------------------------------------------------------
-const load = (...path) => JSON.parse(readFileSync(join(exportDir, ...path), "utf8"));
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-addFormats(ajv);
-const contract = load("agents", "orchestrator.json");
-const skill = (id) => contract.skills.find((s) => s.id === id);
+// -- the schemas the card names ------------------------------------------------------------
+const schemas = await schemasFromCard(url);
 const validators = {
-  "refund.request": ajv.compile(skill("refund.request").output_schema),
-  "refund.approve": ajv.compile(skill("refund.approve").output_schema),
-  error: ajv.compile(load("schemas", "error.schema.json")),
-  status: ajv.compile(load("schemas", "status.schema.json")),
+  "refund.request": schemas.output("refund.request"),
+  "refund.approve": schemas.output("refund.approve"),
+  "refund.approve input": schemas.input("refund.approve"),
+  error: schemas.error,
+  status: schemas.status,
 };
 const violations = [];
 let validated = 0;
@@ -133,15 +128,19 @@ const asked = await follow(
 out.ask = { states: asked.states, ...view(asked.task, "refund.request", "ask") };
 
 // 2. the customer tries to approve their own refund
+const ownDecision = { task_id: asked.task.id, decision: "approve" };
+check("refund.approve input", ownDecision, "own approval: sent");
 const own = taskOf(await client.sendMessage(
-  message([data({ task_id: asked.task.id, decision: "approve" })], { skillId: "refund.approve" }),
+  message([data(ownDecision)], { skillId: "refund.approve" }),
   customer,
 ));
 out.own = view(own, "refund.approve", "own approval");
 
 // 3. an approver approves
+const decision = { task_id: asked.task.id, decision: "approve", note: "verified by phone" };
+check("refund.approve input", decision, "approve: sent");
 const decided = taskOf(await client.sendMessage(
-  message([data({ task_id: asked.task.id, decision: "approve", note: "verified by phone" })], { skillId: "refund.approve" }),
+  message([data(decision)], { skillId: "refund.approve" }),
   approver,
 ));
 out.approve = view(decided, "refund.approve", "approve");
@@ -162,6 +161,7 @@ const answered = await follow(
 );
 out.evidence.answered = { sameTask: answered.task.id === mug.task.id, ...view(answered.task, "refund.request", "mug answer") };
 
+out.schemas = schemas.seen;
 out.validated = validated;
 out.violations = violations;
 console.log(JSON.stringify(out));
