@@ -81,3 +81,23 @@ async def test_a_config_created_later_over_rest_gets_the_rest(dev_agent: Service
         follow["contextId"] = task["contextId"]
         await _rpc(dev_agent, "SendMessage", {"message": follow})
         await receiver.wait_for(task["id"], COMPLETED, deadline_s=30)
+
+
+async def test_deleting_a_config_twice_is_the_same_as_once(dev_agent: Service) -> None:
+    """A2A 1.0 3.1.10: delete is idempotent, and the config is gone from the listing."""
+    asked = await _rpc(dev_agent, "SendMessage", {"message": message({"mode": "ask"})})
+    task_id = asked["result"]["task"]["id"]
+    configs = f"{dev_agent.url}/tasks/{task_id}/pushNotificationConfigs"
+    async with httpx.AsyncClient(timeout=30) as http:
+        created = await http.post(
+            configs,
+            json={"url": "https://127.0.0.1:9/hook", "token": TOKEN},
+            headers=_headers(dev_agent),
+        )
+        assert created.status_code == 200, created.text
+        config_id = created.json()["id"]
+        first = await http.delete(f"{configs}/{config_id}", headers=_headers(dev_agent))
+        second = await http.delete(f"{configs}/{config_id}", headers=_headers(dev_agent))
+        listed = await http.get(configs, headers=_headers(dev_agent))
+    assert (first.status_code, second.status_code) == (200, 200), (first.text, second.text)
+    assert config_id not in listed.text

@@ -131,3 +131,13 @@ def test_a_streamed_task_is_sse_beginning_with_the_task_and_closing_when_it_wait
         last = results[-1]
         state = (last.get("statusUpdate") or last.get("task") or {}).get("status", {}).get("state")
         assert state == "TASK_STATE_INPUT_REQUIRED"
+
+
+def test_a_patch_version_is_not_considered(
+    client: AgentClient, token_for: Callable[..., str]
+) -> None:
+    """3.6: patch numbers MUST NOT be considered in version negotiation: 1.0.7 is 1.0."""
+    headers = {**auth(token_for("C-patch")), "A2A-Version": "1.0.7"}
+    assert client.send(headers, message({"mode": "complete", "n": 1})).state == (
+        "TASK_STATE_COMPLETED"
+    )
