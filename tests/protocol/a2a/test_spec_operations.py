@@ -55,7 +55,8 @@ def test_a_context_id_is_generated_or_kept(
     headers = auth(token_for("C-ctx"))
     fresh = client.send(headers, message({"mode": "complete", "n": 1}))
     other = client.send(headers, message({"mode": "complete", "n": 2}))
-    assert fresh.task["contextId"] and fresh.task["contextId"] != other.task["contextId"]
+    assert fresh.task["contextId"]
+    assert fresh.task["contextId"] != other.task["contextId"]
     mine = {**message({"mode": "complete", "n": 3}), "contextId": "ctx-of-the-client"}
     assert client.send(headers, mine).task["contextId"] == "ctx-of-the-client"
 

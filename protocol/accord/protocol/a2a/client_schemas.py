@@ -102,16 +102,15 @@ async def fetch_skill_schemas(http: httpx.AsyncClient, card: ResolvedCard) -> Pu
             {"url": ref.url, "expected": ref.sha256, "got": digest},
         )
     if not _is_document(body):
-        raise AccordError(
-            ErrorCode.CONTRACT_VIOLATION, f"{ref.url} is not a skill schema document"
-        )
+        raise AccordError(ErrorCode.CONTRACT_VIOLATION, f"{ref.url} is not a skill schema document")
     return PublishedSchemas(ref=ref, document=dict(body))
 
 
 def _is_document(body: Any) -> bool:
     skills = body.get("skills") if isinstance(body, Mapping) else None
     return isinstance(skills, Mapping) and all(
-        isinstance(s, Mapping) and isinstance(s.get("input"), Mapping)
+        isinstance(s, Mapping)
+        and isinstance(s.get("input"), Mapping)
         and isinstance(s.get("output"), Mapping)
         for s in skills.values()
     )
