@@ -82,6 +82,7 @@ def test_text_format_is_the_default_and_json_is_chosen_by_env() -> None:
         ("POST", "/tasks/abc-123:cancel", "CancelTask"),
         ("GET", "/tasks", "ListTasks"),
         ("GET", "/.well-known/agent-card.json", "GetAgentCard"),
+        ("GET", "/accord/skill-schemas.json", "GetSkillSchemas"),
         ("GET", "/some/task-id/that/must/not/become/a/series", "HTTP GET"),
     ],
 )

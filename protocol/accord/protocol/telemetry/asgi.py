@@ -24,7 +24,7 @@ from opentelemetry import context, propagate
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from accord.contracts.keys import HEALTH_PATH, READY_PATH, TRACEPARENT_KEY
+from accord.contracts.keys import HEALTH_PATH, READY_PATH, SKILL_SCHEMAS_PATH, TRACEPARENT_KEY
 from accord.protocol.request_body import RequestBody, read_body
 from accord.protocol.telemetry import instruments
 from accord.protocol.telemetry.spans import ERROR_TYPE, OPERATION, PROTOCOL, TRACER, mark_error
@@ -46,6 +46,7 @@ _REST: Final = (
     ("GET", re.compile(r"/tasks/[^/:]+$"), "GetTask"),
     ("GET", re.compile(r"/tasks$"), "ListTasks"),
     ("GET", re.compile(r"/\.well-known/agent-card\.json$"), "GetAgentCard"),
+    ("GET", re.compile(re.escape(SKILL_SCHEMAS_PATH) + "$"), "GetSkillSchemas"),
     ("GET", re.compile(r"/extendedAgentCard$"), "GetExtendedAgentCard"),
 )
 
