@@ -19,7 +19,14 @@ from accord.contracts.keys import (
     STATUS_META_KEY,
 )
 from accord.contracts.loading import read_yaml, validate_model
-from accord.contracts.status import TRANSITIONS, ContractState, Status, WaitingReason, to_a2a
+from accord.contracts.status import (
+    REJECTABLE,
+    TRANSITIONS,
+    ContractState,
+    Status,
+    WaitingReason,
+    to_a2a,
+)
 from accord.contracts.tools import shipped_tool_contracts, specs_dir
 
 AREAS: Final = ("status", "errors", "retry", "envelope", "tools", "agents", "durability")
@@ -116,9 +123,12 @@ def render_markdown() -> str:
             rows.append(
                 [
                     "failed (any other code)",
-                    "TASK_STATE_FAILED; from a peer, TASK_STATE_REJECTED also reads as failed",
+                    "TASK_STATE_FAILED",
                 ]
             )
+        elif status is Status.REJECTED:
+            codes = ", ".join(sorted(c.value for c in REJECTABLE))
+            rows.append([f"rejected (one of {codes})", "TASK_STATE_REJECTED"])
         else:
             rows.append([status.value, to_a2a(ContractState(status=status)).value])
     lines += _table(["contract", "A2A"], rows)

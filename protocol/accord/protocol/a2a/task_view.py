@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from accord.contracts.errors import AccordError
-from accord.contracts.status import ContractState, Status
+from accord.contracts.status import TERMINAL, ContractState, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ class TaskView:
 
     @property
     def is_terminal(self) -> bool:
-        return self.state.status in (Status.COMPLETED, Status.FAILED)
+        return self.state.status in TERMINAL
 
 
 @dataclass(frozen=True, slots=True)
