@@ -39,6 +39,10 @@ RESULT_ARTIFACT_NAME: Final = "result"
 """Name of the artifact whose one DataPart is a completed task's result (the skill's output
 schema). Other artifacts (text, files, more data: contract 1.2) have other names."""
 
+RECEIPT_ARTIFACT_NAME: Final = "receipt"
+"""Name of the orchestrator's text artifact beside ``result`` when a refund was paid: the
+receipt a person reads, in the customer's language (docs/refund-assistant.md)."""
+
 ERROR_DATA_KIND: Final = "dev.accord/error"
 """`kind` field of the DataPart that repeats a failed task's error for every client."""
 

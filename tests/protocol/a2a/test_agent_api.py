@@ -21,6 +21,7 @@ from google.protobuf.json_format import ParseDict
 from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import SKILL_META_KEY, STATUS_META_KEY
 from accord.contracts.status import Status
+from accord.protocol.a2a.client import A2AClient
 from accord.protocol.a2a.client_view import TaskView, view_of_task
 from accord.protocol.a2a.server import build_agent_app
 from accord.protocol.auth import mint_token
@@ -199,3 +200,28 @@ async def test_the_handler_sees_the_message_id_and_every_part(http: httpx.AsyncC
         {"text": "hello"},
         {"url": "https://example.com/a.pdf", "mediaType": "application/pdf", "filename": "a.pdf"},
     ]
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "rest"])
+async def test_the_python_client_reads_all_of_it(http: httpx.AsyncClient, transport: str) -> None:
+    """Accord's own client, streaming (chunks folded by append) and not, on both transports."""
+    token = mint_token("C-01", ["customer"])
+    agent = await A2AClient.connect(
+        "http://127.0.0.1:8798", token=token, transport=transport, http=http
+    )
+    streamed = await agent.send(data={"mode": "stream"}, skill="say", streaming=True)
+    assert streamed.status is Status.COMPLETED
+    assert streamed.data == {"ok": True}
+    assert streamed.artifact_text("story") == "once upon a time"
+    full = await agent.send(data={"mode": "artifacts"}, skill="say", streaming=False)
+    assert full.data == {"ok": True}
+    assert full.artifact_text("receipt") == "Receipt R-1: 12.00 EUR"
+    declined = await agent.send(data={"mode": "decline"}, skill="say")
+    assert declined.status is Status.REJECTED
+    assert declined.is_terminal
+    assert declined.error is not None
+    assert declined.error.code is ErrorCode.UNSUPPORTED_OPERATION
+    quick = await agent.send(data={"mode": "reply"}, skill="quick")
+    assert quick.status is Status.COMPLETED
+    assert quick.data == {"ok": True}
+    assert quick.text.startswith("at once")

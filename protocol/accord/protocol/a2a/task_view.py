@@ -32,9 +32,13 @@ class ViewMessage:
 
 @dataclass(frozen=True, slots=True)
 class ViewArtifact:
+    """An artifact of one DataPart (``data``) or of one text part for a person (``text``)."""
+
     artifact_id: str
     name: str
-    data: Mapping[str, Any]
+    data: Mapping[str, Any] | None = None
+    text: str | None = None
+    media_type: str = "text/plain"  # of ``text``
 
 
 @dataclass(frozen=True, slots=True)
