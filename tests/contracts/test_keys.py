@@ -22,6 +22,8 @@ WIRE_VALUES = {
     "WAITING_REASON_KEY": "waitingReason",
     "WAITING_REASON_KEY_DEPRECATED": "waiting_reason",  # read for one release (issue 17)
     "ERROR_DATA_KIND": "dev.accord/error",
+    "RESULT_ARTIFACT_NAME": "result",
+    "RECEIPT_ARTIFACT_NAME": "receipt",
     "SKILL_META_KEY": "skill",
     "STATE_META_KEY": "dev.accord/state",
     "ENVELOPE_META_KEY": "dev.accord/envelope",

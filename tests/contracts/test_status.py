@@ -17,7 +17,8 @@ from accord.contracts import (
     from_a2a,
     to_a2a,
 )
-from accord.contracts.status import FROM_A2A, TERMINAL, TRANSITIONS
+from accord.contracts.errors import REGISTRY, RetryClass
+from accord.contracts.status import FROM_A2A, REJECTABLE, TERMINAL, TRANSITIONS
 
 LEGAL = {
     (Status.QUEUED, Status.RUNNING),
@@ -27,6 +28,9 @@ LEGAL = {
     (Status.RUNNING, Status.FAILED),
     (Status.WAITING, Status.RUNNING),
     (Status.WAITING, Status.FAILED),
+    # contract 1.2: the agent declines, before or while it works
+    (Status.QUEUED, Status.REJECTED),
+    (Status.RUNNING, Status.REJECTED),
 }
 
 
@@ -40,11 +44,22 @@ def contract_states() -> st.SearchStrategy[ContractState]:
     failed = st.sampled_from(list(ErrorCode)).map(
         lambda c: ContractState(status=Status.FAILED, error_code=c)
     )
-    return st.one_of(plain, waiting, failed)
+    rejected = st.sampled_from(sorted(REJECTABLE)).map(
+        lambda c: ContractState(status=Status.REJECTED, error_code=c)
+    )
+    return st.one_of(plain, waiting, failed, rejected)
 
 
-def test_exactly_five_statuses() -> None:
-    assert [s.value for s in Status] == ["queued", "running", "waiting", "completed", "failed"]
+def test_exactly_six_statuses() -> None:
+    assert [s.value for s in Status] == [
+        "queued",
+        "running",
+        "waiting",
+        "completed",
+        "failed",
+        "rejected",
+    ]
+    assert {s.value for s in TERMINAL} == {"completed", "failed", "rejected"}
     assert {r.value for r in WaitingReason} == {"input", "approval", "auth"}
 
 
@@ -82,12 +97,24 @@ def test_contract_to_a2a_round_trips(state: ContractState) -> None:
 def test_a2a_to_contract_is_total(a2a: A2AState) -> None:
     state = from_a2a(a2a)
     assert state.status is FROM_A2A[a2a]
-    if a2a in (A2AState.FAILED, A2AState.CANCELED, A2AState.REJECTED):
+    if a2a in (A2AState.FAILED, A2AState.CANCELED):
         assert state.status is Status.FAILED
+        assert state.error_code is not None
+    if a2a is A2AState.REJECTED:
+        assert state.status is Status.REJECTED
         assert state.error_code is not None
 
 
-def test_canceled_and_rejected_map_to_failed_with_a_code() -> None:
+def test_rejected_is_its_own_terminal_status_with_a_code() -> None:
+    rejected = ContractState(status=Status.REJECTED, error_code=ErrorCode.POLICY_DENIED)
+    assert to_a2a(rejected) is A2AState.REJECTED
+    with pytest.raises(ValidationError, match="error_code"):
+        ContractState(status=Status.REJECTED)
+    assert {c for c in ErrorCode if REGISTRY[c].retry is not RetryClass.RETRY} >= REJECTABLE
+    assert ErrorCode.CANCELED not in REJECTABLE
+
+
+def test_canceled_and_rejected_carry_a_code() -> None:
     assert from_a2a("TASK_STATE_CANCELED").error_code is ErrorCode.CANCELED
     # A peer cannot turn a cancel into another code.
     assert from_a2a("TASK_STATE_CANCELED", error_code="INTERNAL").error_code is ErrorCode.CANCELED

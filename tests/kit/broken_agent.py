@@ -9,6 +9,10 @@ contract package, so the kit is tested against an implementation other helpers d
     no-code     fails without the contract code (no metadata, no error DataPart)  (ERR-002, ENV-004)
     leak        one task store for every caller: another tenant reads the task    (AGENT-004)
     schemas     serves skill schemas other than the ones its card's digest names  (AGENT-002)
+    fail-decline  ends a request it declines FAILED, not REJECTED                    (STATUS-008)
+
+A first message whose DataPart says ``{"decline": true}`` is declined (the kit's decline probe):
+REJECTED with POLICY_DENIED, or FAILED in mode fail-decline.
 
 Credentials: ``Authorization: Bearer tenant-<name>``; the tenant is the task owner.
 """
@@ -73,9 +77,14 @@ from accord.contracts.keys import (
 )
 from accord.contracts.status import Status, WaitingReason
 
-MODES = ("correct", "mapping", "illegal", "no-code", "leak", "schemas")
+MODES = ("correct", "mapping", "illegal", "no-code", "leak", "schemas", "fail-decline")
 TS = TaskState
-DECLARED = (ErrorCode.INVALID_INPUT, ErrorCode.BUDGET_EXHAUSTED, ErrorCode.RETRYABLE_TIMEOUT)
+DECLARED = (
+    ErrorCode.INVALID_INPUT,
+    ErrorCode.BUDGET_EXHAUSTED,
+    ErrorCode.RETRYABLE_TIMEOUT,
+    ErrorCode.POLICY_DENIED,
+)
 
 
 # The skill schema document, written here by hand (not by Accord's card_schemas.py): the kit is
@@ -188,6 +197,17 @@ class BrokenExecutor(AgentExecutor):
         state = TS.TASK_STATE_CANCELED if error.code is ErrorCode.CANCELED else TS.TASK_STATE_FAILED
         await self._emit(queue, ctx, context_id, state, _meta(Status.FAILED, error=error), [part])
 
+    async def _decline(self, queue: EventQueue, ctx: RequestContext, context_id: str) -> None:
+        error = AccordError(ErrorCode.POLICY_DENIED, "this agent does not do that")
+        if self.mode == "fail-decline":
+            await self._fail(queue, ctx, context_id, error)
+            return
+        part = Part(
+            data=ParseDict({"kind": ERROR_DATA_KIND, **error.to_dict()}, struct_pb2.Value())
+        )
+        meta = _meta(Status.REJECTED, error=error)
+        await self._emit(queue, ctx, context_id, TS.TASK_STATE_REJECTED, meta, [part])
+
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         current = context.current_task
         context_id = current.context_id if current else str(context.context_id)
@@ -223,6 +243,9 @@ class BrokenExecutor(AgentExecutor):
                 await self._emit(
                     event_queue, context, context_id, TS.TASK_STATE_WORKING, _meta(Status.RUNNING)
                 )
+            if _declines(message):
+                await self._decline(event_queue, context, context_id)
+                return
             await self._emit(
                 event_queue,
                 context,
@@ -248,6 +271,14 @@ class BrokenExecutor(AgentExecutor):
         task = context.current_task
         if task is not None:
             await self._fail(event_queue, context, task.context_id, AccordError(ErrorCode.CANCELED))
+
+
+def _declines(message: Message | None) -> bool:
+    for part in message.parts if message is not None else []:
+        if part.HasField("data"):
+            body = MessageToDict(part.data)
+            return isinstance(body, dict) and body.get("decline") is True
+    return False
 
 
 class TenantAuth(AuthenticationBackend):

@@ -9,12 +9,18 @@ from pathlib import Path
 import pytest
 
 from accord.protocol.kit import Credential, KitOptions, Outcome, Report, run_kit
+from accord.protocol.kit.probes import BUILTIN, Probes
 from tests.kit.conftest import run_module
 
 AGENT = "tests.kit.broken_agent"
 TOOLS = "tests.kit.broken_tools"
+# The broken agent declines a DataPart {"decline": true} (STATUS-008's probe).
+_POLICY = BUILTIN.agents["refund.policy"].model_copy(update={"decline": {"decline": True}})
 OPTIONS = KitOptions(
-    credential=Credential(token="tenant-a"), other=Credential(token="tenant-b"), timeout_s=15.0
+    credential=Credential(token="tenant-a"),
+    other=Credential(token="tenant-b"),
+    timeout_s=15.0,
+    probes=BUILTIN.merged(Probes(agents={"refund.policy": _POLICY})),
 )
 
 # mode -> the requirements its breakage must be reported under
@@ -24,6 +30,7 @@ AGENT_BREAKAGE = {
     "no-code": {"ERR-002", "ENV-004", "ENV-005"},
     "leak": {"AGENT-004"},
     "schemas": {"AGENT-002"},
+    "fail-decline": {"STATUS-008"},
 }
 TOOL_BREAKAGE = {
     "not-idempotent": {"TOOL-006"},

@@ -46,6 +46,14 @@ SKIPS: Final[dict[tuple[str, str, str], str]] = {
     ("risk", "AGENT-006", "cancel of a waiting task ends it CANCELED"): (
         "risk-check never leaves a task waiting, so there is nothing to cancel mid-way"
     ),
+    **{
+        (
+            agent,
+            "STATUS-008",
+            "a declined request ends rejected: terminal, with its code, not failed",
+        ): ("the shipped agents decline nothing (docs/refund-assistant.md): no decline probe")
+        for agent in ("orchestrator", "policy", "risk")
+    },
     ("commerce", "TOOL-007", "a write tool refuses a call without its idempotency key"): (
         "commerce serves read-only tools (orders.lookup, customers.history)"
     ),

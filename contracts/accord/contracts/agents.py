@@ -5,6 +5,7 @@ One YAML file per agent. The A2A Agent Card is generated from it (accord.protoco
 
 from __future__ import annotations
 
+from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,14 @@ from accord.contracts.versions import SEMVER, major
 AGENT_NAME = r"^[a-z][a-z0-9-]{0,62}$"
 
 
+class Reply(StrEnum):
+    """How a skill answers (contract 1.2): A2A lets an agent answer a message with a task, or
+    directly with a message of its own and no task (A2A 1.0 section 3.1)."""
+
+    TASK = "task"  # a task the caller follows (statuses, artifacts); the default
+    MESSAGE = "message"  # one agent Message, no task, for quick stateless answers
+
+
 class Skill(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -30,6 +39,8 @@ class Skill(BaseModel):
     examples: list[str] = Field(default_factory=list, max_length=16)
     input_schema: dict[str, Any]
     output_schema: dict[str, Any]
+    # Absent in contract files before 1.2: they keep loading and answer with tasks.
+    reply: Reply = Reply.TASK
 
     @field_validator("input_schema", "output_schema")
     @classmethod

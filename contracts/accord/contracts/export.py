@@ -37,6 +37,8 @@ from accord.contracts.status import (
     DEFAULT_FAILURE_CODE,
     DEFAULT_WAITING_REASON,
     FROM_A2A,
+    REJECTABLE,
+    TERMINAL,
     TRANSITIONS,
     A2AState,
     ContractState,
@@ -83,6 +85,9 @@ def status_document() -> dict[str, Any]:
                         "a2a": to_a2a(st).value,
                     }
                 )
+        elif status is Status.REJECTED:
+            st = ContractState(status=status, error_code=ErrorCode.POLICY_DENIED)
+            to_a2a_rows.append({"status": status.value, "error_code": "*", "a2a": to_a2a(st).value})
         else:
             to_a2a_rows.append(
                 {"status": status.value, "a2a": to_a2a(ContractState(status=status)).value}
@@ -90,7 +95,8 @@ def status_document() -> dict[str, Any]:
     return {
         "contract_version": CONTRACT_VERSION,
         "statuses": [s.value for s in Status],
-        "terminal": [Status.COMPLETED.value, Status.FAILED.value],
+        "terminal": [s.value for s in Status if s in TERMINAL],
+        "rejectable_codes": sorted(c.value for c in REJECTABLE),
         "waiting_reasons": [r.value for r in WaitingReason],
         "transitions": {s.value: sorted(t.value for t in ts) for s, ts in TRANSITIONS.items()},
         "to_a2a": to_a2a_rows,

@@ -7,7 +7,7 @@ every peer, so a test pins them.
 
 from typing import Final
 
-CONTRACT_VERSION: Final = "1.1.0"
+CONTRACT_VERSION: Final = "1.2.0"
 """Version of the Accord contract (statuses, registry, envelope, contract file formats)."""
 
 # -- A2A extensions ---------------------------------------------------------------------------
@@ -34,6 +34,14 @@ absent, for one release (contract 1.1); removed in 1.2."""
 ERROR_INFO_CODE_KEY: Final = "accordCode"
 """`google.rpc.ErrorInfo.metadata` key that carries the contract code in an ErrorInfo of
 A2A's domain (AIP-193 metadata keys are lowerCamelCase, no dots)."""
+
+RESULT_ARTIFACT_NAME: Final = "result"
+"""Name of the artifact whose one DataPart is a completed task's result (the skill's output
+schema). Other artifacts (text, files, more data: contract 1.2) have other names."""
+
+RECEIPT_ARTIFACT_NAME: Final = "receipt"
+"""Name of the orchestrator's text artifact beside ``result`` when a refund was paid: the
+receipt a person reads, in the customer's language (docs/refund-assistant.md)."""
 
 ERROR_DATA_KIND: Final = "dev.accord/error"
 """`kind` field of the DataPart that repeats a failed task's error for every client."""

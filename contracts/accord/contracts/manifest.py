@@ -19,7 +19,14 @@ from accord.contracts.keys import (
     STATUS_META_KEY,
 )
 from accord.contracts.loading import read_yaml, validate_model
-from accord.contracts.status import TRANSITIONS, ContractState, Status, WaitingReason, to_a2a
+from accord.contracts.status import (
+    REJECTABLE,
+    TRANSITIONS,
+    ContractState,
+    Status,
+    WaitingReason,
+    to_a2a,
+)
 from accord.contracts.tools import shipped_tool_contracts, specs_dir
 
 AREAS: Final = ("status", "errors", "retry", "envelope", "tools", "agents", "durability")
@@ -116,12 +123,28 @@ def render_markdown() -> str:
             rows.append(
                 [
                     "failed (any other code)",
-                    "TASK_STATE_FAILED; from a peer, TASK_STATE_REJECTED also reads as failed",
+                    "TASK_STATE_FAILED",
                 ]
             )
+        elif status is Status.REJECTED:
+            codes = ", ".join(sorted(c.value for c in REJECTABLE))
+            rows.append([f"rejected (one of {codes})", "TASK_STATE_REJECTED"])
         else:
             rows.append([status.value, to_a2a(ContractState(status=status)).value])
     lines += _table(["contract", "A2A"], rows)
+    codes = ", ".join(f"`{c.value}`" for c in sorted(REJECTABLE))
+    lines += [
+        "",
+        "`rejected` (contract 1.2) is the agent's decision not to do what was asked: nothing "
+        "went wrong. It is terminal, and carries the code of why it declined in "
+        f"`{STATUS_META_KEY}.error` and the error DataPart, exactly like `failed`. The code is "
+        f"one a retry of the same request cannot change: {codes} (retry class `stop`, or "
+        "`replan` for `OUT_OF_STOCK`). A caller does not retry a rejected request as it is; it "
+        "changes the request, asks elsewhere (replan), or tells its user. An agent that has a "
+        "fault (a dependency down, a deadline passed) fails the task instead: those codes "
+        "(`retry` class) never qualify `rejected`. A client of contract 1.1 reads "
+        "`TASK_STATE_REJECTED` as `failed` with the same code, so it still stops.",
+    ]
     lines += ["", "## Error registry", ""]
     lines += _table(
         ["code", "retry", "meaning", "JSON-RPC", "REST", "HTTP"],

@@ -1,4 +1,4 @@
-"""The task lifecycle: five statuses, legal transitions, and the two-way A2A mapping.
+"""The task lifecycle: six statuses, legal transitions, and the two-way A2A mapping.
 
 Pure data: the A2A TaskState names are spelled here as strings so that this package never
 imports a protocol SDK.
@@ -8,7 +8,12 @@ imports a protocol SDK.
       │          ▼  │
       │        waiting (input | approval | auth)
       │          │
-      └──────────┴──────> failed (with an error code)
+      ├──────────┴──────> failed (with an error code)
+      └──────────┴──────> rejected (with the code of why the agent declined)
+
+``rejected`` (contract 1.2) is the agent's decision not to do what was asked (A2A
+TASK_STATE_REJECTED): terminal like ``failed``, but nothing went wrong, so a caller does not
+retry the same request (:data:`REJECTABLE` says which codes may qualify it).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ class Status(StrEnum):
     WAITING = "waiting"
     COMPLETED = "completed"
     FAILED = "failed"
+    REJECTED = "rejected"
 
 
 class WaitingReason(StrEnum):
@@ -49,14 +55,32 @@ class A2AState(StrEnum):
     REJECTED = "TASK_STATE_REJECTED"
 
 
-TERMINAL: Final = frozenset({Status.COMPLETED, Status.FAILED})
+TERMINAL: Final = frozenset({Status.COMPLETED, Status.FAILED, Status.REJECTED})
+
+WITH_ERROR: Final = frozenset({Status.FAILED, Status.REJECTED})
+"""Statuses an error code qualifies: why it failed, or why the agent declined."""
+
+# A decline is a decision about the request, never a transient fault: only codes a retry of
+# the same request cannot change qualify it (the registry's retry class is not RETRY, and
+# CANCELED is the caller's own doing). ContractExecutor refuses any other as CONTRACT_VIOLATION.
+REJECTABLE: Final = frozenset(
+    {
+        ErrorCode.POLICY_DENIED,
+        ErrorCode.INVALID_INPUT,
+        ErrorCode.PERMISSION_DENIED,
+        ErrorCode.UNSUPPORTED_OPERATION,
+        ErrorCode.OUT_OF_STOCK,
+        ErrorCode.NOT_FOUND,
+    }
+)
 
 TRANSITIONS: Final[Mapping[Status, frozenset[Status]]] = {
-    Status.QUEUED: frozenset({Status.RUNNING, Status.FAILED}),
-    Status.RUNNING: frozenset({Status.WAITING, Status.COMPLETED, Status.FAILED}),
+    Status.QUEUED: frozenset({Status.RUNNING, Status.FAILED, Status.REJECTED}),
+    Status.RUNNING: frozenset({Status.WAITING, Status.COMPLETED, Status.FAILED, Status.REJECTED}),
     Status.WAITING: frozenset({Status.RUNNING, Status.FAILED}),
     Status.COMPLETED: frozenset(),
     Status.FAILED: frozenset(),
+    Status.REJECTED: frozenset(),
 }
 
 
@@ -87,8 +111,10 @@ class ContractState(BaseModel):
     def _qualifiers_fit(self) -> ContractState:
         if (self.status is Status.WAITING) != (self.waiting_reason is not None):
             raise ValueError("waiting_reason is required for, and only for, status 'waiting'")
-        if (self.status is Status.FAILED) != (self.error_code is not None):
-            raise ValueError("error_code is required for, and only for, status 'failed'")
+        if (self.status in WITH_ERROR) != (self.error_code is not None):
+            raise ValueError(
+                "error_code is required for, and only for, status 'failed' and 'rejected'"
+            )
         return self
 
 
@@ -99,6 +125,7 @@ _TO_A2A: Final[Mapping[Status, A2AState]] = {
     Status.WAITING: A2AState.INPUT_REQUIRED,
     Status.COMPLETED: A2AState.COMPLETED,
     Status.FAILED: A2AState.FAILED,
+    Status.REJECTED: A2AState.REJECTED,
 }
 _WAITING_TO_A2A: Final[Mapping[WaitingReason, A2AState]] = {
     WaitingReason.INPUT: A2AState.INPUT_REQUIRED,
@@ -106,7 +133,7 @@ _WAITING_TO_A2A: Final[Mapping[WaitingReason, A2AState]] = {
     WaitingReason.AUTH: A2AState.AUTH_REQUIRED,
 }
 
-# A2A -> contract status. REJECTED and CANCELED are failures with a code.
+# A2A -> contract status. CANCELED is a failure with a code; REJECTED is its own status.
 FROM_A2A: Final[Mapping[A2AState, Status]] = {
     A2AState.SUBMITTED: Status.QUEUED,
     A2AState.WORKING: Status.RUNNING,
@@ -115,7 +142,7 @@ FROM_A2A: Final[Mapping[A2AState, Status]] = {
     A2AState.COMPLETED: Status.COMPLETED,
     A2AState.FAILED: Status.FAILED,
     A2AState.CANCELED: Status.FAILED,
-    A2AState.REJECTED: Status.FAILED,
+    A2AState.REJECTED: Status.REJECTED,
 }
 
 # When the peer did not say (a non-Accord agent), these are the defaults.
@@ -160,7 +187,7 @@ def from_a2a(
         elif reason is WaitingReason.AUTH:
             reason = WaitingReason.INPUT
         return ContractState(status=status, waiting_reason=reason)
-    if status is Status.FAILED:
+    if status in WITH_ERROR:
         if a2a is A2AState.CANCELED:
             return ContractState(status=status, error_code=ErrorCode.CANCELED)
         code = _parse_code(error_code) or DEFAULT_FAILURE_CODE[a2a]

@@ -68,9 +68,12 @@ async def test_failed_without_a_code_is_internal_with_the_peer_text(agent: A2ACl
     assert view.error.message == "the printer is on fire"
 
 
-async def test_rejected_is_failed_policy_denied(agent: A2AClient) -> None:
+async def test_rejected_is_rejected_policy_denied(agent: A2AClient) -> None:
+    """A foreign agent's REJECTED without Accord metadata: rejected, terminal, the default code
+    (contract 1.1 read it as failed; 1.2 keeps the agent's decision apart from a fault)."""
     view = await agent.send(text="reject")
-    assert (view.status, view.state.error_code) == (Status.FAILED, ErrorCode.POLICY_DENIED)
+    assert (view.status, view.state.error_code) == (Status.REJECTED, ErrorCode.POLICY_DENIED)
+    assert view.is_terminal
 
 
 async def test_input_required_waits_for_input_and_continues_in_the_same_task(

@@ -20,7 +20,7 @@ from rich.json import JSON
 from accord.agents.cli.credentials import API_KEY_HELP, TOKEN_HELP, given_api_key, given_token
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.status import Status
+from accord.contracts.status import WITH_ERROR, Status
 from accord.protocol.auth import DEFAULT_APP
 
 if TYPE_CHECKING:
@@ -181,7 +181,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(view.to_dict(), ensure_ascii=False))
         else:
             _print_final(console, view, url)
-        if view.status is Status.FAILED:
+        if view.status in WITH_ERROR:
             code = view.state.error_code or ErrorCode.INTERNAL
             if as_json:
                 err.print(f"task failed: {code.value}")

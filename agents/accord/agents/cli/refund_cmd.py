@@ -24,7 +24,7 @@ from accord.agents.cli.credentials import TOKEN_HELP, given_token
 from accord.contracts.domain import RefundDecision
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError
-from accord.contracts.status import Status, WaitingReason
+from accord.contracts.status import WITH_ERROR, Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import DEFAULT_APP, ROLE_APPROVER, ROLE_CUSTOMER, mint_token
 from accord.protocol.settings import service_url
@@ -160,7 +160,7 @@ async def _with_metadata(client: A2AClient, view: TaskView) -> TaskView:
 
 
 def exit_code(view: TaskView) -> int:
-    if view.status is Status.FAILED:
+    if view.status in WITH_ERROR:
         return EXIT_FAILED
     if view.status is Status.WAITING:
         return (

@@ -121,6 +121,14 @@ MESSAGES: Final[dict[str, dict[Language, str]]] = {
         EN: "Order {order_id} is {status}.",
         ZH: "订单 {order_id} 当前状态：{status}。",
     },
+    # The receipt a person reads next to the refund's data (the orchestrator's "receipt"
+    # artifact): one line per fact, so that it prints and forwards as it is.
+    "receipt": {
+        EN: "Refund receipt {receipt_id}\nOrder: {order_id}\nAmount refunded: {amount}\n"
+        "Date: {date}",
+        ZH: "退款凭证 {receipt_id}\n订单：{order_id}\n退款金额：{amount}\n日期：{date}",
+    },
+    "receipt.approved_by": {EN: "Approved by: {approver}", ZH: "批准人：{approver}"},
     "decision.approve": {EN: "approved", ZH: "已批准"},
     "decision.reject": {EN: "rejected", ZH: "未批准"},
 }

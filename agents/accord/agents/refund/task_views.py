@@ -23,14 +23,17 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from accord.agents.models.base import Language
 from accord.agents.refund.approvals import APPROVAL_GRAPH, APPROVE_SKILL, approval_text
 from accord.agents.refund.budget import TOOL_CALLS, UNITS
 from accord.agents.refund.config import GRAPH_NAME
 from accord.agents.refund.conversation import describe, final_result, waiting_answer
 from accord.agents.refund.facts import RefusedInput
+from accord.agents.refund.receipt_text import customer_language, receipt_text
 from accord.agents.workflow import Event, EventType, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
+    RECEIPT_ARTIFACT_NAME,
     REMAINING_META_KEY,
     SKILL_TASK_META_KEY,
     SPENT_META_KEY,
@@ -155,7 +158,8 @@ class WorkflowTaskSource:
                 state=ContractState(status=Status.RUNNING),
                 node=event.node,
             )
-        state, status_message, artifacts = _status(snapshot, task_id, events[-1].seq)
+        language = customer_language(str(inp.get("text") or ""))
+        state, status_message, artifacts = _status(snapshot, task_id, events[-1].seq, language)
         if status_message is None:
             status_message = progress
         elif progress is not None:
@@ -211,7 +215,7 @@ def _user_message(body: dict[str, Any], fallback_id: str) -> ViewMessage:
 
 
 def _status(
-    snapshot: WorkflowSnapshot, task_id: str, last_seq: int
+    snapshot: WorkflowSnapshot, task_id: str, last_seq: int, language: Language
 ) -> tuple[ContractState, ViewMessage | None, list[ViewArtifact]]:
     message_id = f"{task_id}-{last_seq}"
     if snapshot.status is Status.COMPLETED:
@@ -223,7 +227,13 @@ def _status(
         )
         state = ContractState(status=Status.COMPLETED)
         message = ViewMessage(message_id, "agent", text=text, state=state)
-        return state, message, [ViewArtifact(f"{task_id}-result", ARTIFACT_NAME, result)]
+        artifacts = [ViewArtifact(f"{task_id}-result", ARTIFACT_NAME, data=result)]
+        receipt = receipt_text(result, language)
+        if receipt is not None:
+            artifacts.append(
+                ViewArtifact(f"{task_id}-receipt", RECEIPT_ARTIFACT_NAME, text=receipt)
+            )
+        return state, message, artifacts
     if snapshot.status is Status.FAILED:
         error = snapshot.error or AccordError(ErrorCode.INTERNAL, "the workflow failed")
         if error.code is ErrorCode.CANCELED:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
         ContractExecutor,
         NeedsInput,
         Progress,
+        Rejected,
+        Reply,
         Turn,
     )
     from accord.protocol.a2a.server import build_agent_app
@@ -28,6 +30,8 @@ _WHERE = {
     "ContractExecutor": "accord.protocol.a2a.executor",
     "NeedsInput": "accord.protocol.a2a.executor",
     "Progress": "accord.protocol.a2a.executor",
+    "Rejected": "accord.protocol.a2a.executor",
+    "Reply": "accord.protocol.a2a.executor",
     "Turn": "accord.protocol.a2a.executor",
     "build_agent_app": "accord.protocol.a2a.server",
 }
@@ -38,6 +42,8 @@ __all__ = [
     "ContractExecutor",
     "NeedsInput",
     "Progress",
+    "Rejected",
+    "Reply",
     "Turn",
     "build_agent_app",
 ]

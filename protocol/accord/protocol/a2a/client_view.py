@@ -19,10 +19,11 @@ from accord.contracts.errors import AccordError
 from accord.contracts.keys import (
     ERROR_DATA_KIND,
     REMAINING_META_KEY,
+    RESULT_ARTIFACT_NAME,
     SPENT_META_KEY,
     TOOL_CALLS_SPENT_META_KEY,
 )
-from accord.contracts.status import A2AState, ContractState, Status, WaitingReason
+from accord.contracts.status import TERMINAL, A2AState, ContractState, Status, WaitingReason
 from accord.protocol.a2a.wire import plain, read_contract_state, read_error, read_status_meta
 
 
@@ -59,7 +60,18 @@ class TaskView:
 
     @property
     def is_terminal(self) -> bool:
-        return self.state.status in (Status.COMPLETED, Status.FAILED)
+        return self.state.status in TERMINAL
+
+    def artifact(self, name: str) -> Mapping[str, Any] | None:
+        """The (last) artifact named ``name``, as wire JSON (``parts``...), if there is one."""
+        return next((a for a in reversed(self.artifacts) if a.get("name") == name), None)
+
+    def artifact_text(self, name: str) -> str | None:
+        """The text parts of the artifact named ``name``, joined (None: no such artifact)."""
+        found = self.artifact(name)
+        if found is None:
+            return None
+        return "".join(str(p["text"]) for p in found.get("parts", []) if "text" in p)
 
     @property
     def is_interrupted(self) -> bool:
@@ -139,10 +151,16 @@ def view_of_task(task: Task, *, artifacts: Iterable[Artifact] | None = None) -> 
     node = (read_status_meta(status_message) or {}).get("node")
     data = None
     text_parts: list[str] = []
-    for artifact in arts:
-        data = first_data(artifact.parts) or data
-        if t := texts(artifact.parts):
-            text_parts.append(t)
+    result = next((a for a in arts if a.name == RESULT_ARTIFACT_NAME), None)
+    if result is not None:
+        # An Accord agent: the result artifact is the data, the closing words are the status
+        # text; its other artifacts (a receipt, files) are in ``artifacts``, by name.
+        data = first_data(result.parts)
+    else:
+        for artifact in arts:
+            data = first_data(artifact.parts) or data
+            if t := texts(artifact.parts):
+                text_parts.append(t)
     return TaskView(
         task_id=task.id,
         context_id=task.context_id,

@@ -44,7 +44,13 @@ from a2a.utils.errors import InvalidParamsError
 from accord.contracts.errors import AccordError
 from accord.contracts.keys import STATUS_META_KEY
 from accord.contracts.status import from_a2a
-from accord.protocol.a2a.task_view import TaskSource, TaskView, ViewMessage, ViewQuery
+from accord.protocol.a2a.task_view import (
+    TaskSource,
+    TaskView,
+    ViewArtifact,
+    ViewMessage,
+    ViewQuery,
+)
 from accord.protocol.a2a.turn import read_parts
 from accord.protocol.a2a.wire import (
     a2a_task_state,
@@ -153,7 +159,7 @@ def task_of(view: TaskView) -> Task:
         status=status,
         history=[_message(m, view) for m in view.history],
         artifacts=[
-            Artifact(artifact_id=a.artifact_id, name=a.name, parts=[data_part(a.data)])
+            Artifact(artifact_id=a.artifact_id, name=a.name, parts=_artifact_parts(a))
             for a in view.artifacts
         ],
     )
@@ -238,3 +244,12 @@ def decode_page_token(token: str) -> tuple[float, str]:
     except (ValueError, TypeError):
         pass
     raise InvalidParamsError("Invalid page token (not one this agent issued)")  # not echoed
+
+
+def _artifact_parts(artifact: ViewArtifact) -> list[Part]:
+    parts: list[Part] = []
+    if artifact.data is not None:
+        parts.append(data_part(artifact.data))
+    if artifact.text is not None:
+        parts.append(Part(text=artifact.text, media_type=artifact.media_type))
+    return parts

@@ -1,8 +1,11 @@
 """ContractExecutor: an a2a-sdk AgentExecutor that keeps the Accord contract for an agent.
 
-Subclasses implement :meth:`ContractExecutor.run` and return :class:`Completed` or
-:class:`NeedsInput` (or raise :class:`AccordError`). The turn around it is done here, once,
-by parts that each hold one concern:
+Subclasses implement :meth:`ContractExecutor.run` and return :class:`Completed` (its data
+artifact ``result`` and any further artifacts), :class:`NeedsInput`, :class:`Rejected` (the
+agent declines: A2A REJECTED), or, for a skill whose contract says ``reply: message``,
+:class:`Reply` (one agent Message, no task); a failure is an :class:`AccordError` raised. While
+it runs, ``progress`` reports steps and streams artifacts in chunks. The turn around it is
+done here, once, by parts that each hold one concern:
 
 * :mod:`~accord.protocol.a2a.turn` reads the turn: the principal and the envelope the gate
   verified, the skill, the input (validated against the skill's input schema), the agent's
@@ -11,22 +14,26 @@ by parts that each hold one concern:
   leaves no room for, and the deadline bounds ``run()``;
 * :mod:`~accord.protocol.a2a.status_emitter` emits every status as a checked contract
   transition with the contract metadata, on the SDK's ``TaskUpdater``;
-* here: the answer is checked against the output schema and the waiting reasons the contract
-  declares, and reported as the result artifact and the final status.
+* here: the answer is checked against the output schema, the waiting reasons the contract
+  declares and the codes a decline may carry, and reported as artifacts and the final status
+  (or as the reply message).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from typing import Any, Final
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.types import Task, TaskState, TaskStatus
+from a2a.types import Message, Part, Role, Task, TaskState, TaskStatus
+from google.protobuf.json_format import MessageToDict
 from opentelemetry import trace
 
 from accord.contracts.agents import AgentContract
+from accord.contracts.agents import Reply as ReplyKind
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
@@ -36,22 +43,28 @@ from accord.contracts.keys import (
     STATE_META_KEY,
     TOOL_CALLS_SPENT_META_KEY,
 )
-from accord.contracts.status import ContractState, Status, from_a2a
+from accord.contracts.status import REJECTABLE, TERMINAL, ContractState, Status, from_a2a
 from accord.protocol.a2a.budget_guard import BudgetGuard
 from accord.protocol.a2a.delegation import check_on_behalf, default_envelope
 from accord.protocol.a2a.skill_schemas import SkillSchemas
-from accord.protocol.a2a.status_emitter import ContractTaskUpdater, Progress
+from accord.protocol.a2a.status_emitter import (
+    RESULT_ARTIFACT,
+    ArtifactStream,
+    ContractTaskUpdater,
+    Progress,
+)
 from accord.protocol.a2a.turn import (
     ENVELOPE_STATE_KEY,
     PRINCIPAL_STATE_KEY,
     Completed,
     NeedsInput,
+    Rejected,
+    Reply,
     Turn,
+    asked_skill,
     read_turn,
 )
-from accord.protocol.a2a.wire import (
-    data_part,
-)
+from accord.protocol.a2a.wire import data_part, plain
 from accord.protocol.telemetry import bind_task, spans
 from accord.protocol.telemetry import span as telemetry_span
 
@@ -59,10 +72,13 @@ __all__ = [
     "ARTIFACT_NAME",
     "ENVELOPE_STATE_KEY",
     "PRINCIPAL_STATE_KEY",
+    "ArtifactStream",
     "Completed",
     "ContractExecutor",
     "NeedsInput",
     "Progress",
+    "Rejected",
+    "Reply",
     "Turn",
     "check_on_behalf",
     "default_envelope",
@@ -70,7 +86,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-ARTIFACT_NAME: Final = "result"
+ARTIFACT_NAME: Final = RESULT_ARTIFACT
+
+Outcome = Completed | NeedsInput | Rejected | Reply
 
 
 class ContractExecutor(AgentExecutor):
@@ -84,7 +102,7 @@ class ContractExecutor(AgentExecutor):
         self._schemas = SkillSchemas(contract)
 
     # -- to implement -----------------------------------------------------------------------
-    async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
+    async def run(self, turn: Turn, progress: Progress) -> Outcome:
         raise NotImplementedError
 
     async def on_cancel(self, task_id: str) -> None:
@@ -127,16 +145,22 @@ class ContractExecutor(AgentExecutor):
         active = trace.get_current_span()
         active.set_attribute(spans.GEN_AI_CONVERSATION_ID, context_id)
         if current is None:
-            task = Task(
+            task: Task | None = Task(
                 id=task_id,
                 context_id=context_id,
                 status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
                 history=[message] if message is not None else [],
             )
-            await event_queue.enqueue_event(task)
             status = Status.QUEUED
         else:
-            status = from_a2a(TaskState.Name(current.status.state)).status
+            task, status = None, from_a2a(TaskState.Name(current.status.state)).status
+        # A skill that replies with a message opens no task unless its turn ends otherwise
+        # (refused, failed, declined, or it chose to answer with a task after all).
+        skill = asked_skill(context, self.contract) if current is None else None
+        replies = skill is not None and skill.reply is ReplyKind.MESSAGE
+        opened = _Opening(event_queue, task)
+        if not replies:
+            await opened.task()
         updater = ContractTaskUpdater(
             event_queue, task_id, context_id, status, agent=self.contract.name, span=active
         )
@@ -147,6 +171,7 @@ class ContractExecutor(AgentExecutor):
                 envelope, turn.spent_units, tool_calls_spent=turn.spent_tool_calls
             )
         except AccordError as error:
+            await opened.task()
             await updater.fail(error)
             return
 
@@ -160,15 +185,32 @@ class ContractExecutor(AgentExecutor):
             # synthesised one is not kept: an end user who answers a question tomorrow gets a
             # fresh per-turn deadline, while the units spent keep counting against the budget.
             task_meta[ENVELOPE_META_KEY] = envelope.model_dump(mode="json", exclude_none=True)
-        await updater.status(ContractState(status=Status.RUNNING), task_meta=task_meta)
+
+        started = False
+
+        async def running() -> None:  # once: the task's RUNNING status, with its metadata
+            nonlocal started
+            if not started:
+                started = True
+                await opened.task()
+                await updater.status(ContractState(status=Status.RUNNING), task_meta=task_meta)
+
+        if not replies:
+            await running()
         try:
             async with asyncio.timeout(allowance.remaining_s):
-                outcome = await self.run(turn, Progress(updater))
+                outcome = await self.run(turn, Progress(None if replies else updater))
+            if replies and isinstance(outcome, Reply):
+                await event_queue.enqueue_event(self._reply_message(outcome, turn))
+                return
+            await running()
             await self._report(outcome, turn, updater)
         except TimeoutError:
+            await running()
             await updater.fail(self.budget.overrun(envelope))
         except AccordError as error:
-            if updater.current not in (Status.COMPLETED, Status.FAILED):
+            await running()
+            if updater.current not in TERMINAL:
                 await updater.fail(error)
             else:
                 logger.error("task %s: error after a terminal state: %r", turn.task_id, error)
@@ -176,7 +218,24 @@ class ContractExecutor(AgentExecutor):
             raise
         except Exception:
             logger.exception("task %s: run() raised", turn.task_id)
+            await running()
             await updater.fail(AccordError(ErrorCode.INTERNAL, "the agent failed unexpectedly"))
+
+    def _reply_message(self, reply: Reply, turn: Turn) -> Message:
+        """The agent Message of a Reply: its text, its data (checked), its other parts."""
+        parts: list[Part] = []
+        if reply.text:
+            parts.append(Part(text=reply.text))
+        if reply.data is not None:
+            self._check_output(turn, reply.data)
+            parts.append(data_part(reply.data))
+        parts.extend(reply.parts)
+        return Message(
+            message_id=uuid.uuid4().hex,
+            role=Role.ROLE_AGENT,
+            context_id=turn.context_id,
+            parts=parts,
+        )
 
     def _effective_envelope(self, turn: Turn) -> DelegationEnvelope:
         """The caller's envelope, or the default one of an end user who brought none."""
@@ -184,25 +243,37 @@ class ContractExecutor(AgentExecutor):
             return turn.envelope
         return default_envelope(turn.principal, turn.context_id, turn.text or turn.skill.name)
 
-    async def _report(
-        self, outcome: Completed | NeedsInput, turn: Turn, updater: ContractTaskUpdater
-    ) -> None:
+    def _check_output(self, turn: Turn, data: dict[str, Any]) -> None:
+        try:
+            self._schemas.check_output(turn.skill, data)
+        except AccordError as error:
+            logger.error("task %s: output breaks the skill schema: %s", turn.task_id, error.message)
+            raise AccordError(
+                ErrorCode.CONTRACT_VIOLATION,
+                "the agent's answer broke its declared output schema",
+                error.details,
+            ) from None
+
+    async def _report(self, outcome: Outcome, turn: Turn, updater: ContractTaskUpdater) -> None:
         task_meta = {STATE_META_KEY: turn.state}
         if isinstance(outcome, Completed):
-            try:
-                self._schemas.check_output(turn.skill, outcome.data)
-            except AccordError as error:
-                logger.error(
-                    "task %s: output breaks the skill schema: %s", turn.task_id, error.message
-                )
+            self._check_output(turn, outcome.data)
+            if any(a.name == ARTIFACT_NAME for a in outcome.artifacts):
                 raise AccordError(
                     ErrorCode.CONTRACT_VIOLATION,
-                    "the agent's answer broke its declared output schema",
-                    error.details,
-                ) from None
+                    f"the artifact name {ARTIFACT_NAME!r} is the result's own",
+                )
             await updater.add_artifact(
                 [data_part(outcome.data)], name=ARTIFACT_NAME, last_chunk=True
             )
+            for extra in outcome.artifacts:
+                await updater.add_artifact(
+                    list(extra.parts),
+                    artifact_id=extra.artifact_id or None,
+                    name=extra.name or None,
+                    metadata=plain(MessageToDict(extra.metadata)) or None,
+                    last_chunk=True,
+                )
             await updater.status(
                 ContractState(status=Status.COMPLETED), text=outcome.text, task_meta=task_meta
             )
@@ -221,4 +292,38 @@ class ContractExecutor(AgentExecutor):
                 task_meta=task_meta,
             )
             return
-        raise AccordError(ErrorCode.CONTRACT_VIOLATION, "run() returned neither result type")
+        if isinstance(outcome, Rejected):
+            if outcome.code not in REJECTABLE:
+                raise AccordError(
+                    ErrorCode.CONTRACT_VIOLATION,
+                    f"a decline cannot carry {outcome.code.value}: it is no decision about "
+                    "the request (docs/contract.md, rejected)",
+                )
+            declined = AccordError(outcome.code, outcome.reason, outcome.details)
+            await updater.status(
+                ContractState(status=Status.REJECTED, error_code=outcome.code),
+                text=outcome.reason,
+                error=declined,
+                task_meta=task_meta,
+            )
+            return
+        if isinstance(outcome, Reply):
+            raise AccordError(
+                ErrorCode.CONTRACT_VIOLATION,
+                f"skill {turn.skill.id} answers with a task; Reply needs 'reply: message'",
+            )
+        raise AccordError(ErrorCode.CONTRACT_VIOLATION, "run() returned no known outcome")
+
+
+class _Opening:
+    """The new task's first event, enqueued once and only when the turn needs a task."""
+
+    def __init__(self, event_queue: EventQueue, task: Task | None) -> None:
+        self._queue = event_queue
+        self._task = task
+
+    async def task(self) -> None:
+        """Enqueue the task if it is new and not yet sent."""
+        if self._task is not None:
+            await self._queue.enqueue_event(self._task)
+            self._task = None

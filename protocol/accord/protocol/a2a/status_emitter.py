@@ -14,14 +14,16 @@ own ``start_work()``, ``complete()``, ``failed()``...:
 
 from __future__ import annotations
 
-from typing import Any
+import uuid
+from typing import Any, Final
 
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types import Message, TaskState, TaskStatus
+from a2a.types import Message, Part, TaskState, TaskStatus
 from opentelemetry.trace import Span
 
-from accord.contracts.errors import AccordError
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import RESULT_ARTIFACT_NAME
 from accord.contracts.status import ContractState, Status, check_transition
 from accord.protocol.a2a.wire import (
     a2a_task_state,
@@ -135,15 +137,73 @@ class ContractTaskUpdater(TaskUpdater):
                 mark_error(self.span, failure)
 
 
-class Progress:
-    """Handed to ``run()``: emits WORKING status updates naming the current step."""
+RESULT_ARTIFACT: Final = RESULT_ARTIFACT_NAME
 
-    def __init__(self, updater: ContractTaskUpdater) -> None:
+
+class ArtifactStream:
+    """One artifact sent in chunks while the task runs (A2A TaskArtifactUpdateEvent): the first
+    chunk opens it, each later one has ``append``, the last has ``lastChunk``. A client that
+    reads the task afterwards sees one artifact of all the parts."""
+
+    def __init__(self, updater: ContractTaskUpdater, name: str, artifact_id: str) -> None:
+        self._updater = updater
+        self.name = name
+        self.artifact_id = artifact_id
+        self._sent = 0
+        self.closed = False
+
+    async def write(self, *parts: Part, last: bool = False) -> None:
+        if self.closed:
+            raise AccordError(
+                ErrorCode.CONTRACT_VIOLATION, f"artifact {self.name!r} was already closed"
+            )
+        if self._updater.current is not Status.RUNNING:
+            # Chunks belong to a running task; after its end the SDK would drop them quietly.
+            raise AccordError(
+                ErrorCode.CONTRACT_VIOLATION,
+                f"artifact {self.name!r} written while the task is {self._updater.current.value}",
+            )
+        self.closed = last
+        await self._updater.add_artifact(
+            list(parts),
+            artifact_id=self.artifact_id,
+            name=self.name,
+            append=self._sent > 0,
+            last_chunk=last,
+        )
+        self._sent += 1
+
+    async def close(self, *parts: Part) -> None:
+        """Send the last chunk (``parts`` may be empty: the chunks before were everything)."""
+        await self.write(*parts, last=True)
+
+
+class Progress:
+    """Handed to ``run()``: emits WORKING status updates naming the current step, and streams
+    artifacts. A skill that answers with a message has no task to report on: ``updater`` is
+    None and updates are dropped (streaming an artifact there is a contract violation)."""
+
+    def __init__(self, updater: ContractTaskUpdater | None) -> None:
         self._updater = updater
 
     async def update(
         self, text: str, *, node: str | None = None, data: dict[str, Any] | None = None
     ) -> None:
+        if self._updater is None:
+            return
         await self._updater.status(
             ContractState(status=Status.RUNNING), text=text, node=node, data=data
         )
+
+    def artifact(self, name: str, *, artifact_id: str | None = None) -> ArtifactStream:
+        """A new artifact to stream in chunks (``write``, then ``close``)."""
+        if self._updater is None:
+            raise AccordError(
+                ErrorCode.CONTRACT_VIOLATION, "a skill that replies with a message has no task"
+            )
+        if name == RESULT_ARTIFACT:
+            raise AccordError(
+                ErrorCode.CONTRACT_VIOLATION,
+                f"the artifact name {RESULT_ARTIFACT!r} is the result's: return it in Completed",
+            )
+        return ArtifactStream(self._updater, name, artifact_id or uuid.uuid4().hex)

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from accord.contracts.errors import AccordError
-from accord.contracts.status import ContractState, Status
+from accord.contracts.status import TERMINAL, ContractState, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,9 +32,13 @@ class ViewMessage:
 
 @dataclass(frozen=True, slots=True)
 class ViewArtifact:
+    """An artifact of one DataPart (``data``) or of one text part for a person (``text``)."""
+
     artifact_id: str
     name: str
-    data: Mapping[str, Any]
+    data: Mapping[str, Any] | None = None
+    text: str | None = None
+    media_type: str = "text/plain"  # of ``text``
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +63,7 @@ class TaskView:
 
     @property
     def is_terminal(self) -> bool:
-        return self.state.status in (Status.COMPLETED, Status.FAILED)
+        return self.state.status in TERMINAL
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
-"""What ``ContractExecutor.run()`` sees (a :class:`Turn`) and returns (:class:`Completed` or
-:class:`NeedsInput`), and how a turn is read from the SDK's ``RequestContext``.
+"""What ``ContractExecutor.run()`` sees (a :class:`Turn`) and returns (:class:`Completed`,
+:class:`NeedsInput`, :class:`Rejected`, or :class:`Reply` for a skill that answers with a
+message), and how a turn is read from the SDK's ``RequestContext``.
 
 The principal and the delegation envelope are not read from the message again: the gate
 verified the credential, parsed the envelope and checked acting on behalf before the SDK
@@ -10,11 +11,12 @@ continues under the one the task stored at its first turn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from a2a.server.agent_execution import RequestContext
-from a2a.types import Message
+from a2a.types import Artifact, Message, Part
 from google.protobuf.json_format import MessageToDict
 
 from accord.contracts.agents import AgentContract, Skill
@@ -61,12 +63,41 @@ class Turn:
     """Tool calls the earlier turns of this task spent (likewise)."""
     message_id: str | None = None
     """The id of this turn's A2A message (an agent that records its history keeps it)."""
+    parts: tuple[Part, ...] = ()
+    """Every part of this turn's message as sent (files, several texts, more DataParts):
+    ``text`` and ``data`` are the usual reading of them."""
 
 
 @dataclass
 class Completed:
+    """The task is done: ``data`` (checked against the skill's output schema) becomes the
+    artifact named ``result`` that every Accord client reads; ``artifacts`` (built with
+    :mod:`accord.protocol.a2a.parts`: text, files, more data) follow it, in order."""
+
     data: dict[str, Any]
     text: str = ""
+    artifacts: Sequence[Artifact] = field(default_factory=tuple)
+
+
+@dataclass
+class Rejected:
+    """The agent declines the request (A2A TASK_STATE_REJECTED, contract status ``rejected``):
+    nothing failed, the agent decided not to do it. ``code`` says why, and must be one of
+    :data:`~accord.contracts.status.REJECTABLE` (a decline is never worth retrying as is)."""
+
+    reason: str
+    code: ErrorCode = ErrorCode.POLICY_DENIED
+    details: dict[str, Any] | None = None
+
+
+@dataclass
+class Reply:
+    """The answer of a skill that declares ``reply: message``: one agent Message and no task.
+    ``data``, when given, is checked against the skill's output schema like a result."""
+
+    text: str = ""
+    data: dict[str, Any] | None = None
+    parts: Sequence[Part] = field(default_factory=tuple)  # after the text and the data
 
 
 @dataclass
@@ -122,7 +153,17 @@ def read_turn(
         spent_units=spent if isinstance(spent, int) else 0,
         spent_tool_calls=tools_spent if isinstance(tools_spent, int) else 0,
         message_id=message.message_id or None,
+        parts=tuple(message.parts),
     )
+
+
+def asked_skill(context: RequestContext, contract: AgentContract) -> Skill | None:
+    """The skill a new task's message asks for, before anything is read (None: unknown; the
+    turn's reading then refuses it)."""
+    try:
+        return _skill(contract, _asked_skill(context.message or Message()))
+    except AccordError:
+        return None
 
 
 def _skill(contract: AgentContract, skill_id: Any) -> Skill:

@@ -28,7 +28,15 @@ from accord.contracts.keys import (
     WAITING_REASON_KEY,
     WAITING_REASON_KEY_DEPRECATED,
 )
-from accord.contracts.status import A2AState, ContractState, Status, WaitingReason, from_a2a, to_a2a
+from accord.contracts.status import (
+    WITH_ERROR,
+    A2AState,
+    ContractState,
+    Status,
+    WaitingReason,
+    from_a2a,
+    to_a2a,
+)
 
 # -- writing --------------------------------------------------------------------------------
 
@@ -157,7 +165,8 @@ def read_error(message: Message | Mapping[str, Any] | None) -> AccordError | Non
 def read_contract_state(
     status: TaskStatus | Mapping[str, Any],
 ) -> tuple[ContractState, AccordError | None]:
-    """The contract state of an A2A TaskStatus (protobuf or wire JSON), and its error if failed.
+    """The contract state of an A2A TaskStatus (protobuf or wire JSON), and its error if failed
+    or rejected.
 
     A peer that is not Accord gets the contract defaults (``from_a2a``); a failed task without
     a readable error gets one built from the default code.
@@ -182,10 +191,10 @@ def read_contract_state(
     except ValueError:
         # TASK_STATE_UNSPECIFIED or an unknown name from a foreign peer.
         state = ContractState(status=Status.FAILED, error_code=ErrorCode.CONTRACT_VIOLATION)
-    if state.status is Status.FAILED and (error is None or error.code != state.error_code):
+    if state.status in WITH_ERROR and (error is None or error.code != state.error_code):
         assert state.error_code is not None
         error = AccordError(state.error_code)
-    return state, error if state.status is Status.FAILED else None
+    return state, error if state.status in WITH_ERROR else None
 
 
 def waiting_reason_of(status: TaskStatus | Mapping[str, Any]) -> WaitingReason | None:

@@ -24,6 +24,8 @@ from accord.contracts.errors import (
 )
 from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI, STATUS_META_KEY
 from accord.contracts.status import (
+    REJECTABLE,
+    TERMINAL,
     A2AState,
     ContractState,
     Status,
@@ -385,6 +387,60 @@ async def terminal_stays(ctx: A2AContext) -> None:
         )
 
 
+@check("STATUS-008", "a declined request ends rejected: terminal, with its code, not failed")
+async def declines_rejected(ctx: A2AContext) -> None:
+    found = [(s, p) for s in ctx.skill_ids() if (p := ctx.options.probes.agents.get(s))]
+    declining = [(s, p) for s, p in found if p.decline is not None]
+    if not declining:
+        raise Skipped("no probe declares a request the agent declines (probe 'decline')")
+    skill, probe = declining[0]
+    assert probe.decline is not None
+    message = user_message(fill(probe.decline, ctx.run), metadata=ctx.metadata(probe, skill))
+    obs = await ctx.send(f"decline {skill}", message)
+    expected = "a declined request ends TASK_STATE_REJECTED with the code in metadata"
+    state = last_state(obs)
+    if obs.task_id is None or state != A2AState.REJECTED:
+        raise Violation(
+            f"the declined request ended {state or obs.answer.shown()}, not TASK_STATE_REJECTED",
+            sent=obs.answer.sent,
+            received=obs.answer.shown(),
+            expected=expected,
+        )
+    final = obs.statuses[-1]
+    claimed = _contract_of(final)
+    code = _final_code(obs)
+    if claimed is None or claimed.status is not Status.REJECTED:
+        raise Violation(
+            f"REJECTED, but {STATUS_META_KEY} says "
+            f"{claimed.status.value if claimed else 'nothing readable'}, not rejected",
+            received=final,
+            expected=expected,
+        )
+    if code is None or ErrorCode(code) not in REJECTABLE:
+        raise Violation(
+            f"a decline with code {code!r}: a decline carries one of "
+            f"{sorted(c.value for c in REJECTABLE)}",
+            received=final,
+            expected=expected,
+        )
+    got = await ctx.get_task(obs.task_id)
+    stored = (task_of(got.result) or {}).get("status", {}).get("state")
+    if stored != A2AState.REJECTED:
+        raise Violation(
+            f"GetTask says {stored} for the rejected task", sent=got.sent, received=got.shown()
+        )
+    again = user_message(
+        fill(probe.decline, ctx.run), task_id=obs.task_id, metadata=ctx.metadata(probe, skill)
+    )
+    answer = await ctx.rpc("SendMessage", {"message": again})
+    if answer.error is None:
+        raise Violation(
+            "a message to a rejected (terminal) task was accepted",
+            sent=answer.sent,
+            received=answer.shown(),
+        )
+
+
 @check("AGENT-006", "cancel of a terminal task is TASK_NOT_CANCELABLE")
 async def cancel_terminal(ctx: A2AContext) -> None:
     task_id: str | None = None
@@ -483,7 +539,7 @@ async def legal_transitions(ctx: A2AContext) -> None:
         for before, after in itertools.pairwise(sequence):
             if before is None or after is None:
                 continue
-            if before == after and before is not Status.COMPLETED and before is not Status.FAILED:
+            if before == after and before not in TERMINAL:
                 continue  # progress notes repeat a state; that is not a transition
             if not can_transition(before, after):
                 raise Violation(

@@ -8,6 +8,7 @@ refunded on a given tool server; a probe file says it (``--probe FILE``, JSON)::
         "refund.policy": {
           "message": {...},              # first message DataPart (must succeed or wait)
           "answer": {...},               # answer DataPart when the first message waits (input)
+          "decline": {...},              # a first message the skill declines (ends REJECTED)
           "metadata": {...}              # extra message metadata (optional)
         }
       },
@@ -51,6 +52,8 @@ class AgentProbe(BaseModel):
 
     message: dict[str, Any]
     answer: dict[str, Any] | None = None
+    # A request the skill declines (contract 1.2, STATUS-008): the kit expects REJECTED.
+    decline: dict[str, Any] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     # The customer a service credential's envelope acts for: an agent answers a service only
     # about the customer its envelope names (docs/security-a2a.md). End-user tokens ignore it.
