@@ -62,8 +62,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+# Leaf frames where a thread waits rather than works (py-spy cannot always tell idle threads).
+IDLE_LEAVES = ("select", "Condition.wait", "_worker", "poll")
+STDLIB_TOP = frozenset({"asyncio", "json", "http", "email", "concurrent", "logging", "importlib"})
+
+
 def _frame(frame: str) -> str:
-    # "function (path/to/module.py:123)" -> "function (module.py)": lines split one function
+    # "function (path/to/module.py:123)" -> "function (to/module.py)": lines split one function
     name, _, where = frame.partition(" (")
     path = where.rsplit(":", 1)[0]
     parts = Path(path).parts
@@ -71,28 +76,39 @@ def _frame(frame: str) -> str:
     return f"{name} ({short})"
 
 
+def _package(frame: str) -> str | None:
+    """The distribution a frame belongs to (py-spy shows paths below site-packages), or for
+    ours the package and module; None for the standard library."""
+    path = frame.partition(" (")[2].rsplit(":", 1)[0]
+    top = path.split("/", 1)[0]
+    if "/" not in path or top in STDLIB_TOP or path.startswith("<"):
+        return None
+    if top in ("protocol", "agents", "tools", "contracts"):
+        return "accord " + "/".join(path.split("/")[:2])
+    return top
+
+
 def summarise(path: Path, seconds: float, rate: int = 100, top: int = 12) -> str:
-    """Top frames of one raw profile: by own samples, and by inclusive samples. py-spy leaves
-    idle threads out, so samples / (seconds * rate) is the share of the time the process ran."""
+    """Busy samples of one raw profile: by the package of the innermost non-stdlib frame, and
+    the top functions by own samples. Samples whose leaf is a wait are left out."""
     own: collections.Counter[str] = collections.Counter()
-    inclusive: collections.Counter[str] = collections.Counter()
+    packages: collections.Counter[str] = collections.Counter()
     total = 0
     for line in path.read_text().splitlines():
         stack, _, count_text = line.rpartition(" ")
-        if not stack:
+        frames = [f for f in stack.split(";") if f]
+        if not frames or frames[-1].partition(" (")[0].endswith(IDLE_LEAVES):
             continue
         count = int(count_text)
-        frames = [_frame(f) for f in stack.split(";") if f]
         total += count
-        own[frames[-1]] += count
-        for frame in set(frames):
-            inclusive[frame] += count
+        own[_frame(frames[-1])] += count
+        found = next((p for p in map(_package, reversed(frames)) if p is not None), "stdlib")
+        packages[found] += count
     if not total:
-        return f"{path.stem}: no samples\n"
-    busy = total / (seconds * rate)
-    lines = [f"{path.stem}: {total} samples, on CPU {busy:.0%} of {seconds:.1f} s"]
+        return f"{path.stem}: no busy samples\n"
+    lines = [f"{path.stem}: {total} busy samples in {seconds:.1f} s at {rate} Hz"]
+    lines.append("  by package:")
+    lines += [f"    {n / total:6.1%}  {p}" for p, n in packages.most_common(top)]
     lines.append("  own time:")
     lines += [f"    {n / total:6.1%}  {f}" for f, n in own.most_common(top)]
-    lines.append("  inclusive:")
-    lines += [f"    {n / total:6.1%}  {f}" for f, n in inclusive.most_common(top * 2)]
     return "\n".join(lines) + "\n"

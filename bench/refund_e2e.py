@@ -281,7 +281,7 @@ class MeshBench:
         if profiler is not None:
             profiler.stop()
             for name in pids:
-                print(summarise(profile_dir / self.store.lower() / f"{name}.txt", seconds))
+                print(summarise(profiler.out_dir / f"{name}.txt", seconds))
         c16 = report(f"refund, {self.store}, c{c}", c16_run)
         per = "  ".join(f"{n} {t / len(many) * 1000:.1f}" for n, t in cpu.items())
         total = sum(cpu.values()) / len(many) * 1000
