@@ -1,21 +1,29 @@
 """End-to-end refunds through all five services, against a bare A2A round trip.
 
-    .venv/bin/python bench/refund_e2e.py [--requests 48] [--concurrency 16]
+    .venv/bin/python bench/refund_e2e.py [--requests 64] [--concurrency 16]
+        [--postgres] [--profile DIR]
 
 Starts the mesh (five processes, SQLite, a fresh temporary data directory, free ports) and
-seeds extra delivered orders for customer C-01 (bench only: rows written with the tool
-servers' own table definitions), so that every request is a distinct order and a real
-refunds.issue write (key refund:<order>). Each request is a customer's first message,
+seeds extra delivered orders, each of its own long-standing customer (bench only: rows written
+with the tool servers' own table definitions), so that every request is a distinct order and a
+real refunds.issue write that needs no approver. Each request is a customer's first message,
 streamed: intake -> orders.lookup + policy-check + risk-check in parallel -> decide ->
-refunds.get + refunds.issue. The baseline, in the same run on the same machine: a bare echo
-agent with the same contract, gate and durable task store but no workflow and no children,
-at the same concurrency.
+refunds.issue. The baseline, in the same run on the same machine: a bare echo agent with the
+same contract, gate and durable task store but no workflow and no children, at concurrency 1
+and 16. Prints the issue's targets as ratios with pass/MISS.
+
+``--postgres`` runs the same mesh a second time on one PostgreSQL database (a private cluster
+from Debian's postgresql package, as the tests start it) and prints its ratio to SQLite.
+``--profile DIR`` records py-spy profiles of every service during the concurrency-16 phase
+(bench/profiles.py) and prints a summary of each.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
+import contextlib
 import os
 import secrets
 import statistics
@@ -23,39 +31,58 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from accord.contracts.status import Status
+from profiles import Profiler, cpu_seconds, summarise
 
 FIRST_ORDER = 5000
 AMOUNT_CENTS = 1999
 
 
-def seed_orders(data_dir: Path, count: int) -> list[str]:
-    """Extra delivered, refundable orders of C-01 in commerce's and payments' databases."""
-    from sqlalchemy import create_engine
+async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[str, str]]:
+    """Extra delivered, refundable orders in commerce's and payments' databases, each of its own
+    long-standing customer: one customer refunding many orders in a minute is high risk (an
+    approver's decision) and would measure the wait for an approval, not a refund."""
+    from sqlalchemy.ext.asyncio import create_async_engine
 
-    from accord.tools.commerce_store import order_items, orders
+    from accord.tools.commerce_store import customers, order_items, orders
     from accord.tools.ledger import ledger_orders
 
     now = datetime.now(UTC).replace(microsecond=0, tzinfo=None)
-    ids = [f"O-{FIRST_ORDER + i}" for i in range(count)]
-    commerce = create_engine(f"sqlite:///{data_dir / 'commerce.db'}")
-    with commerce.begin() as conn:
-        conn.execute(
+    pairs = [(f"O-{FIRST_ORDER + i}", f"C-{FIRST_ORDER + i}") for i in range(count)]
+    commerce = create_async_engine(database("commerce"))
+    async with commerce.begin() as conn:
+        await conn.execute(
+            customers.insert(),
+            [
+                {
+                    "customer_id": cid,
+                    "name": f"Bench customer {cid}",
+                    "created_at": now - timedelta(days=400),
+                    "chargebacks": 0,
+                }
+                for _, cid in pairs
+            ],
+        )
+        await conn.execute(
             orders.insert(),
             [
                 {
                     "order_id": oid,
-                    "customer_id": "C-01",
+                    "customer_id": cid,
                     "status": "delivered",
                     "currency": "USD",
                     "ordered_at": now - timedelta(days=5),
                     "delivered_at": now - timedelta(days=3),
                 }
-                for oid in ids
+                for oid, cid in pairs
             ],
         )
-        conn.execute(
+        await conn.execute(
             order_items.insert(),
             [
                 {
@@ -68,24 +95,26 @@ def seed_orders(data_dir: Path, count: int) -> list[str]:
                     "category": "apparel",
                     "final_sale": False,
                 }
-                for oid in ids
+                for oid, _ in pairs
             ],
         )
-    payments = create_engine(f"sqlite:///{data_dir / 'payments.db'}")
-    with payments.begin() as conn:
-        conn.execute(
+    await commerce.dispose()
+    payments = create_async_engine(database("payments"))
+    async with payments.begin() as conn:
+        await conn.execute(
             ledger_orders.insert(),
             [
                 {
                     "order_id": oid,
-                    "customer_id": "C-01",
+                    "customer_id": cid,
                     "currency": "USD",
                     "total_cents": AMOUNT_CENTS,
                 }
-                for oid in ids
+                for oid, cid in pairs
             ],
         )
-    return ids
+    await payments.dispose()
+    return pairs
 
 
 def serve_echo(port: int) -> None:
@@ -115,37 +144,49 @@ def serve_echo(port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
-async def load(
-    url: str, token: str, texts: list[str], concurrency: int
-) -> tuple[float, list[float], int]:
-    """Send every text as a new task, ``concurrency`` at a time; (wall s, latencies, failures)."""
+@dataclass
+class Run:
+    wall: float
+    latencies: list[float]
+    outcomes: collections.Counter[str]  # "completed/refunded", "waiting", "failed/CODE"...
+
+    @property
+    def failures(self) -> int:
+        return sum(n for k, n in self.outcomes.items() if k != "completed/refunded")
+
+
+async def load(url: str, requests: list[tuple[str, str]], concurrency: int) -> Run:
+    """Send each (customer token, text) as a new task, ``concurrency`` at a time."""
     import httpx
 
-    from accord.contracts.status import Status
     from accord.protocol.a2a.client import A2AClient
 
     limits = httpx.Limits(max_connections=concurrency * 2, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=120.0), limits=limits) as http:
-        client = await A2AClient.connect(url, token=token, http=http)
-        queue: asyncio.Queue[str] = asyncio.Queue()
-        for text in texts:
-            queue.put_nowait(text)
+        first = await A2AClient.connect(url, token=requests[0][0], http=http)
+        queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        for item in requests:
+            queue.put_nowait(item)
         latencies: list[float] = []
-        failures = 0
+        outcomes: collections.Counter[str] = collections.Counter()
 
         async def worker() -> None:
-            nonlocal failures
             while not queue.empty():
-                text = queue.get_nowait()
+                token, text = queue.get_nowait()
+                client = A2AClient(first.card, http, token=token)  # the card resolved once
                 started = time.perf_counter()
                 view = await client.send(text=text, skill="refund.request")
                 latencies.append(time.perf_counter() - started)
-                if view.status is not Status.COMPLETED:
-                    failures += 1
+                detail = (
+                    str((view.data or {}).get("decision"))
+                    if view.status is Status.COMPLETED
+                    else (view.error.code.value if view.error else view.a2a_state)
+                )
+                outcomes[f"{view.status.value}/{detail}"] += 1
 
         started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return time.perf_counter() - started, latencies, failures
+        return Run(time.perf_counter() - started, latencies, outcomes)
 
 
 def wait_healthy(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 60.0) -> None:
@@ -168,83 +209,177 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(rank, len(ordered)) - 1]
 
 
-def report(name: str, wall: float, lat: list[float], failures: int) -> dict[str, float]:
-    rate = len(lat) / wall
+def report(name: str, run: Run) -> dict[str, float]:
+    lat = run.latencies
+    rate = len(lat) / run.wall
     p50, p99 = pct(lat, 50) * 1000, pct(lat, 99) * 1000
     print(
-        f"{name:<28} {len(lat):>5} req  {rate:8.1f}/s  p50 {p50:8.1f} ms  p99 {p99:8.1f} ms"
-        f"  mean {statistics.mean(lat) * 1000:8.1f} ms  failed {failures}"
+        f"{name:<34} {len(lat):>4} req {rate:7.1f}/s  p50 {p50:7.1f} ms  p99 {p99:7.1f} ms"
+        f"  mean {statistics.mean(lat) * 1000:7.1f} ms  not refunded {run.failures}"
     )
+    if run.failures:
+        print(f"    outcomes: {dict(run.outcomes)}")
     return {"rate": rate, "p50": p50, "p99": p99}
+
+
+def target(name: str, value: float, limit: float, *, at_least: bool) -> bool:
+    ok = value >= limit if at_least else value <= limit
+    sign = ">=" if at_least else "<="
+    print(f"  {name:<44} {value:6.3f}x  target {sign} {limit}x  {'pass' if ok else 'MISS'}")
+    return ok
+
+
+@dataclass
+class Figures:
+    c1: dict[str, float]
+    c16: dict[str, float]
+
+
+class MeshBench:
+    """One mesh (SQLite files, or one PostgreSQL database) with its own seeded orders."""
+
+    def __init__(self, args: argparse.Namespace, database_url: str | None) -> None:
+        from accord.agents.cli.mesh import free_ports, start_mesh
+        from accord.protocol.auth import mint_token
+
+        self.args = args
+        self.store = "PostgreSQL" if database_url else "SQLite"
+        self.data_dir = Path(tempfile.mkdtemp(prefix="accord-bench-"))
+        env = {"ACCORD_DATA_DIR": str(self.data_dir)}
+        if database_url:
+            env["ACCORD_DATABASE_URL"] = database_url
+        self.mesh = start_mesh(self.data_dir, ports=free_ports(), env=env)
+
+        def database(service: str) -> str:
+            if database_url:
+                return database_url.replace("postgresql://", "postgresql+asyncpg://", 1)
+            return f"sqlite+aiosqlite:///{self.data_dir / f'{service}.db'}"
+
+        count = args.concurrency + args.c1_requests + args.requests
+        pairs = asyncio.run(seed_orders(database, count))
+        self.requests = [
+            (mint_token(cid, ["customer"]), f"wrong size, please refund order {oid}")
+            for oid, cid in pairs
+        ]
+
+    def run(self, profile_dir: Path | None) -> Figures:
+        url = self.mesh.url("orchestrator")
+        c = self.args.concurrency
+        warm, rest = self.requests[:c], self.requests[c:]
+        ones, many = rest[: self.args.c1_requests], rest[self.args.c1_requests :]
+        asyncio.run(load(url, warm, c))  # connections, caches, first imports
+        c1 = report(f"refund, {self.store}, c1", asyncio.run(load(url, ones, 1)))
+        pids = {name: proc.pid for name, proc in self.mesh.processes.items()}
+        profiler = None
+        if profile_dir is not None:
+            profiler = Profiler(profile_dir / self.store.lower(), pids)
+        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        started = time.perf_counter()
+        c16_run = asyncio.run(load(url, many, c))
+        seconds = time.perf_counter() - started
+        cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+        if profiler is not None:
+            profiler.stop()
+            for name in pids:
+                print(summarise(profiler.out_dir / f"{name}.txt", seconds))
+        c16 = report(f"refund, {self.store}, c{c}", c16_run)
+        per = "  ".join(f"{n} {t / len(many) * 1000:.1f}" for n, t in cpu.items())
+        total = sum(cpu.values()) / len(many) * 1000
+        print(f"    CPU ms per refund at c{c}: {per}  (all {total:.1f})")
+        c16["cpu_ms"] = total
+        return Figures(c1, c16)
+
+    def stop(self) -> None:
+        self.mesh.stop()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=48)
+    parser.add_argument("--requests", type=int, default=64, help="refunds at full concurrency")
+    parser.add_argument("--c1-requests", type=int, default=16, help="refunds one at a time")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--echo-requests", type=int, default=160)
+    parser.add_argument(
+        "--postgres", action="store_true", help="also run the mesh on PostgreSQL and compare"
+    )
+    parser.add_argument(
+        "--profile", type=Path, default=None, help="py-spy profiles of each service into DIR"
+    )
     parser.add_argument("--serve-echo", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo:
         serve_echo(args.serve_echo)
         return
 
-    data_dir = Path(tempfile.mkdtemp(prefix="accord-bench-"))
-    os.environ["ACCORD_DATA_DIR"] = str(data_dir)
-    # One secret for the mesh, the echo agent and the tokens minted here.
+    base_dir = Path(tempfile.mkdtemp(prefix="accord-bench-"))
+    os.environ["ACCORD_DATA_DIR"] = str(base_dir)
+    # One secret for the meshes, the echo agent and the tokens minted here.
     os.environ["ACCORD_JWT_SECRET"] = secrets.token_urlsafe(32)
     # A benchmark is one caller at full speed: the per-caller rate limit would measure itself.
     os.environ["ACCORD_RATE_LIMIT_PER_S"] = "0"
-    from accord.agents.cli.mesh import free_ports, start_mesh
+    from accord.agents.cli.mesh import free_ports
     from accord.protocol.auth import mint_token
 
-    mesh = start_mesh(data_dir, ports=free_ports())
+    c = args.concurrency
+    print(f"concurrency 1 and {c}, {os.cpu_count()} CPUs")
     echo_port = free_ports(("echo",))["echo"]
-    echo_env = {**os.environ, "ACCORD_DATA_DIR": str(data_dir / "echo")}
+    echo_env = {**os.environ, "ACCORD_DATA_DIR": str(base_dir / "echo")}
     echo = subprocess.Popen(
         [sys.executable, __file__, "--serve-echo", str(echo_port)],
         env=echo_env,
         start_new_session=True,
     )
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(_stop, echo)
         wait_healthy(f"http://127.0.0.1:{echo_port}/healthz", echo)
-        orders = seed_orders(data_dir, args.requests + args.concurrency)
-        token = mint_token("C-01", ["customer"])
-        texts = [f"wrong size, please refund order {oid}" for oid in orders]
-        print(
-            f"mesh of five processes, SQLite, concurrency {args.concurrency}, {os.cpu_count()} CPUs"
+        echo_url = f"http://127.0.0.1:{echo_port}"
+        echo_requests = [(mint_token("C-01", ["customer"]), "echo")]
+        asyncio.run(load(echo_url, echo_requests * 32, c))  # warm up
+        base1 = report(
+            "baseline: A2A echo agent, c1", asyncio.run(load(echo_url, echo_requests * 32, 1))
         )
-        # Warm up both (connections, caches, first imports), then measure.
-        asyncio.run(
-            load(mesh.url("orchestrator"), token, texts[: args.concurrency], args.concurrency)
-        )
-        asyncio.run(load(f"http://127.0.0.1:{echo_port}", token, ["warm"] * 32, args.concurrency))
+        echo_cpu = cpu_seconds(echo.pid)
         base = report(
-            "baseline: A2A echo agent",
-            *asyncio.run(
-                load(
-                    f"http://127.0.0.1:{echo_port}",
-                    token,
-                    ["echo"] * args.echo_requests,
-                    args.concurrency,
-                )
-            ),
+            f"baseline: A2A echo agent, c{c}",
+            asyncio.run(load(echo_url, echo_requests * args.echo_requests, c)),
         )
-        e2e = report(
-            "refund end to end (5 svcs)",
-            *asyncio.run(
-                load(mesh.url("orchestrator"), token, texts[args.concurrency :], args.concurrency)
-            ),
+        base["cpu_ms"] = (cpu_seconds(echo.pid) - echo_cpu) / args.echo_requests * 1000
+        print(f"    CPU ms per echo at c{c}: {base['cpu_ms']:.1f}")
+        sqlite = MeshBench(args, None)
+        stack.callback(sqlite.stop)
+        lite = sqlite.run(args.profile)
+        print("targets (ratios in this run):")
+        target(
+            f"SQLite throughput c{c} / echo", lite.c16["rate"] / base["rate"], 0.25, at_least=True
         )
-        print(
-            f"ratio refund/echo: throughput {e2e['rate'] / base['rate']:.3f}x, "
-            f"p50 {e2e['p50'] / base['p50']:.1f}x, p99 {e2e['p99'] / base['p99']:.1f}x"
-        )
-    finally:
-        if echo.poll() is None:
-            echo.terminate()
-            echo.wait(timeout=10)
-        mesh.stop()
+        target("SQLite p50 c1 / echo p50 c1", lite.c1["p50"] / base1["p50"], 4, at_least=False)
+        target(f"SQLite p99 c{c} / its p50", lite.c16["p99"] / lite.c16["p50"], 3, at_least=False)
+        # Not a target: the load-independent figure on a shared machine (CPU, not wall time).
+        print(f"  SQLite CPU per refund / per echo: {lite.c16['cpu_ms'] / base['cpu_ms']:.1f}x")
+        if args.postgres:
+            sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+            from tests.support.postgres import private_cluster
+
+            server = stack.enter_context(private_cluster())
+            pg = MeshBench(args, server)
+            stack.callback(pg.stop)
+            post = pg.run(args.profile)
+            target(
+                f"PostgreSQL throughput c{c} / SQLite",
+                post.c16["rate"] / lite.c16["rate"],
+                0.5,
+                at_least=True,
+            )
+            print(
+                f"  PostgreSQL p50 c1 / SQLite: {post.c1['p50'] / lite.c1['p50']:.2f}x, "
+                f"p99 c{c} / SQLite: {post.c16['p99'] / lite.c16['p99']:.2f}x"
+            )
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 if __name__ == "__main__":

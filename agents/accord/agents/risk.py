@@ -12,6 +12,7 @@ reports that client's state (connected and checked), without opening a session o
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -54,20 +55,38 @@ class RiskExecutor(ContractExecutor):
         # for the customer the envelope names, is what proves the order is theirs (another
         # customer's order is NOT_FOUND), so a service acting for C-04 never gets a verdict
         # on C-01's order.
+        # The history is read at the same time (one round trip, not two): it is the history of
+        # the customer the delegation names (check_subject above), and no verdict leaves this
+        # task unless the lookup found the order.
         await progress.update(f"looking up order {request.order_id}", node=LOOKUP_TOOL)
-        order = await lookup_order(
-            self.tools, request.order_id, request.customer_id, traceparent, delegation
+        await progress.update(
+            f"reading the refund history of customer {request.customer_id}", node=HISTORY_TOOL
         )
+        both: tuple[dict[str, Any] | BaseException, dict[str, Any] | BaseException]
+        both = await asyncio.gather(
+            lookup_order(
+                self.tools, request.order_id, request.customer_id, traceparent, delegation
+            ),
+            call_tool(
+                self.tools,
+                HISTORY_TOOL,
+                {"customer_id": request.customer_id},
+                traceparent,
+                delegation,
+            ),
+            return_exceptions=True,
+        )
+        looked_up, read = both
+        # The lookup's failure first (NOT_FOUND: not this customer's order), then the history's.
+        if isinstance(looked_up, BaseException):
+            raise looked_up
+        if isinstance(read, BaseException):
+            raise read
+        order, raw = looked_up, read
         amount = (
             request.amount_cents
             if request.amount_cents is not None
             else int(order["refundable_cents"])
-        )
-        await progress.update(
-            f"reading the refund history of customer {request.customer_id}", node=HISTORY_TOOL
-        )
-        raw = await call_tool(
-            self.tools, HISTORY_TOOL, {"customer_id": request.customer_id}, traceparent, delegation
         )
         try:
             history = CustomerHistory.model_validate(raw)

@@ -35,9 +35,10 @@ async def test_run_async_streams_every_step_in_order(runner: Runner) -> None:
     assert [e.timestamp for e in events] == sorted(e.timestamp for e in events)
 
     names = calls(events)
-    for name in ("orders.lookup", "policy-check", "risk-check", "refunds.get", "refunds.issue"):
+    for name in ("orders.lookup", "policy-check", "risk-check", "refunds.issue"):
         assert names.count(name) == 1, names
-    assert names.index("refunds.get") < names.index("refunds.issue")
+    # A first attempt of the refund node does not ask refunds.get (only a resumed one does).
+    assert "refunds.get" not in names
     # Every call is answered by its callee, with the same id, after the call.
     for at, event in enumerate(events):
         for call in event.get_function_calls():

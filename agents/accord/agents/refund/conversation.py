@@ -30,7 +30,7 @@ STARTED: Final = {
     "risk": "asking risk-check how risky the refund is",
     "decide": "deciding",
     "approval": "the refund needs an approver",
-    "refund": "issuing the refund (refunds.get, then refunds.issue)",
+    "refund": "issuing the refund (refunds.issue)",
     "explain": "explaining the decision",
     "rejected": "explaining the approver's decision",
 }

@@ -178,8 +178,9 @@ async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
 
 
 async def _reported(agent: A2AClient, view: TaskView) -> tuple[int, int]:
-    """What a child task reports it spent over its turns: its task metadata, which a
-    streamed answer does not carry, so the task is read once it stopped."""
+    """What a child task reports it spent over its turns: its task metadata. A streamed
+    answer carries it in its status updates (TaskTracker merges them); a view without it (a
+    peer that sends none there) is completed by reading the task once it stopped."""
     if not view.task_id:
         return (0, 0)
     if view.metadata:

@@ -149,14 +149,22 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
     key = (
         order_refund_key(order_id) if key_per_order else money.refund_key(order_id, ctx.workflow_id)
     )
-    # Ask first, always: a missing completion event never proves the refund did not happen.
-    found = await deps.call_tool(
-        ctx,
-        "refunds.get",
-        {"idempotency_key": key, "customer_id": inp.customer_id},
-        traceparent=inp.traceparent,
-        acting_for=deps.acting_for(inp),
-    )
+    found: dict[str, Any] = {"found": False}
+    if ctx.attempt > 1 or key_per_order:
+        # A resumed or retried attempt asks first: a missing completion event never proves
+        # the refund did not happen. A first attempt need not: the runtime appends its
+        # node_started (attempt 1) durably before the node runs, so no earlier attempt of this
+        # node exists, and the key names this workflow, so nobody else wrote under it. (A key
+        # per order, graphs 1 and 2, is shared by every workflow on the order: always ask.)
+        # Should the log still be wrong, refunds.issue under the key replays or refuses; it
+        # never pays twice.
+        found = await deps.call_tool(
+            ctx,
+            "refunds.get",
+            {"idempotency_key": key, "customer_id": inp.customer_id},
+            traceparent=inp.traceparent,
+            acting_for=deps.acting_for(inp),
+        )
     reasons = _reasons(summary, approved, asked.language)
     before = _refunded_before(upstream.order(), summary, asked.language)
     if before:

@@ -203,7 +203,9 @@ def view_of_message(message: Message) -> TaskView:
 class TaskTracker:
     """Folds a stream of A2A events into the latest :class:`TaskView`.
 
-    Status updates replace the status; artifact updates add or extend artifacts by id
+    Status updates replace the status and merge their metadata into the task's, as the
+    SDK's server-side TaskManager does (so a streamed view's ``metadata`` is what GetTask would
+    answer, with no second round trip); artifact updates add or extend artifacts by id
     (``append``), as the A2A streaming rules say.
     """
 
@@ -226,6 +228,8 @@ class TaskTracker:
             self.task.id = update.task_id or self.task.id
             self.task.context_id = update.context_id or self.task.context_id
             self.task.status.CopyFrom(update.status)
+            if update.HasField("metadata"):
+                self.task.metadata.MergeFrom(update.metadata)
         elif kind == "artifact_update":
             update = event.artifact_update
             self.task.id = update.task_id or self.task.id
