@@ -32,13 +32,13 @@ class LeaseKeeper:
         owner: str,
         ttl_s: float,
         clock: Clock,
-        recover: Callable[[], Awaitable[object]] | None,
+        after_beat: Callable[[], Awaitable[object]] | None,
     ) -> None:
         self._log = log
         self._owner = owner
         self._ttl_s = ttl_s
         self._clock = clock
-        self._recover = recover
+        self._after_beat = after_beat  # the runtime's look for orphans and others' timers
 
     async def beat(self) -> None:
         await self._log.heartbeat(self._owner, self._ttl_s)
@@ -48,7 +48,7 @@ class LeaseKeeper:
             await self._clock.sleep(self._ttl_s / 3)
             try:
                 await self.beat()
-                if self._recover is not None:
-                    await self._recover()
+                if self._after_beat is not None:
+                    await self._after_beat()
             except AccordError:
                 logger.warning("lease keeper: event log unavailable")

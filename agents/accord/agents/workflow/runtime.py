@@ -123,9 +123,7 @@ class Runtime:
         self._timers = TimerScheduler(
             self.log, self._fire_timer, self.clock, rescan_s=timer_rescan_s
         )
-        self._leases = LeaseKeeper(
-            self.log, self.owner, lease_ttl_s, self.clock, self.recover if auto_recover else None
-        )
+        self._leases = LeaseKeeper(self.log, self.owner, lease_ttl_s, self.clock, self._after_beat)
         self._host = Host(
             log=self.log,
             owner=self.owner,
@@ -399,6 +397,13 @@ class Runtime:
         return self._observers.subscribe(observer, workflow_id)
 
     # -- internals ----------------------------------------------------------------------------
+    async def _after_beat(self) -> None:
+        """After each heartbeat: timers and orphans other processes may have left in the log
+        (the one periodic look; the timer scheduler itself never polls, timers.py)."""
+        self._timers.look_again()
+        if self._auto_recover:
+            await self.recover()
+
     async def _notify(self, events: list[Event]) -> None:
         if self._observers:
             await self._observers.notify(events)

@@ -1,9 +1,13 @@
 """Durable timers: rows in the log's database, one scheduler loop per process.
 
-The loop sleeps until the earliest due timer of ANY workflow (or until this process sets an
-earlier one), fires what is due, and looks again. It never polls per workflow; a periodic
-rescan (default 5 s) only catches timers other processes set, e.g. a dead replica's. Due
-times and sleeps are on the runtime's clock (`clock.py`).
+The loop sleeps until the earliest due timer of ANY workflow, fires what is due, and looks
+again; with no timer at all it sleeps until woken. It never polls: what can bring an earlier
+timer wakes it. A timer set in this process wakes it at once (`timer_set`); one set by another
+process (a replica, maybe dead since) is found by `look_again`, which the lease keeper calls on
+each heartbeat, a wake-up the process has anyway. So 10,000 workflows waiting for a person
+cost one sleeping task here, and no wake-up until the first of their deadlines. The rescan
+delay (``rescan_s``) is only how soon to try again a due timer that could not fire here, or
+after the log failed. Due times and sleeps are on the runtime's clock (`clock.py`).
 """
 
 from __future__ import annotations
@@ -43,6 +47,10 @@ class TimerScheduler:
         if due_at < self._sleeping_until:
             self._wake.set()
 
+    def look_again(self) -> None:
+        """Look in the log once more: another process may have set an earlier timer."""
+        self._wake.set()
+
     async def run(self) -> None:
         while True:
             self._wake.clear()
@@ -52,13 +60,16 @@ class TimerScheduler:
                 logger.warning("timer scheduler: event log unavailable")
                 wake_at = self._clock.now() + self._rescan_s
             self._sleeping_until = wake_at
-            with contextlib.suppress(TimeoutError):
-                async with self._clock.timeout_at(wake_at):
-                    await self._wake.wait()
+            if wake_at == math.inf:  # no timer anywhere: nothing to wait for but a wake-up
+                await self._wake.wait()
+            else:
+                with contextlib.suppress(TimeoutError):
+                    async with self._clock.timeout_at(wake_at):
+                        await self._wake.wait()
             self._sleeping_until = math.inf
 
     async def _fire_due(self) -> float:
-        """Fire due timers; return when to look again."""
+        """Fire due timers; return when to look again (inf: when woken)."""
         while True:
             now = self._clock.now()
             due = await self._log.due_timers(now, 100)
@@ -77,8 +88,5 @@ class TimerScheduler:
                     )
             if not fired_any:
                 return now + self._rescan_s  # owned elsewhere or not runnable here: look later
-        rescan_at = self._clock.now() + self._rescan_s
         upcoming = await self._log.next_timer()
-        if upcoming is None:
-            return rescan_at
-        return min(upcoming.due_at, rescan_at)
+        return math.inf if upcoming is None else upcoming.due_at
