@@ -1,6 +1,9 @@
 # Accord developer commands. `make help` lists them.
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# The interpreter itself, not a launcher in front of it (pyenv's shims): uv compares this path
+# with the one .venv was made from and, when they differ, removes .venv and builds it again, on
+# every target that needs setup (a minute each, and tests running from .venv break meanwhile).
+PYTHON ?= $(shell $$(command -v python3.11 || command -v python3) -c 'import sys; print(sys.executable)')
 TOOLS := .tools
 UV := $(TOOLS)/bin/uv
 VENV := .venv
