@@ -1,6 +1,9 @@
 # Accord developer commands. `make help` lists them.
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# The interpreter itself, not a launcher in front of it (pyenv's shims): uv compares this path
+# with the one .venv was made from and, when they differ, removes .venv and builds it again, on
+# every target that needs setup (a minute each, and tests running from .venv break meanwhile).
+PYTHON ?= $(shell $$(command -v python3.11 || command -v python3) -c 'import sys; print(sys.executable)')
 TOOLS := .tools
 UV := $(TOOLS)/bin/uv
 VENV := .venv
@@ -14,6 +17,15 @@ JS_TESTS := tests/interop/js
 ifndef SEED
 SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
+# pytest-xdist workers for `make unit`: most of the suite waits on service processes, not on
+# the CPU, so there are more workers than cores (docs/performance.md "Test suite time").
+# WORKERS=0 runs in one process: with SEED=N that repeats the exact order of a failing run.
+WORKERS ?= 4
+# The two pytest passes of `make unit` are one run: tests/mesh/matrix.py reads this.
+RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+# The files holding the run_summary tests (tests/workspace/test_makefile.py checks the list):
+# the second pass collects only these, not the whole suite again.
+SUMMARY_TESTS := tests/mesh/test_matrix.py
 
 .PHONY: help setup demo test lint types deps compat npm unit up contract export docs bench fuzz soak startup pg-test matrix clean
 
@@ -66,9 +78,14 @@ npm: ## Install the JavaScript interop tests' npm packages (when Node is present
 	  (cd $(JS_TESTS) && npm install --no-audit --no-fund --loglevel=error); \
 	else echo "npm not found: the JavaScript interop tests will skip"; fi
 
-unit: setup ## pytest (the whole suite, in random order; SEED=N repeats an order)
+# Two passes: every test on WORKERS workers (a module's tests stay on one worker, so a module's
+# mesh starts once), then the run_summary tests, which read what the whole first pass produced.
+unit: setup ## pytest (the whole suite, in random order, on WORKERS workers; SEED=N repeats an order)
 	@echo "pytest-randomly seed: $(SEED) (repeat this order: make unit SEED=$(SEED))"
-	$(BIN)/pytest -q --randomly-seed=$(SEED) tests
+	ACCORD_TEST_RUN_ID=$(RUN_ID) $(BIN)/pytest -q --randomly-seed=$(SEED) -n $(WORKERS) \
+	  --dist loadfile -m "not run_summary" tests
+	ACCORD_TEST_RUN_ID=$(RUN_ID) $(BIN)/pytest -q --randomly-seed=$(SEED) -m run_summary \
+	  $(SUMMARY_TESTS)
 
 up: setup ## Start all five services and the web console on 127.0.0.1 (Ctrl-C stops them)
 	$(BIN)/accord up

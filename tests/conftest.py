@@ -7,8 +7,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support import postgres
+
+# Hypothesis times each example (200 ms deadline, a "too slow" health check): on two cores
+# shared by parallel test workers and service processes that measures the machine's load, not
+# the code, and fails at random. The properties are what these tests check; time is not.
+settings.register_profile("accord", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("accord")
 
 
 @pytest.hookimpl(trylast=True)

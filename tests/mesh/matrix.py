@@ -30,7 +30,10 @@ import pytest
 ROOT: Final = Path(__file__).resolve().parents[2]
 DOC: Final = ROOT / "docs" / "compatibility.md"
 RESULTS_ENV: Final = "ACCORD_MATRIX_RESULTS"
-RUN_ID: Final = uuid.uuid4().hex  # one pytest session = one process = one run
+RUN_ENV: Final = "ACCORD_TEST_RUN_ID"
+# One run: `make unit` runs the suite on several worker processes and then the run_summary
+# tests in a second session, so it names the run; a plain pytest session is a run of its own.
+RUN_ID: Final = os.environ.get(RUN_ENV) or uuid.uuid4().hex
 
 SERVICES: Final = ("orchestrator", "policy", "risk", "commerce", "payments")
 CLIENTS: Final = (
