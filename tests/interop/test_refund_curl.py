@@ -14,7 +14,7 @@ import pytest
 from tests.mesh import matrix
 from tests.mesh.mesh_support import ROOT, Mesh, declared, mesh_for_module, token
 
-from accord.contracts.keys import STATUS_META_KEY
+from accord.contracts.keys import RECEIPT_ARTIFACT_NAME, RESULT_ARTIFACT_NAME, STATUS_META_KEY
 from accord.contracts.status import A2AState, Status, WaitingReason
 
 __all__ = ["mesh_for_module"]
@@ -36,8 +36,15 @@ def _status(task: dict[str, Any]) -> dict[str, Any]:
     return meta
 
 
+def _artifact(task: dict[str, Any], name: str) -> dict[str, Any]:
+    """An artifact by name, as a curl user finds it (``jq '.artifacts[] | select(.name==...)'``):
+    a task may carry several (the orchestrator's result, then its receipt)."""
+    found: dict[str, Any] = next(a for a in task["artifacts"] if a["name"] == name)
+    return found
+
+
 def _answer(task: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = task["artifacts"][-1]["parts"][0]["data"]
+    data: dict[str, Any] = _artifact(task, RESULT_ARTIFACT_NAME)["parts"][0]["data"]
     return data
 
 
@@ -81,6 +88,12 @@ def test_the_shipped_curl_script_holds_the_conversation(mesh_for_module: Mesh) -
         assert result["approved_by"] == "approver-curl"
         assert result["receipt"]["idempotency_key"].startswith("refund:O-1004:")
         assert result["receipt"]["amount_cents"] == 129900  # a double on the wire: 129900.0
+        # The receipt a person reads, next to the data (docs/refund-assistant.md).
+        receipt = _artifact(ended, RECEIPT_ARTIFACT_NAME)["parts"]
+        assert receipt[0]["mediaType"] == "text/plain"
+        assert receipt[0]["text"].startswith(f"Refund receipt {result['receipt']['receipt_id']}")
+        assert "Amount refunded: 1299.00 USD" in receipt[0]["text"]
+        assert "Approved by: approver-curl" in receipt[0]["text"]
 
 
 def test_the_script_is_plain_posix_sh() -> None:

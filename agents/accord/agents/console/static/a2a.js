@@ -102,9 +102,12 @@ export function textOf(parts) {
   return (parts || []).filter((p) => typeof p.text === "string").map((p) => p.text).join(" ");
 }
 
-// The skill's answer: the data part of the task's last artifact.
+// The skill's answer: the data part of the artifact named "result" (an Accord agent's; the
+// orchestrator's "receipt" text artifact sits beside it), else of the last artifact with one.
 export function resultOf(task) {
-  for (const artifact of [...(task?.artifacts || [])].reverse()) {
+  const artifacts = [...(task?.artifacts || [])].reverse();
+  const named = artifacts.filter((a) => a.name === "result");
+  for (const artifact of [...named, ...artifacts]) {
     const part = (artifact.parts || []).find((p) => p.data && typeof p.data === "object");
     if (part) return part.data;
   }
