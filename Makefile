@@ -15,7 +15,7 @@ ifndef SEED
 SEED := $(shell od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 endif
 
-.PHONY: help setup demo test lint types deps compat npm unit up contract export docs bench fuzz soak startup pg-test matrix clean
+.PHONY: help setup demo test lint types deps compat npm unit up contract export docs bench fuzz soak startup waiting pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -96,6 +96,9 @@ soak: setup ## 60 s of mixed traffic at concurrency 64 against the mesh: errors 
 
 startup: setup ## Start time: each service's restart to /readyz 200, and the CLI's, against baselines
 	$(BIN)/python bench/startup.py
+
+waiting: setup ## 10,000 refunds waiting for an approver: orchestrator RSS and wake-ups per second idle
+	$(BIN)/python bench/waiting.py
 
 bench: setup ## Run the benchmarks (figures are printed, not asserted)
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done  # soak.py included
