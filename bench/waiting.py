@@ -4,7 +4,7 @@
 
 Starts the mesh (five processes, SQLite, a fresh temporary data directory, free ports) and:
 
-1. baseline: measures the orchestrator idle with 0 workflows, as the mesh started it;
+1. baseline: restarts the orchestrator with 0 workflows and measures it idle;
 2. live: brings refunds to waiting-for-approval through the real A2A API (order O-1006 of C-04:
    five refunds in 90 days, so every amount goes to an approver), first ``2 x --concurrency``
    to warm the request path up, then ``--live`` more, measuring the same process after each:
@@ -189,7 +189,8 @@ async def seed(log_url: str, template_id: str, count: int) -> float:
     try:
         events = await log.read(template_id)
         record = await log.record(template_id)
-        assert record is not None and record.status is Status.WAITING, record
+        if record is None or record.status is not Status.WAITING:
+            raise RuntimeError(f"the template refund is not waiting: {record}")
         text = json.dumps([[e.type.value, e.node, e.data] for e in events])
         # Ids the copy must not share with the original: the workflow's and every uuid in it.
         own = {template_id}
@@ -273,7 +274,9 @@ def main() -> None:
     approver = mint_token(APPROVER, ["approver"])
     try:
         print(f"mesh of five processes, SQLite, {os.cpu_count()} CPUs, window {args.window:.0f} s")
-        # The baseline: the mesh's orchestrator as it started, with 0 workflows.
+        # The baseline: the orchestrator restarted with 0 workflows (as the seeded one will be).
+        orchestrator.stop()
+        base_start_s = orchestrator.start()
         asyncio.run(warm(orchestrator.url, customer))
         base = measure_idle(orchestrator.proc.pid, args.window)
         row("baseline: idle, 0 waiting", base, base, 0)
@@ -287,7 +290,9 @@ def main() -> None:
         warmed = measure_idle(orchestrator.proc.pid, args.window)
         row("warmed up (same process)", warmed, base, 0)
         started = time.monotonic()
-        live = asyncio.run(bring_to_approval(orchestrator.url, customer, args.live, args.concurrency))
+        live = asyncio.run(
+            bring_to_approval(orchestrator.url, customer, args.live, args.concurrency)
+        )
         took = time.monotonic() - started
         asyncio.run(warm(orchestrator.url, customer))
         after_live = measure_idle(orchestrator.proc.pid, args.window)
@@ -306,7 +311,10 @@ def main() -> None:
         asyncio.run(warm(orchestrator.url, customer))
         seeded = measure_idle(orchestrator.proc.pid, args.window)
         row("seeded, restarted", seeded, base, args.count + len(live))
-        print(f"  (restart to /readyz with {args.count + len(live)} waiting: {start_s:.1f} s)")
+        print(
+            f"  (restart to /readyz with {args.count + len(live)} waiting: {start_s:.1f} s, "
+            f"with 0: {base_start_s:.1f} s)"
+        )
 
         target = f"bench-wait-{args.count // 2:06d}"
         from sqlite3 import connect

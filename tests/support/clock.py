@@ -28,9 +28,12 @@ class _Call:
     seq: int
     callback: Callable[[], object] = field(compare=False)
     canceled: bool = field(default=False, compare=False)
+    changed: Callable[[], None] | None = field(default=None, compare=False)
 
     def cancel(self) -> None:
         self.canceled = True
+        if self.changed is not None:
+            self.changed()
 
 
 class ManualClock(Clock):
@@ -39,12 +42,14 @@ class ManualClock(Clock):
         self._now = time.time() if start is None else start
         self._calls: list[_Call] = []
         self._seq = itertools.count()
+        self._changed = asyncio.Event()  # set whenever a call is added or canceled
 
     def now(self) -> float:
         return self._now
 
     def call_at(self, when: float, callback: Callable[[], object]) -> _Call:
-        call = _Call(when, next(self._seq), callback)
+        call = _Call(when, next(self._seq), callback, changed=self._changed.set)
+        self._changed.set()
         if when <= self._now:
             asyncio.get_running_loop().call_soon(self._run, call)
         else:
@@ -60,6 +65,14 @@ class ManualClock(Clock):
         """When the earliest waiting call is due."""
         due = [call.when for call in self._calls if not call.canceled]
         return min(due) if due else None
+
+    async def until(self, condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
+        """Wait until ``condition()`` holds, looking again each time a call is added or
+        canceled (what sleeps on the clock changed); ``timeout_s`` is a real-time bound."""
+        async with asyncio.timeout(timeout_s):
+            while not condition():
+                self._changed.clear()
+                await self._changed.wait()
 
     async def advance(self, seconds: float) -> None:
         """Move the clock on by ``seconds`` and run what came due."""
