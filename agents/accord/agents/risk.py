@@ -26,13 +26,14 @@ from accord.agents.check_requests import (
     parse_input,
 )
 from accord.agents.risk_rules import CustomerHistory, RiskRequest, assess
-from accord.contracts.agents import AgentContract, agent_contract
+from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.served import served_agent_contracts
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_ref
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions
+from accord.protocol.settings import ServeOptions, current
 
 CONTRACT_NAME: Final = "risk-check"
 SERVICE_NAME: Final = "risk"
@@ -86,9 +87,12 @@ def _parse(data: dict[str, Any]) -> RiskRequest:
 
 
 def build_app(options: ServeOptions) -> Any:
-    contract = agent_contract(CONTRACT_NAME)
+    # The versions this process serves: the shipped contract, or ACCORD_CONTRACTS_DIR's files.
+    served = served_agent_contracts(CONTRACT_NAME, current().contracts_dir)
+    contract = served.primary
     tools = check_tools(SERVICE_NAME, HISTORY_TOOL, LOOKUP_TOOL)
-    executor = RiskExecutor(contract, tools, tool_calls_per_turn=2)  # lookup + history
+    # Two tool calls per turn: lookup + history.
+    executor = RiskExecutor(contract, tools, tool_calls_per_turn=2, served=served)
 
     async def commerce_ready() -> bool:
         """The history tool's server is connected and passed its contract check. Waits only

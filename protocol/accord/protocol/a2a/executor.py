@@ -13,6 +13,11 @@ by parts that each hold one concern:
   transition with the contract metadata, on the SDK's ``TaskUpdater``;
 * here: the answer is checked against the output schema and the waiting reasons the contract
   declares, and reported as the result artifact and the final status.
+
+An agent may serve several major versions of its contract side by side
+(:class:`~accord.contracts.served.ServedContracts`): each task speaks the version its first
+turn named (``dev.accord/contract_version``, kept in the task's metadata for later turns), its
+input is read and its answer given in that version (:func:`~accord.contracts.served.answer_in`).
 """
 
 from __future__ import annotations
@@ -30,13 +35,16 @@ from accord.contracts.agents import AgentContract
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
+    CONTRACT_VERSION_META_KEY,
     ENVELOPE_META_KEY,
     SKILL_TASK_META_KEY,
     SPENT_META_KEY,
     STATE_META_KEY,
     TOOL_CALLS_SPENT_META_KEY,
 )
+from accord.contracts.served import ServedContracts, answer_in
 from accord.contracts.status import ContractState, Status, from_a2a
+from accord.contracts.versions import major
 from accord.protocol.a2a.budget_guard import BudgetGuard
 from accord.protocol.a2a.delegation import check_on_behalf, default_envelope
 from accord.protocol.a2a.skill_schemas import SkillSchemas
@@ -47,6 +55,7 @@ from accord.protocol.a2a.turn import (
     Completed,
     NeedsInput,
     Turn,
+    asked_contract_version,
     read_turn,
 )
 from accord.protocol.a2a.wire import (
@@ -77,11 +86,23 @@ class ContractExecutor(AgentExecutor):
     """Base class of every Accord agent's executor; see the module docstring."""
 
     def __init__(
-        self, contract: AgentContract, *, units_per_turn: int = 1, tool_calls_per_turn: int = 0
+        self,
+        contract: AgentContract,
+        *,
+        units_per_turn: int = 1,
+        tool_calls_per_turn: int = 0,
+        served: ServedContracts | None = None,
     ) -> None:
+        """``served``: the versions served side by side (default: ``contract`` alone), whose
+        primary is ``contract``."""
+        self.served = served or ServedContracts.single(contract)
+        if self.served.primary != contract:
+            raise ValueError("the executor's contract must be the newest one it serves")
         self.contract = contract
         self.budget = BudgetGuard(units_per_turn, tool_calls_per_turn)
-        self._schemas = SkillSchemas(contract)
+        self._schemas = {
+            number: SkillSchemas(version) for number, version in self.served.by_major.items()
+        }
 
     # -- to implement -----------------------------------------------------------------------
     async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
@@ -141,7 +162,9 @@ class ContractExecutor(AgentExecutor):
             event_queue, task_id, context_id, status, agent=self.contract.name, span=active
         )
         try:
-            turn = read_turn(context, self.contract, self._schemas, context_id=context_id)
+            speaking = self.served.speaking(asked_contract_version(context))
+            schemas = self._schemas[major(speaking.version)]
+            turn = read_turn(context, speaking, schemas, context_id=context_id)
             envelope = self._effective_envelope(turn)
             allowance = self.budget.admit(
                 envelope, turn.spent_units, tool_calls_spent=turn.spent_tool_calls
@@ -154,6 +177,7 @@ class ContractExecutor(AgentExecutor):
             SPENT_META_KEY: allowance.spent,
             TOOL_CALLS_SPENT_META_KEY: allowance.tool_calls_spent,
             SKILL_TASK_META_KEY: turn.skill.id,
+            CONTRACT_VERSION_META_KEY: speaking.version,
         }
         if turn.envelope is not None:
             # A caller's envelope binds every later turn (its deadline is the caller's). A
@@ -164,7 +188,7 @@ class ContractExecutor(AgentExecutor):
         try:
             async with asyncio.timeout(allowance.remaining_s):
                 outcome = await self.run(turn, Progress(updater))
-            await self._report(outcome, turn, updater)
+            await self._report(outcome, turn, updater, schemas)
         except TimeoutError:
             await updater.fail(self.budget.overrun(envelope))
         except AccordError as error:
@@ -185,12 +209,18 @@ class ContractExecutor(AgentExecutor):
         return default_envelope(turn.principal, turn.context_id, turn.text or turn.skill.name)
 
     async def _report(
-        self, outcome: Completed | NeedsInput, turn: Turn, updater: ContractTaskUpdater
+        self,
+        outcome: Completed | NeedsInput,
+        turn: Turn,
+        updater: ContractTaskUpdater,
+        schemas: SkillSchemas,
     ) -> None:
         task_meta = {STATE_META_KEY: turn.state}
         if isinstance(outcome, Completed):
+            # Answered in the version the task speaks (turn.skill is that version's skill).
+            outcome.data = answer_in(turn.skill.output_schema, outcome.data)
             try:
-                self._schemas.check_output(turn.skill, outcome.data)
+                schemas.check_output(turn.skill, outcome.data)
             except AccordError as error:
                 logger.error(
                     "task %s: output breaks the skill schema: %s", turn.task_id, error.message
