@@ -13,63 +13,20 @@ One mesh; policy-check and the orchestrator (which keeps a usable card) restart 
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-import yaml
 
 from accord.contracts.agents import agent_contract
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
 from tests.mesh.money_support import ledger_sums
 from tests.mesh.support import Mesh, ask, running_mesh
+from tests.support.policy_versions import policy_1_0, policy_1_2, policy_2_0, write_contracts
 
 BUILT_AGAINST = agent_contract("policy-check").version
-
-
-def _policy_doc(version: str, also_serves: list[str] | None = None) -> dict[str, Any]:
-    doc = copy.deepcopy(agent_contract("policy-check").model_dump(mode="json", exclude_none=True))
-    doc.update(version=version, also_serves=also_serves or [])
-    return doc
-
-
-def _skill(doc: dict[str, Any]) -> dict[str, Any]:
-    skill: dict[str, Any] = doc["skills"][0]
-    return skill
-
-
-def policy_1_2() -> dict[str, Any]:
-    """A compatible minor ahead: one more optional input field."""
-    doc = _policy_doc("1.2.0")
-    _skill(doc)["input_schema"]["properties"]["channel"] = {"type": "string", "maxLength": 40}
-    return doc
-
-
-def policy_2_0(also_serves: list[str] | None = None) -> dict[str, Any]:
-    """Breaking: the deprecated English ``explanation`` is gone from the answer."""
-    doc = _policy_doc("2.0.0", also_serves)
-    del _skill(doc)["output_schema"]["properties"]["explanation"]
-    return doc
-
-
-def policy_1_0() -> dict[str, Any]:
-    """As 1.0 was: ``explanation`` required, no ``params``."""
-    doc = _policy_doc("1.0.0")
-    output = _skill(doc)["output_schema"]
-    del output["properties"]["params"]
-    output["required"] = [*output["required"], "explanation"]
-    return doc
-
-
-def _write(folder: Path, *docs: dict[str, Any]) -> dict[str, str]:
-    folder.mkdir(parents=True)
-    for doc in docs:
-        (folder / f"policy-check-{doc['version']}.yaml").write_text(yaml.safe_dump(doc))
-    return {"ACCORD_CONTRACTS_DIR": str(folder)}
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +50,7 @@ def _serve_policy(mesh: Mesh, env: dict[str, str]) -> list[str]:
 
 
 async def test_a_compatible_minor_ahead_works(mesh: Mesh, tmp_path: Path) -> None:
-    assert _serve_policy(mesh, _write(tmp_path / "c", policy_1_2())) == ["1.2.0"]
+    assert _serve_policy(mesh, write_contracts(tmp_path / "c", policy_1_2())) == ["1.2.0"]
     before = ledger_sums(mesh).get("O-1001", (0, 0))
     done = await ask(mesh, "C-01", "I changed my mind, refund $10 of order O-1001")
     assert done.status is Status.COMPLETED, done.error
@@ -104,7 +61,7 @@ async def test_a_compatible_minor_ahead_works(mesh: Mesh, tmp_path: Path) -> Non
 async def test_a_major_ahead_only_fails_cleanly_with_nothing_written(
     mesh: Mesh, tmp_path: Path
 ) -> None:
-    assert _serve_policy(mesh, _write(tmp_path / "c", policy_2_0())) == ["2.0.0"]
+    assert _serve_policy(mesh, write_contracts(tmp_path / "c", policy_2_0())) == ["2.0.0"]
     before = ledger_sums(mesh)
     done = await ask(mesh, "C-01", "I changed my mind, refund $11 of order O-1001")
     assert done.status is Status.FAILED, done
@@ -117,7 +74,7 @@ async def test_a_major_ahead_only_fails_cleanly_with_nothing_written(
 
 
 async def test_both_majors_side_by_side_work_in_the_older(mesh: Mesh, tmp_path: Path) -> None:
-    env = _write(tmp_path / "c", policy_2_0(["1.0.0"]), policy_1_0())
+    env = write_contracts(tmp_path / "c", policy_2_0(["1.0.0"]), policy_1_0())
     assert _serve_policy(mesh, env) == ["2.0.0", "1.0.0"]
     before = ledger_sums(mesh).get("O-1001", (0, 0))
     done = await ask(mesh, "C-01", "I changed my mind, refund $12 of order O-1001")
