@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -22,6 +23,7 @@ import pytest
 from accord.contracts.agents import agent_contract
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
+from tests.mesh import matrix
 from tests.mesh.money_support import ledger_sums
 from tests.mesh.support import Mesh, ask, running_mesh
 from tests.support.policy_versions import policy_1_0, policy_1_2, policy_2_0, write_contracts
@@ -49,7 +51,23 @@ def _serve_policy(mesh: Mesh, env: dict[str, str]) -> list[str]:
     return versions
 
 
+def _cell(serves: str, expected: str, note: str) -> Any:
+    return matrix.version_cell(
+        "policy",
+        serves,
+        client="orchestrator",
+        built_against=f"policy-check {BUILT_AGAINST}",
+        expected=expected,
+        note=note,
+    )
+
+
 async def test_a_compatible_minor_ahead_works(mesh: Mesh, tmp_path: Path) -> None:
+    with _cell("1.2.0", "refund works", "a minor ahead: one more optional input field"):
+        await _minor_ahead(mesh, tmp_path)
+
+
+async def _minor_ahead(mesh: Mesh, tmp_path: Path) -> None:
     assert _serve_policy(mesh, write_contracts(tmp_path / "c", policy_1_2())) == ["1.2.0"]
     before = ledger_sums(mesh).get("O-1001", (0, 0))
     done = await ask(mesh, "C-01", "I changed my mind, refund $10 of order O-1001")
@@ -61,6 +79,12 @@ async def test_a_compatible_minor_ahead_works(mesh: Mesh, tmp_path: Path) -> Non
 async def test_a_major_ahead_only_fails_cleanly_with_nothing_written(
     mesh: Mesh, tmp_path: Path
 ) -> None:
+    expected = "refused: VERSION_UNSUPPORTED, the refund fails, nothing written"
+    with _cell("2.0.0", expected, "the orchestrator refuses the card before it sends anything"):
+        await _major_ahead(mesh, tmp_path)
+
+
+async def _major_ahead(mesh: Mesh, tmp_path: Path) -> None:
     assert _serve_policy(mesh, write_contracts(tmp_path / "c", policy_2_0())) == ["2.0.0"]
     before = ledger_sums(mesh)
     done = await ask(mesh, "C-01", "I changed my mind, refund $11 of order O-1001")
@@ -74,6 +98,12 @@ async def test_a_major_ahead_only_fails_cleanly_with_nothing_written(
 
 
 async def test_both_majors_side_by_side_work_in_the_older(mesh: Mesh, tmp_path: Path) -> None:
+    note = "the task names 1.0.0; policy-check answers in 1.0 (no params)"
+    with _cell("2.0.0, 1.0.0", "refund works", note):
+        await _side_by_side(mesh, tmp_path)
+
+
+async def _side_by_side(mesh: Mesh, tmp_path: Path) -> None:
     env = write_contracts(tmp_path / "c", policy_2_0(["1.0.0"]), policy_1_0())
     assert _serve_policy(mesh, env) == ["2.0.0", "1.0.0"]
     before = ledger_sums(mesh).get("O-1001", (0, 0))

@@ -11,7 +11,7 @@ an absent title contradicts nothing.
 Every difference is a :class:`Finding`; a non-empty list becomes one CONTRACT_VIOLATION.
 
 Before the schemas, the versions (:func:`check_versions`): a tool whose ``tools/list`` entry
-states the contract versions it serves (``_meta["dev.accord/contract_versions"]``) and none of
+states the contract versions it serves (``_meta[CONTRACT_VERSIONS_META_KEY]``) and none of
 the contract's major is VERSION_UNSUPPORTED naming both, by the rule A2A clients apply
 (accord.contracts.versions). A tool that states none (an older or foreign server) is judged by
 its schemas alone.
