@@ -24,6 +24,7 @@ from accord.agents.check_requests import (
     check_tools,
     lookup_order,
     parse_input,
+    served_contracts,
 )
 from accord.agents.policy_rules import (
     EvidenceNeeded,
@@ -33,12 +34,11 @@ from accord.agents.policy_rules import (
 )
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.served import served_agent_contracts
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_ref
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions, current
+from accord.protocol.settings import ServeOptions
 
 CONTRACT_NAME: Final = "policy-check"
 SERVICE_NAME: Final = "policy"
@@ -106,7 +106,7 @@ def _parse(data: dict[str, Any]) -> PolicyRequest:
 
 def build_app(options: ServeOptions) -> Any:
     # The versions this process serves: the shipped contract, or ACCORD_CONTRACTS_DIR's files.
-    served = served_agent_contracts(CONTRACT_NAME, current().contracts_dir)
+    served = served_contracts(CONTRACT_NAME)
     contract = served.primary
     # The process's one tool client (commerce only), for requests that bring ids, not facts.
     tools = check_tools(SERVICE_NAME, LOOKUP_TOOL)

@@ -24,16 +24,16 @@ from accord.agents.check_requests import (
     check_tools,
     lookup_order,
     parse_input,
+    served_contracts,
 )
 from accord.agents.risk_rules import CustomerHistory, RiskRequest, assess
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.served import served_agent_contracts
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_ref
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions, current
+from accord.protocol.settings import ServeOptions
 
 CONTRACT_NAME: Final = "risk-check"
 SERVICE_NAME: Final = "risk"
@@ -88,7 +88,7 @@ def _parse(data: dict[str, Any]) -> RiskRequest:
 
 def build_app(options: ServeOptions) -> Any:
     # The versions this process serves: the shipped contract, or ACCORD_CONTRACTS_DIR's files.
-    served = served_agent_contracts(CONTRACT_NAME, current().contracts_dir)
+    served = served_contracts(CONTRACT_NAME)
     contract = served.primary
     tools = check_tools(SERVICE_NAME, HISTORY_TOOL, LOOKUP_TOOL)
     # Two tool calls per turn: lookup + history.
