@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.policy_versions import policy_1_0, policy_2_0, write_contracts
 
 from accord.agents.check_requests import served_contracts
 from accord.protocol.service import StartRefusedError
-from tests.support.policy_versions import policy_1_0, policy_2_0, write_contracts
 
 
 def test_the_folder_is_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
