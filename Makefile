@@ -103,7 +103,7 @@ matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.m
 	ACCORD_MATRIX_WRITE=1 $(BIN)/pytest -q tests/interop/test_refund_python.py \
 	  tests/interop/test_refund_js.py tests/interop/test_refund_curl.py \
 	  tests/interop/test_a2a_proof.py tests/interop/test_mcp_conformance.py \
-	  tests/mesh/test_kit_mesh.py tests/mesh/test_matrix.py
+	  tests/mesh/test_kit_mesh.py tests/mesh/test_contract_versions.py tests/mesh/test_matrix.py
 
 fuzz: setup ## The fuzz suite at full length: 10,000 cases per service (ACCORD_FUZZ_SEED=N repeats one)
 	ACCORD_FUZZ_CASES=10000 ACCORD_FUZZ_SECONDS=1800 $(BIN)/pytest -q -s -p no:randomly tests/hostile/test_fuzz.py

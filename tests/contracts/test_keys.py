@@ -31,6 +31,7 @@ WIRE_VALUES = {
     "TOOL_CALLS_SPENT_META_KEY": "dev.accord/toolCallsSpent",
     "REMAINING_META_KEY": "dev.accord/remaining",
     "SKILL_TASK_META_KEY": "dev.accord/skill",
+    "CONTRACT_VERSION_META_KEY": "dev.accord/contract_version",
     "MCP_ERROR_META_KEY": "dev.accord/error",
     "TOOL_DELEGATION_META_KEY": "dev.accord/delegation",
     "CONTRACT_VERSIONS_META_KEY": "dev.accord/contract_versions",

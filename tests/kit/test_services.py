@@ -10,6 +10,7 @@ import pytest
 
 from accord.protocol.auth import mint_token
 from accord.protocol.kit import Credential, KitOptions, Outcome, Report, run_kit
+from tests.support.policy_versions import policy_1_0, policy_2_0, write_contracts
 from tests.support.processes import run_service
 from tests.support.tool_servers import run_commerce
 
@@ -66,7 +67,7 @@ def test_policy_agent_keeps_the_contract(tmp_path: Path, log_dir: Path) -> None:
         (
             "payments",
             {"TOOL-004", "TOOL-005", "TOOL-006", "TOOL-007", "TOOL-008", "ERR-005"}
-            | {"TOOL-010", "TOOL-011", "TOOL-012"},
+            | {"TOOL-010", "TOOL-011", "TOOL-012", "TOOL-013"},
         ),
         (
             "commerce",
@@ -89,3 +90,28 @@ def test_tool_servers_keep_the_contract(
         report = _kit(svc.url + "/mcp", other=True)  # a customer: refused by the write tools
     assert report.ok, "\n\n".join(r.failure_message() for r in report.failures)
     assert must_pass <= _passed(report)
+    if name == "payments":  # one TOOL-013 check per stated version, named for it
+        stated = {r.check for r in report.results if r.requirement == "TOOL-013"}
+        assert "a stated contract version agrees with its contract: refunds.issue 1.1.0" in stated
+
+
+def test_the_kit_checks_each_contract_version_an_agent_states(
+    tmp_path: Path, log_dir: Path
+) -> None:
+    contracts = write_contracts(tmp_path / "contracts", policy_2_0(["1.0.0"]), policy_1_0())
+    with run_service(
+        "policy",
+        ["serve", "policy"],
+        env={**_env(tmp_path), **contracts},
+        log_dir=log_dir,
+        deadline_s=90,
+    ) as svc:
+        report = _kit(svc.url)
+    assert report.ok, "\n\n".join(r.failure_message() for r in report.failures)
+    versions = {r.check: r.outcome for r in report.results if r.requirement == "AGENT-008"}
+    served = "a task naming a stated contract version is answered in it"
+    assert versions == {
+        f"{served}: 2.0.0": Outcome.PASS,
+        f"{served}: 1.0.0": Outcome.PASS,
+        "a task naming a major the agent does not serve is VERSION_UNSUPPORTED": Outcome.PASS,
+    }

@@ -7,6 +7,11 @@ default ``.accord/matrix-results``): pass when the block ends normally, skip or 
 reason, fail on anything else. The contract versions in a record are the ones the running
 service declared (its Agent Card, or the shipped contracts of the tools it listed).
 
+A second dimension is the contract version: :func:`version_cell` records one client built
+against one version of a peer's contract, driven against the peer serving others
+(tests/mesh/test_contract_versions.py), under ``versions/`` of the results directory; the doc
+renders them as their own table.
+
 ``python -m tests.mesh.matrix`` renders the latest record of every cell into the doc;
 tests/mesh/test_matrix.py re-renders it from the records of its own session and checks the
 committed doc against them (``make matrix`` runs the producing tests and writes the doc).
@@ -64,6 +69,10 @@ SOURCES: Final[Mapping[str, str]] = {
     "mcp-conformance": "tests/interop/test_mcp_conformance.py",
 }
 MARK: Final = {"pass": "pass", "fail": "**FAIL**", "skip": "skip", "xfail": "xfail"}
+VERSIONS_DIR: Final = "versions"
+VERSIONS_SOURCE: Final = "tests/mesh/test_contract_versions.py"
+# (service, versions it serves) of the contract-version table; test_matrix checks the doc.
+EXPECTED_VERSIONS: Final = (("policy", "1.2.0"), ("policy", "2.0.0"), ("policy", "2.0.0, 1.0.0"))
 
 
 class Result(StrEnum):
@@ -87,6 +96,22 @@ class Record:
     @property
     def key(self) -> tuple[str, str]:
         return self.service, self.client
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    service: str
+    serves: str  # the contract versions the service's card stated, e.g. "2.0.0, 1.0.0"
+    client: str  # e.g. "orchestrator"
+    built_against: str  # e.g. "policy-check 1.1.0"
+    expected: str  # what the mixed mesh must do: "refund works", "refused: VERSION_UNSUPPORTED"
+    result: Result
+    note: str
+    run: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.service, self.serves
 
 
 def results_dir() -> Path:
@@ -113,6 +138,50 @@ def load(directory: Path | None = None) -> list[Record]:
         raw["result"] = Result(raw["result"])
         records.append(Record(**raw))
     return records
+
+
+def write_version(record: VersionRecord, directory: Path | None = None) -> Path:
+    d = (directory or results_dir()) / VERSIONS_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{record.service}--{record.serves.replace(', ', '+')}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(asdict(record), indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def load_versions(directory: Path | None = None) -> list[VersionRecord]:
+    d = (directory or results_dir()) / VERSIONS_DIR
+    if not d.is_dir():
+        return []
+    records = []
+    for path in sorted(d.glob("*--*.json")):
+        raw = json.loads(path.read_text())
+        raw["result"] = Result(raw["result"])
+        records.append(VersionRecord(**raw))
+    return records
+
+
+@contextmanager
+def version_cell(
+    service: str, serves: str, *, client: str, built_against: str, expected: str, note: str = ""
+) -> Iterator[None]:
+    """Record the block's outcome as the (service, served versions) cell of this run."""
+    if (service, serves) not in EXPECTED_VERSIONS:
+        raise ValueError(f"({service}, {serves}) is no version cell; add it to EXPECTED_VERSIONS")
+
+    def save(result: Result) -> None:
+        write_version(
+            VersionRecord(service, serves, client, built_against, expected, result, note, RUN_ID)
+        )
+
+    try:
+        yield
+    except BaseException:
+        save(Result.FAIL)
+        raise
+    else:
+        save(Result.PASS)
 
 
 @contextmanager
@@ -152,8 +221,9 @@ def cell(
         save(Result.PASS)
 
 
-def render(records: Iterable[Record]) -> str:
-    """The doc: a grid of results, then one row per cell with versions and notes."""
+def render(records: Iterable[Record], versions: Iterable[VersionRecord] = ()) -> str:
+    """The doc: a grid of results, then one row per cell with versions and notes, then the
+    contract-version cells."""
     cells = {r.key: r for r in records}
     lines = [
         "# Compatibility matrix",
@@ -192,7 +262,35 @@ def render(records: Iterable[Record]) -> str:
     lines += ["", "Where each client's cells come from:", ""]
     for client in CLIENTS:
         lines.append(f"- **{client}**: `{SOURCES[client]}`")
+    lines += render_versions(versions)
     return "\n".join(lines) + "\n"
+
+
+def render_versions(records: Iterable[VersionRecord]) -> list[str]:
+    """The contract-version section: a client built against one version, a service serving
+    others (a pass is the expected outcome, a refusal included)."""
+    cells = {r.key: r for r in records}
+    lines = [
+        "",
+        "## Contract versions",
+        "",
+        "A client built against one version of a peer's contract, in a running mesh whose peer",
+        "serves other versions (ACCORD_CONTRACTS_DIR, docs/contract-evolution.md). *Expected* is",
+        "what the mixed mesh must do; *result* says whether it did. Cells come from",
+        f"`{VERSIONS_SOURCE}`.",
+        "",
+        "| service | serves | client | built against | expected | result | notes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for key in EXPECTED_VERSIONS:
+        r = cells.get(key)
+        if r is None:
+            continue
+        lines.append(
+            f"| {r.service} | {r.serves} | {r.client} | {r.built_against} | {r.expected} | "
+            f"{MARK[r.result.value]} | {_cell_text(r.note)} |"
+        )
+    return lines
 
 
 def _cell_text(text: str) -> str:
@@ -210,12 +308,24 @@ def parse_rows(doc: str) -> dict[tuple[str, str], dict[str, str]]:
     return rows
 
 
+def parse_version_rows(doc: str) -> dict[tuple[str, str], dict[str, str]]:
+    """The rows of the contract-version section, keyed by (service, serves)."""
+    section = doc.split("## Contract versions", 1)[1] if "## Contract versions" in doc else ""
+    names = ("service", "serves", "client", "built_against", "expected", "result", "notes")
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    for line in section.splitlines():
+        parts = [p.strip() for p in line.strip().strip("|").split(" | ")]
+        if len(parts) == len(names) and parts[0] in SERVICES:
+            rows[(parts[0], parts[1])] = dict(zip(names, parts, strict=True))
+    return rows
+
+
 def main(argv: list[str]) -> int:
     records = load()
     if not records:
         print(f"no results under {results_dir()}: run `make matrix`", file=sys.stderr)
         return 1
-    DOC.write_text(render(records))
+    DOC.write_text(render(records, load_versions()))
     print(f"wrote {DOC} from {len(records)} cells")
     return 0
 

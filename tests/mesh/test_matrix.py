@@ -43,14 +43,16 @@ def _service_contract_ok(service: str, declared: str) -> bool:
 @pytest.mark.run_summary  # the interop tests of this run write the records it reads
 def test_the_doc_is_what_this_run_renders() -> None:
     records = [r for r in matrix.load() if r.run == matrix.RUN_ID]
-    produced = {r.key for r in records}
-    if produced != EXPECTED_CELLS or any(r.result is matrix.Result.SKIP for r in records):
-        missing = sorted(EXPECTED_CELLS - produced)
+    versions = [r for r in matrix.load_versions() if r.run == matrix.RUN_ID]
+    produced = {r.key for r in records} | {("versions", *r.key) for r in versions}
+    wanted = EXPECTED_CELLS | {("versions", *key) for key in matrix.EXPECTED_VERSIONS}
+    if produced != wanted or any(r.result is matrix.Result.SKIP for r in records):
+        missing = sorted(wanted - produced)
         skipped = sorted(r.key for r in records if r.result is matrix.Result.SKIP)
         if os.environ.get("CI"):
             pytest.fail(f"CI must produce every cell: missing {missing}, skipped {skipped}")
         pytest.skip(f"this run did not produce every cell (missing {missing}, skipped {skipped})")
-    rendered = matrix.render(records)
+    rendered = matrix.render(records, versions)
     committed = matrix.DOC.read_text() if matrix.DOC.exists() else ""
     if rendered != committed:
         matrix.DOC.write_text(rendered)
@@ -67,3 +69,12 @@ def test_the_committed_doc_has_every_cell_at_the_shipped_versions() -> None:
         assert row["contract"] == CONTRACT_VERSION, (service, client, row)
         assert _service_contract_ok(service, row["service_contract"]), (service, client, row)
         assert row["result"] == matrix.MARK[matrix.Result.PASS.value], (service, client, row)
+
+
+def test_the_committed_doc_has_every_contract_version_cell() -> None:
+    rows = matrix.parse_version_rows(matrix.DOC.read_text())
+    assert set(rows) == set(matrix.EXPECTED_VERSIONS)
+    built = f"policy-check {agent_contract('policy-check').version}"
+    for key, row in rows.items():
+        assert row["built_against"] == built, (key, row)
+        assert row["result"] == matrix.MARK[matrix.Result.PASS.value], (key, row)

@@ -22,12 +22,15 @@ from pydantic import BaseModel, ValidationError
 from accord.agents.permissions import Operation, require, require_customer
 from accord.contracts.envelope import DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.served import ServedContracts, served_agent_contracts
 from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.validation import first_broken
 from accord.protocol.a2a.executor import Turn
 from accord.protocol.auth import Principal
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
+from accord.protocol.service import StartRefusedError
+from accord.protocol.settings import current
 
 LOOKUP_TOOL: Final = "orders.lookup"
 M = TypeVar("M", bound=BaseModel)
@@ -39,6 +42,19 @@ def check_tools(service: str, *tool_names: str) -> ToolClient:
     exactly ``tool_names``."""
     config = load_config().serving(*tool_names)
     return ToolClient.from_config(config=config, service=service, grants=tool_names)
+
+
+def served_contracts(contract_name: str) -> ServedContracts:
+    """The contract versions this agent process serves: ACCORD_CONTRACTS_DIR's files of its
+    name, else the shipped one. Files that disagree (or a broken one) refuse the start with one
+    line naming the reason (exit 2), like a bad setting."""
+    folder = current().contracts_dir
+    try:
+        return served_agent_contracts(contract_name, folder)
+    except AccordError as bad:
+        raise StartRefusedError(f"ACCORD_CONTRACTS_DIR={folder}: {bad.message}") from None
+    except ValueError as bad:
+        raise StartRefusedError(f"ACCORD_CONTRACTS_DIR={folder}: {bad}") from None
 
 
 def acting_for(turn: Turn, customer_id: str) -> ToolDelegation:

@@ -24,6 +24,7 @@ from accord.agents.check_requests import (
     check_tools,
     lookup_order,
     parse_input,
+    served_contracts,
 )
 from accord.agents.policy_rules import (
     EvidenceNeeded,
@@ -31,7 +32,7 @@ from accord.agents.policy_rules import (
     PolicyRequest,
     evaluate,
 )
-from accord.contracts.agents import AgentContract, agent_contract
+from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_ref
@@ -104,12 +105,14 @@ def _parse(data: dict[str, Any]) -> PolicyRequest:
 
 
 def build_app(options: ServeOptions) -> Any:
-    contract = agent_contract(CONTRACT_NAME)
+    # The versions this process serves: the shipped contract, or ACCORD_CONTRACTS_DIR's files.
+    served = served_contracts(CONTRACT_NAME)
+    contract = served.primary
     # The process's one tool client (commerce only), for requests that bring ids, not facts.
     tools = check_tools(SERVICE_NAME, LOOKUP_TOOL)
     return build_agent_app(
         contract,
-        PolicyExecutor(contract, tools),
+        PolicyExecutor(contract, tools, served=served),
         options,
         service_name=SERVICE_NAME,
         lifespan_hooks=[tools.running],

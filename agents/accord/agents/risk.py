@@ -25,9 +25,10 @@ from accord.agents.check_requests import (
     check_tools,
     lookup_order,
     parse_input,
+    served_contracts,
 )
 from accord.agents.risk_rules import CustomerHistory, RiskRequest, assess
-from accord.contracts.agents import AgentContract, agent_contract
+from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_ref
@@ -105,9 +106,12 @@ def _parse(data: dict[str, Any]) -> RiskRequest:
 
 
 def build_app(options: ServeOptions) -> Any:
-    contract = agent_contract(CONTRACT_NAME)
+    # The versions this process serves: the shipped contract, or ACCORD_CONTRACTS_DIR's files.
+    served = served_contracts(CONTRACT_NAME)
+    contract = served.primary
     tools = check_tools(SERVICE_NAME, HISTORY_TOOL, LOOKUP_TOOL)
-    executor = RiskExecutor(contract, tools, tool_calls_per_turn=2)  # lookup + history
+    # Two tool calls per turn: lookup + history.
+    executor = RiskExecutor(contract, tools, tool_calls_per_turn=2, served=served)
 
     async def commerce_ready() -> bool:
         """The history tool's server is connected and passed its contract check. Waits only

@@ -65,6 +65,11 @@ TOOL_CALLS_SPENT_META_KEY: Final = "dev.accord/toolCallsSpent"
 REMAINING_META_KEY: Final = "dev.accord/remaining"
 """Task metadata: what is left of the envelope's budget, ``{"units": n, "tool_calls": n}``."""
 
+CONTRACT_VERSION_META_KEY: Final = "dev.accord/contract_version"
+"""Message metadata of a first turn: the agent contract version the caller speaks (one the card
+lists, or one of its major); task metadata: the version the agent answers in. Absent: the
+agent's newest (accord.contracts.served)."""
+
 SKILL_TASK_META_KEY: Final = "dev.accord/skill"
 """Task metadata: the skill the task's first turn asked for (a continuation keeps it)."""
 

@@ -349,6 +349,15 @@ class AccordSettings(BaseSettings):
         ),
         json_schema_extra=_in("orchestrator", "unset: the offline model on both tiers"),
     )
+    contracts_dir: Path | None = Field(
+        default=None,
+        description=(
+            "A folder of agent contract files an agent (policy-check, risk-check) serves "
+            "instead of its shipped one: every file of its name, one per major version, side "
+            "by side during a migration (docs/contract-evolution.md)."
+        ),
+        json_schema_extra=_in("orchestrator", "unset: the shipped contract"),
+    )
     approval_timeout_s: Seconds = Field(
         default=86_400.0,
         description="How long a refund may wait for an approver.",
@@ -458,6 +467,7 @@ class AccordSettings(BaseSettings):
         "service_token_file",
         "tools_config",
         "models_config",
+        "contracts_dir",
     )
     @classmethod
     def _home(cls, value: Path | None) -> Path | None:

@@ -6,6 +6,9 @@ Behaviour by the ``mode`` of the input DataPart: complete, ask (waits for input,
 with the answer), sleep (``seconds``), raise (an unexpected exception), deny (a contract error),
 bad_output (breaks its output schema), progress (reports two steps, then completes).
 Configured by environment: ACCORD_TEST_DB (task store URL), ACCORD_TEST_PORT (card URL).
+
+``create_migrating_app`` serves the same agent at contract 2.0.0 and 1.2.3 side by side: 2.0
+answers carry a required ``kind`` that 1.x's closed output does not know.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from starlette.applications import Starlette
 
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.served import ServedContracts
 from accord.protocol.a2a import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import build_agent_app
 from accord.protocol.settings import ServeOptions
@@ -101,3 +105,33 @@ def create_app() -> Starlette:
     port = int(os.environ.get("ACCORD_TEST_PORT", "0"))
     options = ServeOptions(port=port, database_url=os.environ.get("ACCORD_TEST_DB") or None)
     return build_agent_app(CONTRACT, TestExecutor(CONTRACT), options, service_name="test")
+
+
+def _contract_2_0() -> AgentContract:
+    doc = CONTRACT.model_dump(mode="json")
+    doc.update(version="2.0.0", also_serves=[CONTRACT.version])
+    output = doc["skills"][0]["output_schema"]
+    output["properties"]["kind"] = {"const": "echo"}
+    output["required"] = [*output["required"], "kind"]
+    return AgentContract.model_validate(doc)
+
+
+CONTRACT_2_0 = _contract_2_0()
+
+
+class MigratingExecutor(TestExecutor):
+    """The 2.0 code: always says ``kind``; a 1.x task's answer leaves it out (answer_in)."""
+
+    async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
+        outcome = await super().run(turn, progress)
+        if isinstance(outcome, Completed) and "echo" in outcome.data:
+            outcome.data = {**outcome.data, "kind": "echo"}
+        return outcome
+
+
+def create_migrating_app() -> Starlette:
+    port = int(os.environ.get("ACCORD_TEST_PORT", "0"))
+    options = ServeOptions(port=port, database_url=os.environ.get("ACCORD_TEST_DB") or None)
+    served = ServedContracts.of([CONTRACT, CONTRACT_2_0])
+    executor = MigratingExecutor(CONTRACT_2_0, served=served)
+    return build_agent_app(CONTRACT_2_0, executor, options, service_name="test")

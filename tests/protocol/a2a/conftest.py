@@ -27,6 +27,7 @@ def run_agent(
     db_url: str | None = None,
     port: int | None = None,
     env: dict[str, str] | None = None,
+    factory: str = AGENT_FACTORY,
 ) -> Iterator[Service]:
     port = port or free_port()
     log_path = log_dir / f"agent-{port}.log"
@@ -42,7 +43,7 @@ def run_agent(
         "-m",
         "uvicorn",
         "--factory",
-        AGENT_FACTORY,
+        factory,
         "--host",
         "127.0.0.1",
         "--port",

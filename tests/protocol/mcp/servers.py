@@ -31,7 +31,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import TRACEPARENT_KEY
+from accord.contracts.keys import CONTRACT_VERSIONS_META_KEY, TRACEPARENT_KEY
 from accord.contracts.tools import ToolContract, load_tool_contract, tool_contract
 from tests.protocol.mcp.paths import ECHO_CONTRACT
 
@@ -44,6 +44,8 @@ SCENARIOS = (
     "flaky",
     "slow",
     "foreign",
+    "major_ahead",
+    "both_majors",
 )
 SLOW_SECONDS = 5.0
 
@@ -68,6 +70,7 @@ def _tool(contract: ToolContract, **overrides: Any) -> types.Tool:
             "inputSchema": overrides.pop("input_schema", contract.input_schema),
             "outputSchema": contract.output_schema,
             "annotations": annotations,
+            "_meta": overrides.pop("meta", {CONTRACT_VERSIONS_META_KEY: contract.served_versions}),
         }
     )
 
@@ -124,6 +127,10 @@ def build_server(scenario: str, *, stdio: bool = False) -> Server[Any]:
         tools = [t for t in tools if t.name != "refunds.issue"]
     elif scenario == "foreign":  # a third-party server: none of the shipped tools
         tools = [t for t in tools if t.name in ("debug.echo", "misc.ping")]
+    elif scenario in ("major_ahead", "both_majors"):  # the same schemas, other versions stated
+        lookup = contracts["orders.lookup"]
+        stated = ["2.0.0"] if scenario == "major_ahead" else ["2.0.0", lookup.version]
+        tools[0] = _tool(lookup, meta={CONTRACT_VERSIONS_META_KEY: stated})
     elif scenario == "input_schema":
         schema = {**contracts["orders.lookup"].input_schema, "additionalProperties": True}
         tools[0] = _tool(contracts["orders.lookup"], input_schema=schema)

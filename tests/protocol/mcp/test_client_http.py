@@ -10,6 +10,7 @@ import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import RetryPolicy
+from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.contract_check import FindingKind
@@ -225,3 +226,29 @@ async def test_first_failing_server_in_order_is_reported(fake_servers: FakeServe
     # good already serves orders.lookup in this setup, so only the violation matters here
     assert info.value.code is ErrorCode.CONTRACT_VIOLATION
     assert info.value.details["server"] == "annotation"
+
+
+async def test_a_tool_of_another_major_only_is_version_unsupported_naming_both(
+    fake_servers: FakeServers,
+) -> None:
+    built = tool_contract("orders.lookup").version
+    with pytest.raises(AccordError) as info:
+        async with ToolClient.for_servers([http_spec(fake_servers, "major_ahead")]):
+            pytest.fail("a tool serving only another major must not be usable")
+    err = info.value
+    assert err.code is ErrorCode.VERSION_UNSUPPORTED
+    assert err.details == {
+        "peer": "orders.lookup",
+        "expected": built,
+        "served": ["2.0.0"],
+        "server": "major_ahead",
+    }
+    assert "2.0.0" in err.message
+    assert built in err.message
+    assert fake_servers.calls("major_ahead", "orders.lookup", "O-1001") == 0
+
+
+async def test_a_tool_serving_our_major_too_is_used(fake_servers: FakeServers) -> None:
+    async with ToolClient.for_servers([http_spec(fake_servers, "both_majors")]) as tools:
+        found = await tools.call("orders.lookup", LOOKUP)
+    assert found["order_id"] == LOOKUP["order_id"]

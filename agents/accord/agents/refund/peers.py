@@ -7,7 +7,8 @@ the configured peer URL (``ACCORD_POLICY_URL``...): a card that points its inter
 origin is refused before anything is sent (accord.protocol.a2a.origins). A peer whose card
 serves no version of its contract with the major this orchestrator was built against (the
 contracts shipped with it) is refused before anything is sent too: VERSION_UNSUPPORTED, which
-stops the request with nothing written (accord.contracts.versions).
+stops the request with nothing written (accord.contracts.versions); a peer serving two majors
+side by side is asked in ours (the A2A client names it in each task it starts).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from accord.agents.refund.facts import WorkflowInput
 from accord.contracts.agents import agent_contract
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.versions import require_served
 from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard
 from accord.protocol.a2a.client_card import resolve_card
 from accord.protocol.a2a.origins import ForeignOriginError
@@ -55,14 +55,13 @@ class Peers:
         card = self._cards.get(name)
         if card is None:
             card = await resolve_card(self._http, self._urls[name])
-        expected = self._expects.get(name)
-        if expected is not None:
-            require_served(card.name, expected, card.contract_versions)
         try:
             # Asked for every client: service_token() keeps a minted token until half its
             # life, and reads a configured token file again when it is rotated.
             token = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)
-            client = A2AClient(card, self._http, token=token)
+            # expects: refused before anything is sent unless the card serves our major; the
+            # tasks it starts name the version they speak (an agent may serve two majors).
+            client = A2AClient(card, self._http, token=token, expects=self._expects.get(name))
         except ForeignOriginError as refused:
             # The operator's problem (a peer URL that serves a card pointing elsewhere): the
             # log names both origins; the customer's task is told no hostnames.

@@ -104,7 +104,7 @@ def build_app(options: ServeOptions) -> Any:
         # The tool client first: it is started before recovery (resumed workflows call tools)
         # and closed after the runtime.
         lifespan_hooks=[tools.running, running],
-        task_store=DerivedTaskStore(WorkflowTaskSource(runtime)),
+        task_store=DerivedTaskStore(WorkflowTaskSource(runtime, contract.version)),
         # The web console calls the public API from the browser (docs/console.md).
         browser_origins=[current().console_url],
         # A task changes when its workflow does (an approval resumes it from another request):

@@ -33,6 +33,7 @@ from accord.agents.refund.receipt_text import customer_language, receipt_text
 from accord.agents.workflow import Event, EventType, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
+    CONTRACT_VERSION_META_KEY,
     RECEIPT_ARTIFACT_NAME,
     REMAINING_META_KEY,
     SKILL_TASK_META_KEY,
@@ -59,8 +60,11 @@ _READS_AT_ONCE: Final = 16
 class WorkflowTaskSource:
     """A :class:`~accord.protocol.a2a.task_view.TaskSource` over the runtime's log."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, contract_version: str) -> None:
         self.runtime = runtime
+        # The orchestrator serves one contract version, so every task speaks it (a task's
+        # metadata states it, as ContractExecutor's do: docs/contract-evolution.md).
+        self.contract_version = contract_version
 
     async def get_view(self, task_id: str, scope: str) -> TaskView | None:
         events = await self.runtime.log.read(task_id)
@@ -167,6 +171,7 @@ class WorkflowTaskSource:
         graph = str(first.data.get("graph") or "")
         metadata: dict[str, Any] = {
             SKILL_TASK_META_KEY: APPROVE_SKILL if graph == APPROVAL_GRAPH else REQUEST_SKILL,
+            CONTRACT_VERSION_META_KEY: self.contract_version,
             **budget_metadata(inp, snapshot.spent, answers),
         }
         return TaskView(

@@ -58,8 +58,14 @@ from opentelemetry.trace import Span, SpanKind
 
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import DELEGATION_EXTENSION_URI, SKILL_META_KEY, TRACEPARENT_KEY
+from accord.contracts.keys import (
+    CONTRACT_VERSION_META_KEY,
+    DELEGATION_EXTENSION_URI,
+    SKILL_META_KEY,
+    TRACEPARENT_KEY,
+)
 from accord.contracts.retry import Action, RetryPolicy, decide
+from accord.contracts.versions import require_served
 from accord.protocol import telemetry
 from accord.protocol.a2a.client_card import ResolvedCard, resolve_card
 from accord.protocol.a2a.client_view import TaskTracker, TaskView, view_of_task
@@ -101,8 +107,15 @@ class A2AClient:
         api_key: str | None = None,
         retry: RetryPolicy | None = None,
         owns_http: bool = False,
+        expects: str | None = None,
     ) -> None:
+        """``expects``: the version of the agent's contract this caller is built against. The
+        card must serve one of its major (else VERSION_UNSUPPORTED naming both, before anything
+        is sent), and every new task names the served version it speaks."""
         self.card = card
+        self.contract_version = (
+            require_served(card.name, expects, card.contract_versions) if expects else None
+        )
         self.interface = card.pick(transport)
         # Before any credential is attached: the interface must be at the card's own origin.
         check_origin(card.url, self.interface.url, agent=card.name)
@@ -126,6 +139,7 @@ class A2AClient:
         transport: str | None = None,
         retry: RetryPolicy | None = None,
         http: httpx.AsyncClient | None = None,
+        expects: str | None = None,
     ) -> A2AClient:
         """Resolve ``url``'s card and build a client for it (``transport``: jsonrpc | rest)."""
         own = http is None
@@ -140,6 +154,7 @@ class A2AClient:
                 api_key=api_key,
                 retry=retry,
                 owns_http=own,
+                expects=expects,
             )
         except BaseException:
             if own:
@@ -415,6 +430,10 @@ class A2AClient:
             message.extensions.append(DELEGATION_EXTENSION_URI)
         if skill:
             metadata[SKILL_META_KEY] = skill
+        if self.contract_version and not task_id:
+            # A new task: the agent reads and answers it in this version (a continuation
+            # keeps the version its task started with).
+            metadata[CONTRACT_VERSION_META_KEY] = self.contract_version
         message.metadata.update(metadata)
         request = SendMessageRequest(
             message=message, configuration=SendMessageConfiguration(), tenant=self.interface.tenant

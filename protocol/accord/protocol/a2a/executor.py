@@ -17,6 +17,11 @@ done here, once, by parts that each hold one concern:
 * here: the answer is checked against the output schema, the waiting reasons the contract
   declares and the codes a decline may carry, and reported as artifacts and the final status
   (or as the reply message).
+
+An agent may serve several major versions of its contract side by side
+(:class:`~accord.contracts.served.ServedContracts`): each task speaks the version its first
+turn named (``dev.accord/contract_version``, kept in the task's metadata for later turns), its
+input is read and its answer given in that version (:func:`~accord.contracts.served.answer_in`).
 """
 
 from __future__ import annotations
@@ -37,13 +42,16 @@ from accord.contracts.agents import Reply as ReplyKind
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
+    CONTRACT_VERSION_META_KEY,
     ENVELOPE_META_KEY,
     SKILL_TASK_META_KEY,
     SPENT_META_KEY,
     STATE_META_KEY,
     TOOL_CALLS_SPENT_META_KEY,
 )
+from accord.contracts.served import ServedContracts, answer_in
 from accord.contracts.status import REJECTABLE, TERMINAL, ContractState, Status, from_a2a
+from accord.contracts.versions import major
 from accord.protocol.a2a.budget_guard import BudgetGuard
 from accord.protocol.a2a.delegation import check_on_behalf, default_envelope
 from accord.protocol.a2a.skill_schemas import SkillSchemas
@@ -61,6 +69,7 @@ from accord.protocol.a2a.turn import (
     Rejected,
     Reply,
     Turn,
+    asked_contract_version,
     asked_skill,
     read_turn,
 )
@@ -95,11 +104,23 @@ class ContractExecutor(AgentExecutor):
     """Base class of every Accord agent's executor; see the module docstring."""
 
     def __init__(
-        self, contract: AgentContract, *, units_per_turn: int = 1, tool_calls_per_turn: int = 0
+        self,
+        contract: AgentContract,
+        *,
+        units_per_turn: int = 1,
+        tool_calls_per_turn: int = 0,
+        served: ServedContracts | None = None,
     ) -> None:
+        """``served``: the versions served side by side (default: ``contract`` alone), whose
+        primary is ``contract``."""
+        self.served = served or ServedContracts.single(contract)
+        if self.served.primary != contract:
+            raise ValueError("the executor's contract must be the newest one it serves")
         self.contract = contract
         self.budget = BudgetGuard(units_per_turn, tool_calls_per_turn)
-        self._schemas = SkillSchemas(contract)
+        self._schemas = {
+            number: SkillSchemas(version) for number, version in self.served.by_major.items()
+        }
 
     # -- to implement -----------------------------------------------------------------------
     async def run(self, turn: Turn, progress: Progress) -> Outcome:
@@ -165,7 +186,9 @@ class ContractExecutor(AgentExecutor):
             event_queue, task_id, context_id, status, agent=self.contract.name, span=active
         )
         try:
-            turn = read_turn(context, self.contract, self._schemas, context_id=context_id)
+            speaking = self.served.speaking(asked_contract_version(context))
+            schemas = self._schemas[major(speaking.version)]
+            turn = read_turn(context, speaking, schemas, context_id=context_id)
             envelope = self._effective_envelope(turn)
             allowance = self.budget.admit(
                 envelope, turn.spent_units, tool_calls_spent=turn.spent_tool_calls
@@ -179,6 +202,7 @@ class ContractExecutor(AgentExecutor):
             SPENT_META_KEY: allowance.spent,
             TOOL_CALLS_SPENT_META_KEY: allowance.tool_calls_spent,
             SKILL_TASK_META_KEY: turn.skill.id,
+            CONTRACT_VERSION_META_KEY: speaking.version,
         }
         if turn.envelope is not None:
             # A caller's envelope binds every later turn (its deadline is the caller's). A
@@ -201,10 +225,10 @@ class ContractExecutor(AgentExecutor):
             async with asyncio.timeout(allowance.remaining_s):
                 outcome = await self.run(turn, Progress(None if replies else updater))
             if replies and isinstance(outcome, Reply):
-                await event_queue.enqueue_event(self._reply_message(outcome, turn))
+                await event_queue.enqueue_event(self._reply_message(outcome, turn, schemas))
                 return
             await running()
-            await self._report(outcome, turn, updater)
+            await self._report(outcome, turn, updater, schemas)
         except TimeoutError:
             await running()
             await updater.fail(self.budget.overrun(envelope))
@@ -221,14 +245,13 @@ class ContractExecutor(AgentExecutor):
             await running()
             await updater.fail(AccordError(ErrorCode.INTERNAL, "the agent failed unexpectedly"))
 
-    def _reply_message(self, reply: Reply, turn: Turn) -> Message:
+    def _reply_message(self, reply: Reply, turn: Turn, schemas: SkillSchemas) -> Message:
         """The agent Message of a Reply: its text, its data (checked), its other parts."""
         parts: list[Part] = []
         if reply.text:
             parts.append(Part(text=reply.text))
         if reply.data is not None:
-            self._check_output(turn, reply.data)
-            parts.append(data_part(reply.data))
+            parts.append(data_part(self._answer(turn, reply.data, schemas)))
         parts.extend(reply.parts)
         return Message(
             message_id=uuid.uuid4().hex,
@@ -243,9 +266,12 @@ class ContractExecutor(AgentExecutor):
             return turn.envelope
         return default_envelope(turn.principal, turn.context_id, turn.text or turn.skill.name)
 
-    def _check_output(self, turn: Turn, data: dict[str, Any]) -> None:
+    def _answer(self, turn: Turn, data: dict[str, Any], schemas: SkillSchemas) -> dict[str, Any]:
+        """The answer in the version the task speaks (turn.skill is that version's skill),
+        checked against that version's output schema."""
+        data = answer_in(turn.skill.output_schema, data)
         try:
-            self._schemas.check_output(turn.skill, data)
+            schemas.check_output(turn.skill, data)
         except AccordError as error:
             logger.error("task %s: output breaks the skill schema: %s", turn.task_id, error.message)
             raise AccordError(
@@ -253,11 +279,14 @@ class ContractExecutor(AgentExecutor):
                 "the agent's answer broke its declared output schema",
                 error.details,
             ) from None
+        return data
 
-    async def _report(self, outcome: Outcome, turn: Turn, updater: ContractTaskUpdater) -> None:
+    async def _report(
+        self, outcome: Outcome, turn: Turn, updater: ContractTaskUpdater, schemas: SkillSchemas
+    ) -> None:
         task_meta = {STATE_META_KEY: turn.state}
         if isinstance(outcome, Completed):
-            self._check_output(turn, outcome.data)
+            outcome.data = self._answer(turn, outcome.data, schemas)
             if any(a.name == ARTIFACT_NAME for a in outcome.artifacts):
                 raise AccordError(
                     ErrorCode.CONTRACT_VIOLATION,

@@ -23,6 +23,7 @@ from accord.contracts.agents import AgentContract, Skill
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
+    CONTRACT_VERSION_META_KEY,
     ENVELOPE_META_KEY,
     SKILL_META_KEY,
     SKILL_TASK_META_KEY,
@@ -164,6 +165,27 @@ def asked_skill(context: RequestContext, contract: AgentContract) -> Skill | Non
         return _skill(contract, _asked_skill(context.message or Message()))
     except AccordError:
         return None
+
+
+def asked_contract_version(context: RequestContext) -> str | None:
+    """The contract version the task speaks: the one its first turn named (kept in the task's
+    metadata), else the one this message names; None when neither names one."""
+    current = context.current_task
+    if current is not None:
+        kept = current.metadata.fields.get(CONTRACT_VERSION_META_KEY)
+        if kept is not None and kept.HasField("string_value"):
+            return str(kept.string_value)
+        return None  # a task started without a version keeps speaking the newest
+    named = (context.message or Message()).metadata.fields.get(CONTRACT_VERSION_META_KEY)
+    if named is None:
+        return None
+    if not named.HasField("string_value"):
+        raise AccordError(
+            ErrorCode.INVALID_INPUT,
+            "the contract version asked for must be a string",
+            {"field": f"metadata.{CONTRACT_VERSION_META_KEY}"},
+        )
+    return str(named.string_value)
 
 
 def _skill(contract: AgentContract, skill_id: Any) -> Skill:

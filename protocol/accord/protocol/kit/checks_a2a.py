@@ -22,7 +22,13 @@ from accord.contracts.errors import (
     REGISTRY,
     ErrorCode,
 )
-from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI, STATUS_META_KEY
+from accord.contracts.keys import (
+    CARD_CONTRACT_VERSIONS_PARAM,
+    CONTRACT_EXTENSION_URI,
+    CONTRACT_VERSION_META_KEY,
+    DELEGATION_EXTENSION_URI,
+    STATUS_META_KEY,
+)
 from accord.contracts.status import (
     REJECTABLE,
     TERMINAL,
@@ -34,6 +40,7 @@ from accord.contracts.status import (
     from_a2a,
     to_a2a,
 )
+from accord.contracts.versions import major
 from accord.protocol.a2a.wire import meta_waiting_reason
 from accord.protocol.kit.a2a_context import (
     INTERRUPTED_A2A,
@@ -494,6 +501,61 @@ async def cancel_waiting(ctx: A2AContext) -> None:
         )
 
 
+# -- contract versions ---------------------------------------------------------------------------
+
+
+def _stated_versions(ctx: A2AContext) -> list[str]:
+    stated = ctx.declared(CARD_CONTRACT_VERSIONS_PARAM)
+    if not stated:
+        raise Skipped(f"the card states no {CARD_CONTRACT_VERSIONS_PARAM} (an older agent)")
+    return stated
+
+
+async def _probe_in(ctx: A2AContext, version: str) -> Observed:
+    skill, probe = ctx.pick_probe()
+    metadata = {**ctx.metadata(probe, skill), CONTRACT_VERSION_META_KEY: version}
+    message = user_message(fill(probe.message, ctx.run), metadata=metadata)
+    return await ctx.send(f"probe {skill} in contract {version}", message)
+
+
+@check.each(
+    "AGENT-008", "a task naming a stated contract version is answered in it", _stated_versions
+)
+async def version_served(ctx: A2AContext, version: str) -> None:
+    obs = await _probe_in(ctx, version)
+    expected = f"the task speaks {version}: not failed, metadata {CONTRACT_VERSION_META_KEY}"
+    if obs.task_id is None:
+        raise Violation("no task was created", sent=obs.answer.sent, received=obs.answer.shown())
+    if _final_code(obs) == E.VERSION_UNSUPPORTED.value:
+        raise Violation(
+            f"the card states {version}, but a task naming it is VERSION_UNSUPPORTED",
+            sent=obs.answer.sent,
+            received=obs.answer.shown(),
+            expected=expected,
+        )
+    got = await ctx.get_task(obs.task_id)
+    metadata = (task_of(got.result) or {}).get("metadata")
+    spoken = metadata.get(CONTRACT_VERSION_META_KEY) if isinstance(metadata, dict) else None
+    if spoken != version:
+        raise Violation(
+            f"the task says it speaks contract {spoken!r}, not {version}",
+            sent=got.sent,
+            received=got.shown(),
+            expected=expected,
+        )
+
+
+@check("AGENT-008", "a task naming a major the agent does not serve is VERSION_UNSUPPORTED")
+async def version_refused(ctx: A2AContext) -> None:
+    stated = _stated_versions(ctx)
+    try:
+        beyond = max(major(v) for v in stated) + 1
+    except ValueError as bad:
+        raise Violation(f"the card states a version that is not semantic: {bad}") from None
+    obs = await _probe_in(ctx, f"{beyond}.0.0")
+    _expect_failed(obs, E.VERSION_UNSUPPORTED, f"VERSION_UNSUPPORTED naming {stated}")
+
+
 # -- judging everything observed -----------------------------------------------------------------
 
 
@@ -633,7 +695,8 @@ async def declared_only(ctx: A2AContext) -> None:
     if reasons is None or errors is None:
         raise Skipped("the contract extension declares no waiting_reasons / errors")
     await _provoke(ctx)
-    allowed = {*errors, E.INTERNAL.value, E.CANCELED.value}
+    # VERSION_UNSUPPORTED: every agent refuses a version it does not serve (AGENT-008).
+    allowed = {*errors, E.INTERNAL.value, E.CANCELED.value, E.VERSION_UNSUPPORTED.value}
     for obs in _observed(ctx):
         for status in obs.statuses:
             meta = status_meta(status) or {}

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from accord.contracts.errors import ErrorCode
-from accord.contracts.keys import MCP_ERROR_META_KEY
+from accord.contracts.keys import CONTRACT_VERSIONS_META_KEY, MCP_ERROR_META_KEY
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
+from accord.contracts.versions import compatible_served, major
 from accord.protocol.kit.check import CheckList
 from accord.protocol.kit.mcp_context import (
     Call,
@@ -97,6 +98,62 @@ async def annotations_derived(ctx: MCPContext) -> None:
                 received=got,
                 expected=json.dumps(want),
             )
+
+
+def _stated(ctx: MCPContext) -> list[str]:
+    """``TOOL VERSION`` for every version each contracted tool states in tools/list."""
+    out = []
+    for name in ctx.checked():
+        meta = ctx.listed[name].get("_meta")
+        stated = meta.get(CONTRACT_VERSIONS_META_KEY) if isinstance(meta, Mapping) else None
+        out += [f"{name} {v}" for v in stated] if isinstance(stated, list) else []
+    if not out:
+        raise Skipped(f"no contracted tool states {CONTRACT_VERSIONS_META_KEY} (an older server)")
+    return out
+
+
+@check.each("TOOL-013", "a stated contract version agrees with its contract", _stated)
+async def version_stated(ctx: MCPContext, claim: str) -> None:
+    name, version = claim.split(" ", 1)
+    contract = ctx.checked()[name]
+    try:
+        same_major = major(version) == major(contract.version)
+    except ValueError:
+        raise Violation(f"{name} states {version!r}, which is no semantic version") from None
+    if not same_major:
+        raise Skipped(
+            f"the kit holds {name} {contract.version}, no contract of {version}'s major: "
+            "pass --contract FILE of that version"
+        )
+    entry = ctx.listed[name]
+    if (entry.get("inputSchema"), entry.get("outputSchema")) != (
+        contract.input_schema,
+        contract.output_schema,
+    ):
+        raise Violation(
+            f"{name} states {version}, but its schemas are not those of {contract.version}",
+            received={k: entry.get(k) for k in ("inputSchema", "outputSchema")},
+        )
+
+
+@check("TOOL-013", "every contracted tool states a version of its contract's major")
+async def version_of_our_major(ctx: MCPContext) -> None:
+    stated_any = False
+    for name, contract in ctx.checked().items():
+        meta = ctx.listed[name].get("_meta")
+        stated = meta.get(CONTRACT_VERSIONS_META_KEY) if isinstance(meta, Mapping) else None
+        if not isinstance(stated, list):
+            continue
+        stated_any = True
+        if compatible_served(contract.version, [str(v) for v in stated]) is None:
+            raise Violation(
+                f"{name} states {stated}: a client built against {contract.version} "
+                "refuses it (VERSION_UNSUPPORTED)",
+                received=stated,
+                expected=f"a version {major(contract.version)}.x",
+            )
+    if not stated_any:
+        raise Skipped(f"no contracted tool states {CONTRACT_VERSIONS_META_KEY} (an older server)")
 
 
 # -- calls ----------------------------------------------------------------------------------------

@@ -118,7 +118,18 @@ async def _run_checks(
 ) -> list[CheckResult]:
     results = []
     for check in checks:
-        results.append(await run_one(target, check, ctx, options))
+        if check.expand is None:
+            results.append(await run_one(target, check, ctx, options))
+            continue
+        try:
+            each = check.expand(ctx)
+        except Skipped as skipped:
+            results.append(
+                CheckResult(check.requirement, check.name, target, Outcome.SKIP, skipped.reason)
+            )
+            continue
+        for one in each:  # one check per claimed thing, reported as such
+            results.append(await run_one(target, one, ctx, options))
     return results
 
 

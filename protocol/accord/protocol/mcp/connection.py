@@ -36,7 +36,7 @@ from mcp.client.session import ClientSession
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.mcp.config import ServerSpec
-from accord.protocol.mcp.contract_check import check_tools, violation
+from accord.protocol.mcp.contract_check import check_tools, check_versions, violation
 
 RECONNECT_FIRST_S: Final = 0.5
 RECONNECT_MAX_S: Final = 10.0
@@ -223,12 +223,18 @@ class ServerConnection:
             )
         if live.error is not None:
             raise live.error
-        findings = check_tools(self.spec.name, live.tools, self.spec.contracts)
-        if findings:
+        try:
+            # Versions first: a tool of another major differs in its schemas too, and "serves
+            # 2.0.0, built against 1.1.0" says why.
+            check_versions(self.spec.name, live.tools, self.spec.contracts)
+            findings = check_tools(self.spec.name, live.tools, self.spec.contracts)
+            if findings:
+                raise violation(self.spec.name, findings)
+        except AccordError:
             live.closed = True
             live.lost.set()
             live.stop.set()
-            raise violation(self.spec.name, findings)
+            raise
         return live
 
     async def _run(self, live: _Live) -> None:

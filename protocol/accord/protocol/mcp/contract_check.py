@@ -9,6 +9,12 @@ the MCP spec's defaults (readOnly false, destructive true, idempotent false, ope
 an absent title contradicts nothing.
 
 Every difference is a :class:`Finding`; a non-empty list becomes one CONTRACT_VIOLATION.
+
+Before the schemas, the versions (:func:`check_versions`): a tool whose ``tools/list`` entry
+states the contract versions it serves (``_meta[CONTRACT_VERSIONS_META_KEY]``) and none of
+the contract's major is VERSION_UNSUPPORTED naming both, by the rule A2A clients apply
+(accord.contracts.versions). A tool that states none (an older or foreign server) is judged by
+its schemas alone.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ import mcp_types as types
 from pydantic import BaseModel, ConfigDict
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import CONTRACT_VERSIONS_META_KEY
 from accord.contracts.tools import ToolContract, shipped_tool_contracts
+from accord.contracts.versions import require_served
 
 if TYPE_CHECKING:
     from accord.protocol.mcp.config import ServerSpec
@@ -146,6 +154,37 @@ def tool_annotations(tool: types.Tool) -> dict[str, Any]:
     if title is not None:
         out["title"] = title
     return out
+
+
+def stated_versions(tool: types.Tool) -> list[str] | None:
+    """The contract versions a listed tool says it serves, or None when it says nothing (a
+    value that is not a list of strings says nothing either: there is no version to hold it
+    to, and its schemas are still checked)."""
+    stated = (tool.meta or {}).get(CONTRACT_VERSIONS_META_KEY)
+    if isinstance(stated, list) and all(isinstance(v, str) for v in stated):
+        return [str(v) for v in stated]
+    return None
+
+
+def check_versions(
+    server: str, listed: Iterable[types.Tool], contracts: Sequence[ToolContract]
+) -> None:
+    """VERSION_UNSUPPORTED for the first contracted tool that serves no version of the major
+    its contract has (``server`` and the tool named in the details)."""
+    by_name = {tool.name: tool for tool in listed}
+    for contract in contracts:
+        tool = by_name.get(contract.name)
+        stated = stated_versions(tool) if tool is not None else None
+        if stated is None:
+            continue
+        try:
+            require_served(contract.name, contract.version, stated)
+        except AccordError as refused:
+            raise AccordError(
+                refused.code,
+                f"tool server {server!r}: {refused.message}",
+                {**refused.details, "server": server},
+            ) from None
 
 
 def check_tools(
