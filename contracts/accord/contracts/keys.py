@@ -29,7 +29,8 @@ WAITING_REASON_KEY: Final = "waitingReason"
 
 WAITING_REASON_KEY_DEPRECATED: Final = "waiting_reason"
 """The same, as contract 1.0 spelled it: written next to the new key and read when the new one is
-absent, for one release (contract 1.1); removed in 1.2."""
+absent, while the contract's major is 1 (removing a key old readers need is a breaking change,
+so it goes with contract 2.0)."""
 
 ERROR_INFO_CODE_KEY: Final = "accordCode"
 """`google.rpc.ErrorInfo.metadata` key that carries the contract code in an ErrorInfo of
