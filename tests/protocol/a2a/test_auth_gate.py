@@ -106,7 +106,7 @@ def test_api_keys_authenticate_and_own_their_tasks(client: AgentClient) -> None:
     assert client.get(service, answer.task["id"]).error.code is ErrorCode.NOT_FOUND  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("version", [None, "0.3", "2.0", "banana"])
+@pytest.mark.parametrize("version", [None, "0.3", "1.1", "2.0", "banana"])
 def test_missing_or_unsupported_version_is_a_clear_error(
     client: AgentClient, token_for: Callable[..., str], version: str | None
 ) -> None:

@@ -40,7 +40,10 @@ logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES: Final = 1024 * 1024
 MAX_VERSION_HEADER: Final = 16
-SUPPORTED_MAJOR: Final = 1
+# The A2A versions served, as (major, minor): A2A 1.0 section 3.6.2 names versions Major.Minor
+# (a patch is ignored) and a version the agent does not serve is VersionNotSupportedError, so a
+# 1.0 agent refuses 1.1 rather than answering it with 1.0's semantics.
+SUPPORTED: Final = frozenset({(1, 0)})
 JSONRPC_PARSE_ERROR: Final = -32700
 JSONRPC_INVALID_REQUEST: Final = -32600
 SEND_METHODS: Final = frozenset({"SendMessage", "SendStreamingMessage"})
@@ -354,10 +357,11 @@ def _check_version(value: str) -> None:
             )
         )
     try:
-        major = Version(value.strip()).major
+        asked = Version(value.strip())
+        served = (asked.major, asked.minor) in SUPPORTED
     except InvalidVersion:
-        major = -1
-    if major != SUPPORTED_MAJOR:
+        served = False
+    if not served:
         raise _RefusedError(
             AccordError(
                 ErrorCode.VERSION_UNSUPPORTED,
