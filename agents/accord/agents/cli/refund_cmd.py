@@ -148,9 +148,11 @@ async def converse(
 
 
 async def _with_metadata(client: A2AClient, view: TaskView) -> TaskView:
-    """The streamed view with the task's metadata (what the request spent and has left), which
-    a stream's status updates do not carry: one GetTask once the turn has stopped."""
-    if not view.task_id or view.metadata or not view.is_interrupted:
+    """The streamed view with the stored task's metadata (what the request spent and has left):
+    one GetTask once the turn has stopped. The stream's status updates carry metadata too, but
+    only as of their event (an orchestrator's spending grows after its first status), so the
+    stored task is the one read."""
+    if not view.task_id or not view.is_interrupted:
         return view
     try:
         stored = await client.get(view.task_id)

@@ -158,13 +158,7 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
         # per order, graphs 1 and 2, is shared by every workflow on the order: always ask.)
         # Should the log still be wrong, refunds.issue under the key replays or refuses; it
         # never pays twice.
-        found = await deps.call_tool(
-            ctx,
-            "refunds.get",
-            {"idempotency_key": key, "customer_id": inp.customer_id},
-            traceparent=inp.traceparent,
-            acting_for=deps.acting_for(inp),
-        )
+        found = await _under_key(deps, ctx, inp, key)
     reasons = _reasons(summary, approved, asked.language)
     before = _refunded_before(upstream.order(), summary, asked.language)
     if before:
@@ -191,12 +185,17 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
                 acting_for=deps.acting_for(inp, approved_by=approver),
             )
         except AccordError as error:
-            if error.code is ErrorCode.IDEMPOTENCY_CONFLICT:  # issued meanwhile, otherwise
+            if error.code is not ErrorCode.IDEMPOTENCY_CONFLICT:
+                overtaken = await _overtaken(deps, inp, summary, asked.language, error)
+                if overtaken is not None:
+                    return overtaken
+                raise
+            # Something was issued under the key already (a first attempt does not ask
+            # before): it is this refund if it matches, else the approvers are told what
+            # pre-empted it.
+            issued = await _under_key(deps, ctx, inp, key)
+            if not (issued.get("found") and isinstance(issued.get("receipt"), dict)):
                 await _stop(deps, ctx, inp, summary, asked, key, None, [])
-            overtaken = await _overtaken(deps, inp, summary, asked.language, error)
-            if overtaken is not None:
-                return overtaken
-            raise
         await pause("refund.after_issue", order_id)
         receipt = from_peer(Receipt, issued.get("receipt"), "refunds.issue")
         # A replayed answer is checked too: the ledger replays only identical arguments, but
@@ -220,6 +219,17 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
         receipt=receipt,
         approver=approver,
         amount=receipt.amount_cents,
+    )
+
+
+async def _under_key(deps: Deps, ctx: NodeContext, inp: WorkflowInput, key: str) -> dict[str, Any]:
+    """The ledger's answer for the refund's key: ``found`` and the receipt issued under it."""
+    return await deps.call_tool(
+        ctx,
+        "refunds.get",
+        {"idempotency_key": key, "customer_id": inp.customer_id},
+        traceparent=inp.traceparent,
+        acting_for=deps.acting_for(inp),
     )
 
 
