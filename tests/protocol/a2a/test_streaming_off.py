@@ -92,9 +92,7 @@ async def test_streaming_methods_of_an_agent_that_does_not_stream_are_unsupporte
         subscribed = await _rpc(http, "SubscribeToTask", {"id": waiting["id"]})
     else:
         streamed = await asyncio.wait_for(http.post("/message:stream", json=params), 20.0)
-        subscribed = await asyncio.wait_for(
-            http.get(f"/tasks/{waiting['id']}:subscribe"), 20.0
-        )
+        subscribed = await asyncio.wait_for(http.get(f"/tasks/{waiting['id']}:subscribe"), 20.0)
     for answer in (streamed, subscribed):
         error, body = _error_of(answer, rpc)
         assert error.code is ErrorCode.UNSUPPORTED_OPERATION, body
