@@ -6,6 +6,7 @@ task; the message id and parts the handler sees. tests/protocol/a2a/rich_agent.p
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import uuid
@@ -169,6 +170,31 @@ async def test_a_message_skill_replies_with_a_message_and_no_task(
     assert reply["parts"][2]["text"] == "P.S."
     listed = await _rpc(http, "ListTasks", {})
     assert listed.get("tasks", []) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "wrap"),
+    [("/", True), ("/message:stream", False)],
+    ids=["jsonrpc", "rest"],
+)
+async def test_a_message_only_stream_holds_one_message_then_closes(
+    http: httpx.AsyncClient, path: str, wrap: bool
+) -> None:
+    """A2A 1.0 3.1.2: a stream answered with a Message (a ``reply: message`` skill) holds
+    exactly that one Message and no task event, then the server closes it."""
+    params = {"message": _message("quick", {"mode": "reply"})}
+    body = {"jsonrpc": "2.0", "id": 4, "method": "SendStreamingMessage", "params": params}
+    # The ASGI transport returns once the app has finished the response: that is the close.
+    r = await asyncio.wait_for(http.post(path, json=body if wrap else params), timeout=20.0)
+    assert r.headers["content-type"].startswith("text/event-stream")
+    events = [json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:")]
+    results = [e["result"] for e in events] if wrap else events
+    assert len(results) == 1, results
+    (only,) = results
+    assert list(only) == ["message"]
+    assert only["message"]["role"] == "ROLE_AGENT"
+    assert only["message"]["parts"][0]["text"] == "at once"
+    assert "taskId" not in only["message"]
 
 
 async def test_a_message_skill_that_declines_opens_a_rejected_task(
