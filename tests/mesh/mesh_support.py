@@ -88,7 +88,7 @@ def declared_at(service: str, base_url: str) -> Declared:
     )
     params: dict[str, Any] = ext.get("params") or {}
     return Declared(
-        str(params["contract_version"]), f"{card['name']} {params['agent_contract_version']}"
+        str(params["contractVersion"]), f"{card['name']} {params['agentContractVersion']}"
     )
 
 

@@ -47,7 +47,7 @@ def _serve_policy(mesh: Mesh, env: dict[str, str]) -> list[str]:
     [extension] = [
         e for e in card["capabilities"]["extensions"] if e["uri"].endswith("/ext/contract/v1")
     ]
-    versions: list[str] = extension["params"]["agent_contract_versions"]
+    versions: list[str] = extension["params"]["agentContractVersions"]
     return versions
 
 

@@ -5,6 +5,8 @@ contract (other languages read them from ``accord contracts export``): changing 
 every peer, so a test pins them.
 """
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Final
 
 CONTRACT_VERSION: Final = "1.2.0"
@@ -66,7 +68,7 @@ TOOL_CALLS_SPENT_META_KEY: Final = "dev.accord/toolCallsSpent"
 REMAINING_META_KEY: Final = "dev.accord/remaining"
 """Task metadata: what is left of the envelope's budget, ``{"units": n, "tool_calls": n}``."""
 
-CONTRACT_VERSION_META_KEY: Final = "dev.accord/contract_version"
+CONTRACT_VERSION_META_KEY: Final = "dev.accord/contractVersion"
 """Message metadata of a first turn: the agent contract version the caller speaks (one the card
 lists, or one of its major); task metadata: the version the agent answers in. Absent: the
 agent's newest (accord.contracts.served)."""
@@ -74,12 +76,38 @@ agent's newest (accord.contracts.served)."""
 SKILL_TASK_META_KEY: Final = "dev.accord/skill"
 """Task metadata: the skill the task's first turn asked for (a continuation keeps it)."""
 
-CARD_CONTRACT_VERSION_PARAM: Final = "agent_contract_version"
+CARD_WIRE_VERSION_PARAM: Final = "contractVersion"
+"""Param of both extensions in an Agent Card: the Accord contract (:data:`CONTRACT_VERSION`)."""
+
+CARD_CONTRACT_VERSION_PARAM: Final = "agentContractVersion"
 """Param of the contract extension in an Agent Card: the agent contract's own version."""
 
-CARD_CONTRACT_VERSIONS_PARAM: Final = "agent_contract_versions"
+CARD_CONTRACT_VERSIONS_PARAM: Final = "agentContractVersions"
 """Param of the contract extension in an Agent Card: the agent contract versions it serves (its
-own first, then ``also_serves``); ``agent_contract_version`` (one) is kept for older readers."""
+own first, then ``also_serves``); :data:`CARD_CONTRACT_VERSION_PARAM` (one) is kept for older
+readers."""
+
+CARD_WAITING_REASONS_PARAM: Final = "waitingReasons"
+"""Param of the contract extension in an Agent Card: the waiting reasons the agent may use."""
+
+CARD_ERRORS_PARAM: Final = "errors"
+"""Param of the contract extension in an Agent Card: the error codes the agent may answer."""
+
+CARD_METADATA_KEY_PARAM: Final = "metadataKey"
+"""Param of the delegation extension in an Agent Card: the message metadata key of the envelope."""
+
+DEPRECATED_CARD_PARAMS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        CARD_WIRE_VERSION_PARAM: "contract_version",
+        CARD_CONTRACT_VERSION_PARAM: "agent_contract_version",
+        CARD_CONTRACT_VERSIONS_PARAM: "agent_contract_versions",
+        CARD_WAITING_REASONS_PARAM: "waiting_reasons",
+        CARD_METADATA_KEY_PARAM: "metadata_key",
+    }
+)
+"""Card params as contract 1.0 spelled them (snake_case), by their lowerCamelCase name (A2A's
+JSON): cards carry both while the contract's major is 1, and readers take the new name, else
+the old (accord.protocol.a2a.card_params)."""
 
 CARD_SKILL_SCHEMAS_PARAM: Final = "skillSchemas"
 """Param of the contract extension in an Agent Card: ``{"url", "sha256"}`` of the agent's skill
@@ -101,7 +129,7 @@ TOOL_DELEGATION_META_KEY: Final = "dev.accord/delegation"
 """MCP `params._meta` key of a tools/call: the delegation a service acts under
 ({"tenant": {"app", "user", "session"}, "approved_by"}), accord.contracts.tool_access."""
 
-CONTRACT_VERSIONS_META_KEY: Final = "dev.accord/contract_versions"
+CONTRACT_VERSIONS_META_KEY: Final = "dev.accord/contractVersions"
 """`_meta` key of a tool in MCP ``tools/list``: the contract versions the tool serves (its own
 first, then ``also_serves``), so a client can refuse a tool of a major it was not built for."""
 

@@ -2,7 +2,7 @@
 
 An agent migrating from contract 1.x to 2.0 serves both for a while. Its card states every
 version (``agent_contract_versions``); a caller names the one it speaks in each first turn's
-message metadata (``dev.accord/contract_version``) and the agent reads the input, and answers,
+message metadata (``dev.accord/contractVersion``) and the agent reads the input, and answers,
 in that version. Which versions a process serves is configuration, not code:
 ``ACCORD_CONTRACTS_DIR`` is a folder of agent contract files; every file of the agent's
 name in it is served, one per major (docs/contract-evolution.md). Without it, the shipped

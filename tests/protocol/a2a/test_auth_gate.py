@@ -32,7 +32,7 @@ def test_card_is_public_and_declares_extensions_and_security(agent: Service) -> 
     assert card["skills"][0]["tags"] == ["test"]
     uris = {e["uri"]: e for e in card["capabilities"]["extensions"]}
     assert set(uris) == {CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI}
-    assert uris[CONTRACT_EXTENSION_URI]["params"]["agent_contract_version"] == "1.2.3"
+    assert uris[CONTRACT_EXTENSION_URI]["params"]["agentContractVersion"] == "1.2.3"
     assert card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["bearerFormat"] == "JWT"
     assert card["securitySchemes"]["apiKey"]["apiKeySecurityScheme"]["name"] == "X-API-Key"
     assert {tuple(req["schemes"]) for req in card["securityRequirements"]} == {

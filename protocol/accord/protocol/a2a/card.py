@@ -30,13 +30,18 @@ from accord.contracts.keys import (
     API_KEY_HEADER,
     CARD_CONTRACT_VERSION_PARAM,
     CARD_CONTRACT_VERSIONS_PARAM,
+    CARD_ERRORS_PARAM,
+    CARD_METADATA_KEY_PARAM,
     CARD_SKILL_SCHEMAS_PARAM,
+    CARD_WAITING_REASONS_PARAM,
+    CARD_WIRE_VERSION_PARAM,
     CONTRACT_EXTENSION_URI,
     CONTRACT_VERSION,
     DELEGATION_EXTENSION_URI,
     SKILL_SCHEMAS_PATH,
     STATUS_META_KEY,
 )
+from accord.protocol.a2a.card_params import card_params
 from accord.protocol.a2a.card_schemas import encode_schema_document
 
 BEARER_SCHEME: Final = "bearer"
@@ -76,27 +81,31 @@ def build_agent_card(
                     f"metadata under {STATUS_META_KEY!r}, and each skill's input and output "
                     f"JSON Schema at {CARD_SKILL_SCHEMAS_PARAM}.url.",
                     required=False,
-                    params={
-                        "contract_version": CONTRACT_VERSION,
-                        CARD_CONTRACT_VERSION_PARAM: contract.version,
-                        CARD_CONTRACT_VERSIONS_PARAM: contract.served_versions,
-                        "waiting_reasons": [r.value for r in contract.waiting_reasons],
-                        "errors": [e.value for e in contract.errors],
-                        CARD_SKILL_SCHEMAS_PARAM: {
-                            "url": base + SKILL_SCHEMAS_PATH,
-                            "sha256": schemas.sha256,
-                        },
-                    },
+                    params=card_params(
+                        {
+                            CARD_WIRE_VERSION_PARAM: CONTRACT_VERSION,
+                            CARD_CONTRACT_VERSION_PARAM: contract.version,
+                            CARD_CONTRACT_VERSIONS_PARAM: contract.served_versions,
+                            CARD_WAITING_REASONS_PARAM: [r.value for r in contract.waiting_reasons],
+                            CARD_ERRORS_PARAM: [e.value for e in contract.errors],
+                            CARD_SKILL_SCHEMAS_PARAM: {
+                                "url": base + SKILL_SCHEMAS_PATH,
+                                "sha256": schemas.sha256,
+                            },
+                        }
+                    ),
                 ),
                 AgentExtension(
                     uri=DELEGATION_EXTENSION_URI,
                     description="Delegation envelope (goal, budget, deadline, tenant) in "
                     "message metadata under this URI; required for service callers.",
                     required=False,
-                    params={
-                        "contract_version": CONTRACT_VERSION,
-                        "metadata_key": DELEGATION_EXTENSION_URI,
-                    },
+                    params=card_params(
+                        {
+                            CARD_WIRE_VERSION_PARAM: CONTRACT_VERSION,
+                            CARD_METADATA_KEY_PARAM: DELEGATION_EXTENSION_URI,
+                        }
+                    ),
                 ),
             ],
         ),

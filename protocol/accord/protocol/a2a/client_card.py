@@ -25,6 +25,7 @@ from accord.contracts.keys import (
     CONTRACT_EXTENSION_URI,
     DELEGATION_EXTENSION_URI,
 )
+from accord.protocol.a2a.card_params import card_param
 from accord.protocol.a2a.client_wire import HTTP_JSON, JSONRPC, error_from_response
 
 BINDINGS: Final = {"jsonrpc": JSONRPC, "rest": HTTP_JSON}
@@ -63,10 +64,10 @@ class ResolvedCard:
             if extension.uri != CONTRACT_EXTENSION_URI:
                 continue
             params = json_format.MessageToDict(extension.params)
-            listed = params.get(CARD_CONTRACT_VERSIONS_PARAM)
+            listed = card_param(params, CARD_CONTRACT_VERSIONS_PARAM)
             if isinstance(listed, list) and all(isinstance(v, str) for v in listed):
                 return [str(v) for v in listed]
-            one = params.get(CARD_CONTRACT_VERSION_PARAM)
+            one = card_param(params, CARD_CONTRACT_VERSION_PARAM)
             if isinstance(one, str):
                 return [one]
         return [self.card.version] if self.card.version else []

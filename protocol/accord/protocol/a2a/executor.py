@@ -20,7 +20,7 @@ done here, once, by parts that each hold one concern:
 
 An agent may serve several major versions of its contract side by side
 (:class:`~accord.contracts.served.ServedContracts`): each task speaks the version its first
-turn named (``dev.accord/contract_version``, kept in the task's metadata for later turns), its
+turn named (``dev.accord/contractVersion``, kept in the task's metadata for later turns), its
 input is read and its answer given in that version (:func:`~accord.contracts.served.answer_in`).
 """
 

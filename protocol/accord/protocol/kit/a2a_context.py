@@ -18,6 +18,7 @@ from accord.contracts.keys import (
     SKILL_META_KEY,
 )
 from accord.contracts.status import A2AState
+from accord.protocol.a2a.card_params import card_param
 from accord.protocol.auth import ROLE_SERVICE
 from accord.protocol.kit.a2a_wire import (
     A2AWire,
@@ -88,10 +89,10 @@ class A2AContext:
         return None
 
     def declared(self, key: str) -> list[str] | None:
-        """A list the contract extension's params declare (``waiting_reasons``, ``errors``)."""
+        """A list the contract extension's params declare (``waitingReasons``, ``errors``)."""
         ext = self.extension(CONTRACT_EXTENSION_URI) or {}
         params = ext.get("params")
-        value = params.get(key) if isinstance(params, Mapping) else None
+        value = card_param(params, key) if isinstance(params, Mapping) else None
         return [str(v) for v in value] if isinstance(value, list) else None
 
     @property

@@ -24,6 +24,8 @@ from accord.contracts.errors import (
 )
 from accord.contracts.keys import (
     CARD_CONTRACT_VERSIONS_PARAM,
+    CARD_ERRORS_PARAM,
+    CARD_WAITING_REASONS_PARAM,
     CONTRACT_EXTENSION_URI,
     CONTRACT_VERSION_META_KEY,
     DELEGATION_EXTENSION_URI,
@@ -340,7 +342,7 @@ async def timed_out_not_running(ctx: A2AContext) -> None:
 
 @check("AGENT-005", "a task waiting for input continues in the same task")
 async def waits_and_continues(ctx: A2AContext) -> None:
-    declared = ctx.declared("waiting_reasons")
+    declared = ctx.declared(CARD_WAITING_REASONS_PARAM)
     if declared is not None and WaitingReason.INPUT.value not in declared:
         raise Skipped("the card declares no 'input' waiting reason")
     run = await ctx.probe_run()
@@ -691,9 +693,12 @@ async def failed_carries_code(ctx: A2AContext) -> None:
 
 @check("AGENT-007", "only declared waiting reasons and error codes are used")
 async def declared_only(ctx: A2AContext) -> None:
-    reasons, errors = ctx.declared("waiting_reasons"), ctx.declared("errors")
+    reasons = ctx.declared(CARD_WAITING_REASONS_PARAM)
+    errors = ctx.declared(CARD_ERRORS_PARAM)
     if reasons is None or errors is None:
-        raise Skipped("the contract extension declares no waiting_reasons / errors")
+        raise Skipped(
+            f"the contract extension declares no {CARD_WAITING_REASONS_PARAM} / {CARD_ERRORS_PARAM}"
+        )
     await _provoke(ctx)
     # VERSION_UNSUPPORTED: every agent refuses a version it does not serve (AGENT-008).
     allowed = {*errors, E.INTERNAL.value, E.CANCELED.value, E.VERSION_UNSUPPORTED.value}
