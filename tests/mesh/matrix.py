@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import pytest
 
@@ -118,48 +118,44 @@ def results_dir() -> Path:
     return Path(os.environ.get(RESULTS_ENV) or ROOT / ".accord" / "matrix-results")
 
 
-def write(record: Record, directory: Path | None = None) -> Path:
-    d = directory or results_dir()
+R = TypeVar("R", Record, VersionRecord)
+
+
+def _write_cell(d: Path, name: str, record: Record | VersionRecord) -> Path:
     d.mkdir(parents=True, exist_ok=True)
-    path = d / f"{record.service}--{record.client}.json"
+    path = d / f"{name}.json"
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(asdict(record), indent=1, sort_keys=True) + "\n")
     tmp.replace(path)  # one cell, latest run wins; readers never see half a file
     return path
 
 
-def load(directory: Path | None = None) -> list[Record]:
-    d = directory or results_dir()
+def _load_cells(d: Path, kind: type[R]) -> list[R]:
     if not d.is_dir():
         return []
     records = []
     for path in sorted(d.glob("*--*.json")):
         raw = json.loads(path.read_text())
         raw["result"] = Result(raw["result"])
-        records.append(Record(**raw))
+        records.append(kind(**raw))
     return records
+
+
+def write(record: Record, directory: Path | None = None) -> Path:
+    return _write_cell(directory or results_dir(), f"{record.service}--{record.client}", record)
+
+
+def load(directory: Path | None = None) -> list[Record]:
+    return _load_cells(directory or results_dir(), Record)
 
 
 def write_version(record: VersionRecord, directory: Path | None = None) -> Path:
-    d = (directory or results_dir()) / VERSIONS_DIR
-    d.mkdir(parents=True, exist_ok=True)
-    path = d / f"{record.service}--{record.serves.replace(', ', '+')}.json"
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(record), indent=1, sort_keys=True) + "\n")
-    tmp.replace(path)
-    return path
+    name = f"{record.service}--{record.serves.replace(', ', '+')}"
+    return _write_cell((directory or results_dir()) / VERSIONS_DIR, name, record)
 
 
 def load_versions(directory: Path | None = None) -> list[VersionRecord]:
-    d = (directory or results_dir()) / VERSIONS_DIR
-    if not d.is_dir():
-        return []
-    records = []
-    for path in sorted(d.glob("*--*.json")):
-        raw = json.loads(path.read_text())
-        raw["result"] = Result(raw["result"])
-        records.append(VersionRecord(**raw))
-    return records
+    return _load_cells((directory or results_dir()) / VERSIONS_DIR, VersionRecord)
 
 
 @contextmanager
