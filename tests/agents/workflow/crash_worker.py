@@ -108,7 +108,7 @@ async def main() -> None:
             snap = await runtime.snapshot(workflow_id)
             for pending in snap.interrupts:
                 await runtime.resume(workflow_id, pending.interrupt_id, "approve", "boss")
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90  # a failure waits this long (loaded CI, parallel workers)
     while True:  # the dead owner's lease expires within lease_ttl_s
         await runtime.recover()
         snaps = [await runtime.snapshot(w) for w in ids]

@@ -15,6 +15,7 @@ from typing import Any
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 IDS = ["w1", "w2", "w3"]
+WAIT_S = 90
 
 
 class Harness:
@@ -52,10 +53,16 @@ class Harness:
             db.close()
 
     def wait_for(self, condition: Callable[[], bool], proc: subprocess.Popen[str]) -> None:
-        deadline = time.monotonic() + 30
+        # Only a failure waits this long; a passing run returns in 1-4 s. It is generous
+        # because the suite runs on parallel workers: on a loaded 2-core CI machine a worker
+        # process was seen to need more than 30 s to start and run its three workflows.
+        deadline = time.monotonic() + WAIT_S
         while not condition():
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
-            assert time.monotonic() < deadline, "condition not reached before the deadline"
+            assert time.monotonic() < deadline, (
+                f"condition not reached within {WAIT_S} s; observed so far: "
+                f"{self.query('SELECT type, node, count(*) FROM observed GROUP BY type, node')}"
+            )
             time.sleep(0.02)
 
     def observed(self, kind: str, node: str | None = None) -> int:
