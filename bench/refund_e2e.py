@@ -119,6 +119,11 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
 
 def serve_echo(port: int) -> None:
     """The baseline agent: the orchestrator's contract, an executor that answers at once."""
+    from accord.protocol.settings import current
+    from accord.protocol.telemetry.sdk_wrappers import quiet_a2a_sdk_wrappers
+
+    quiet_a2a_sdk_wrappers(current().otel_library_spans)  # as `accord serve` does, before a2a
+
     import uvicorn
 
     from accord.contracts.agents import agent_contract
