@@ -31,7 +31,8 @@ async def test_o1001_refunded_automatically_with_updates_naming_nodes(mesh: Mesh
     # The fan-out step has no line and the decision one (its "done", with the route).
     assert "checks" not in nodes_named(updates)
     decide = [v.status_text for v in updates if v.node == "decide"]
-    assert len(decide) == 1 and decide[0].startswith("decide: done"), decide
+    assert len(decide) == 1, decide
+    assert decide[0].startswith("decide: done"), decide
     assert decide[0].endswith("-> refund"), decide
 
 
