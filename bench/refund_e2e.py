@@ -119,6 +119,11 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
 
 def serve_echo(port: int) -> None:
     """The baseline agent: the orchestrator's contract, an executor that answers at once."""
+    from accord.protocol.settings import current
+    from accord.protocol.telemetry.sdk_wrappers import quiet_a2a_sdk_wrappers
+
+    quiet_a2a_sdk_wrappers(current().otel_library_spans)  # as `accord serve` does, before a2a
+
     import uvicorn
 
     from accord.contracts.agents import agent_contract
@@ -149,6 +154,7 @@ class Run:
     wall: float
     latencies: list[float]
     outcomes: collections.Counter[str]  # "completed/refunded", "waiting", "failed/CODE"...
+    updates: int = 0  # streamed events the client received (each one serialised and parsed)
 
     @property
     def failures(self) -> int:
@@ -169,13 +175,18 @@ async def load(url: str, requests: list[tuple[str, str]], concurrency: int) -> R
             queue.put_nowait(item)
         latencies: list[float] = []
         outcomes: collections.Counter[str] = collections.Counter()
+        updates = 0
+
+        def count(_view: object) -> None:
+            nonlocal updates
+            updates += 1
 
         async def worker() -> None:
             while not queue.empty():
                 token, text = queue.get_nowait()
                 client = A2AClient(first.card, http, token=token)  # the card resolved once
                 started = time.perf_counter()
-                view = await client.send(text=text, skill="refund.request")
+                view = await client.send(text=text, skill="refund.request", on_update=count)
                 latencies.append(time.perf_counter() - started)
                 detail = (
                     str((view.data or {}).get("decision"))
@@ -186,7 +197,7 @@ async def load(url: str, requests: list[tuple[str, str]], concurrency: int) -> R
 
         started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return Run(time.perf_counter() - started, latencies, outcomes)
+        return Run(time.perf_counter() - started, latencies, outcomes, updates)
 
 
 def wait_healthy(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 60.0) -> None:
@@ -216,6 +227,7 @@ def report(name: str, run: Run) -> dict[str, float]:
     print(
         f"{name:<34} {len(lat):>4} req {rate:7.1f}/s  p50 {p50:7.1f} ms  p99 {p99:7.1f} ms"
         f"  mean {statistics.mean(lat) * 1000:7.1f} ms  not refunded {run.failures}"
+        f"  updates/req {run.updates / len(lat):.1f}"
     )
     if run.failures:
         print(f"    outcomes: {dict(run.outcomes)}")

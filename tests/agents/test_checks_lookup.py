@@ -100,3 +100,11 @@ async def test_risk_without_an_amount_uses_the_refundable_amount(
     if signal is not None:
         assert signal in final.data["signals"]
     assert any(v.node == "orders.lookup" for v in views)
+    # Both reads start together, so one note says so (one task save and streamed event).
+    notes = {(v.node, v.status_text) for v in views if v.status is Status.RUNNING and v.node}
+    assert notes == {
+        (
+            "orders.lookup",
+            f"looking up order {order_id} and the refund history of customer {customer_id}",
+        )
+    }

@@ -28,6 +28,12 @@ async def test_o1001_refunded_automatically_with_updates_naming_nodes(mesh: Mesh
     assert "O-1001" in data["explanation"]
     assert "退款" in data["explanation"]
     assert nodes_named(updates) >= CHECKS | {"refund"}
+    # The fan-out step has no line and the decision one (its "done", with the route).
+    assert "checks" not in nodes_named(updates)
+    decide = [v.status_text for v in updates if v.node == "decide"]
+    assert len(decide) == 1, decide
+    assert decide[0].startswith("decide: done"), decide
+    assert decide[0].endswith("-> refund"), decide
 
 
 async def test_o1004_waits_for_approval_the_customer_cannot_approve(mesh: Mesh) -> None:

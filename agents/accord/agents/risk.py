@@ -59,9 +59,12 @@ class RiskExecutor(ContractExecutor):
         # The history is read at the same time (one round trip, not two): it is the history of
         # the customer the delegation names (check_subject above), and no verdict leaves this
         # task unless the lookup found the order.
-        await progress.update(f"looking up order {request.order_id}", node=LOOKUP_TOOL)
+        # One note for both reads (they start together): a second note at the same moment
+        # would be one more task save and streamed event that no client sees for long.
         await progress.update(
-            f"reading the refund history of customer {request.customer_id}", node=HISTORY_TOOL
+            f"looking up order {request.order_id} and the refund history of customer "
+            f"{request.customer_id}",
+            node=LOOKUP_TOOL,
         )
         both: tuple[dict[str, Any] | BaseException, dict[str, Any] | BaseException]
         both = await asyncio.gather(

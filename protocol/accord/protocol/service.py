@@ -19,6 +19,7 @@ from accord.protocol.production import development_notice, refusals
 from accord.protocol.settings import DEFAULT_PORTS, ServeOptions, SettingsError, current
 from accord.protocol.storage.schema import StoreRef
 from accord.protocol.telemetry.redaction import register_secret
+from accord.protocol.telemetry.sdk_wrappers import quiet_a2a_sdk_wrappers
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +72,7 @@ def check_startup(spec: ServiceSpec) -> None:
 
 def discover_services() -> dict[str, ServiceSpec]:
     """Every installed service, by name (imports every service's module)."""
+    quiet_a2a_sdk_wrappers(current().otel_library_spans)  # before a service imports the SDK
     found: dict[str, ServiceSpec] = {}
     for ep in entry_points(group=SERVICES_GROUP):
         spec = ep.load()
@@ -87,6 +89,7 @@ def service_names() -> list[str]:
 def find_service(name: str) -> ServiceSpec | None:
     """The service registered as ``name``, importing its module only: starting one service
     must not pay for importing the four others (a restart's time bounds an outage)."""
+    quiet_a2a_sdk_wrappers(current().otel_library_spans)  # before its module imports the SDK
     for ep in entry_points(group=SERVICES_GROUP, name=name):
         spec = ep.load()
         if isinstance(spec, ServiceSpec) and spec.name == name:

@@ -35,6 +35,13 @@ STARTED: Final = {
     "rejected": "explaining the approver's decision",
 }
 
+# Lines the stream leaves out (each is one status update the orchestrator serialises and every
+# client parses; a stored task's history shows the same lines). "checks" only starts the three
+# checks, whose own lines follow: it has none. "decide" reaches nothing and waits on nothing,
+# so its "done" line (the decision and the route) follows its start at once and says more.
+UNSHOWN_NODES: Final = frozenset({"checks"})
+UNSHOWN_STARTS: Final = UNSHOWN_NODES | {"decide"}
+
 Observer = Callable[[Event], Awaitable[None]]
 
 
@@ -181,7 +188,11 @@ def waiting_answer(
 def describe(event: Event) -> str | None:
     """The progress line of a workflow event (None: the event is not shown)."""
     node = event.node or ""
+    if node in UNSHOWN_NODES:
+        return None
     if event.type is EventType.NODE_STARTED:
+        if node in UNSHOWN_STARTS:
+            return None
         return f"{node}: {STARTED.get(node, 'started')}"
     if event.type is EventType.NODE_OUTPUT:
         label = event.data.get("label")
