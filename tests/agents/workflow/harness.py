@@ -36,7 +36,7 @@ class Harness:
 
     def finish(self, mode: str, *extra: str) -> dict[str, Any]:
         proc = self.spawn(mode, *extra)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=2 * WAIT_S)  # the worker gives up after 90 s
         assert proc.returncode == 0, err
         result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
         return result
