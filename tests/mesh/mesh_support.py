@@ -2,8 +2,12 @@
 tests/mesh/support.py's ``running_mesh``), tokens, the versions each running service declares
 (for the compatibility matrix), and the Node toolchain of tests/interop/js.
 
-Each module starts its own mesh because the kit and the conversations write (refunds, canceled
-tasks): a module never sees another's ledger, and the order of modules does not matter.
+A module that refunds starts its own mesh (the conversations write refunds and canceled tasks):
+it never sees another's ledger, and the order of modules does not matter. Refunds also count:
+each one a customer gets raises the risk of their next (C-01's mug waits for an approver after
+a few), so a module that refunds cannot join the session's shared mesh (tests/mesh/conftest.py)
+even in parts. The kit module does not refund (its one write is a cent of its own O-9001) and
+runs on the shared mesh.
 """
 
 from __future__ import annotations

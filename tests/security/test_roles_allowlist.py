@@ -7,7 +7,8 @@ were a subset of ``{customer}``, so a customer token with one extra role (``["cu
 orders, a service only the customer its delegation envelope names (anyone else's is NOT_FOUND,
 issue #13), and every other role nothing. A role outside the known set does not even get in:
 the token is refused at the door (UNAUTHENTICATED, docs/security-tokens.md), so an extra role
-can never widen a grant. Real processes: the five services of one mesh.
+can never widen a grant. Real processes: the security session's shared mesh (conftest.py);
+nothing here writes (refusals, checks, /stats status codes).
 """
 
 from __future__ import annotations
@@ -22,11 +23,8 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import mint_token
-from tests.mesh.mesh_support import Mesh, mesh_for_module
-from tests.mesh.support import SECRET
+from tests.mesh.support import SECRET, Mesh
 from tests.protocol.a2a_client.support import envelope
-
-__all__ = ["mesh_for_module"]
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -72,63 +70,63 @@ UNKNOWN_ROLES = [("customer", "beta"), ("beta",), ()]
 @pytest.mark.parametrize("service", ["policy", "risk"])
 @pytest.mark.parametrize("roles", [*UNKNOWN_ROLES, ("approver",)])
 async def test_no_extra_or_unknown_role_reads_another_customers_order(
-    mesh_for_module: Mesh, service: str, roles: tuple[str, ...]
+    mesh: Mesh, service: str, roles: tuple[str, ...]
 ) -> None:
     data = OTHERS_ORDER if service == "policy" else OTHERS_RISK
-    code, view = await _refusal(mesh_for_module, service, _token("C-01", *roles), data)
+    code, view = await _refusal(mesh, service, _token("C-01", *roles), data)
     expected = ErrorCode.UNAUTHENTICATED if roles in UNKNOWN_ROLES else ErrorCode.PERMISSION_DENIED
     assert code is expected
     assert view is None or (view.status is Status.FAILED and view.data is None)
 
 
 @pytest.mark.parametrize("service", ["policy", "risk"])
-async def test_a_customer_checks_their_own_order(mesh_for_module: Mesh, service: str) -> None:
+async def test_a_customer_checks_their_own_order(mesh: Mesh, service: str) -> None:
     data = {"order_id": "O-1001", "customer_id": "C-01"}
     if service == "policy":
         data["reason"] = "wrong_size"
-    view = await _send(mesh_for_module, service, _token("C-01", "customer"), data)
+    view = await _send(mesh, service, _token("C-01", "customer"), data)
     assert view.status is Status.COMPLETED, view.error
 
 
 @pytest.mark.parametrize("service", ["policy", "risk"])
 async def test_a_service_reads_only_the_customer_its_envelope_names(
-    mesh_for_module: Mesh, service: str
+    mesh: Mesh, service: str
 ) -> None:
     data = OTHERS_ORDER if service == "policy" else OTHERS_RISK
     service_token = _token("svc:orchestrator", "service")
     # Acting for C-04, asking about C-03's order: as if it did not exist.
-    view = await _send(mesh_for_module, service, service_token, data, envelope("C-04"))
+    view = await _send(mesh, service, service_token, data, envelope("C-04"))
     assert _code(view) is ErrorCode.NOT_FOUND
     assert view.data is None
     # Acting for C-03 itself: answered.
-    own = await _send(mesh_for_module, service, service_token, data, envelope("C-03"))
+    own = await _send(mesh, service, service_token, data, envelope("C-03"))
     assert own.status is Status.COMPLETED, own.error
 
 
 async def test_risk_check_never_scores_another_customers_order_for_a_service(
-    mesh_for_module: Mesh,
+    mesh: Mesh,
 ) -> None:
     """Issue 13: risk-check, called by a service acting for C-04 about C-01's order O-1001
     (naming C-04 as the customer and bringing the amount, so nothing else is looked up), must
     not evaluate it: NOT_FOUND, as if the order did not exist."""
     service_token = _token("svc:orchestrator", "service")
     data = {"order_id": "O-1001", "customer_id": "C-04", "amount_cents": 1000}
-    view = await _send(mesh_for_module, "risk", service_token, data, envelope("C-04"))
+    view = await _send(mesh, "risk", service_token, data, envelope("C-04"))
     assert _code(view) is ErrorCode.NOT_FOUND
     assert view.data is None
     # The same service acting for C-01 about C-01's own order: answered.
     own = {"order_id": "O-1001", "customer_id": "C-01", "amount_cents": 1000}
-    answered = await _send(mesh_for_module, "risk", service_token, own, envelope("C-01"))
+    answered = await _send(mesh, "risk", service_token, own, envelope("C-01"))
     assert answered.status is Status.COMPLETED, answered.error
 
 
 @pytest.mark.parametrize("roles", [("beta",), ("approver",)])
 async def test_the_orchestrator_starts_refunds_for_customers_and_services_only(
-    mesh_for_module: Mesh, roles: tuple[str, ...]
+    mesh: Mesh, roles: tuple[str, ...]
 ) -> None:
     # A subject that looks like a customer's is not enough: the role must grant it.
     code, _ = await _refusal(
-        mesh_for_module,
+        mesh,
         "orchestrator",
         _token("C-02", *roles),
         {"text": "refund order O-1002, it does not fit"},
@@ -148,9 +146,9 @@ async def test_the_orchestrator_starts_refunds_for_customers_and_services_only(
         (("service",), 200),
     ],
 )
-def test_stats_follow_the_table(mesh_for_module: Mesh, roles: tuple[str, ...], status: int) -> None:
+def test_stats_follow_the_table(mesh: Mesh, roles: tuple[str, ...], status: int) -> None:
     answer = httpx.get(
-        mesh_for_module.orchestrator + "/stats",
+        mesh.orchestrator + "/stats",
         headers={"A2A-Version": "1.0", "Authorization": f"Bearer {_token('x-1', *roles)}"},
         timeout=30,
     )
