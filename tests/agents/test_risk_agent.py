@@ -78,9 +78,12 @@ async def test_many_recent_refunds_are_high(agent: A2AClient) -> None:
 
 
 async def test_the_history_step_is_visible(agent: A2AClient) -> None:
+    """The lookup and the history are read together, under one progress note that names both."""
     data = {"order_id": "O-1001", "customer_id": "C-01", "amount_cents": 100}
     views = [v async for v in agent.stream(data=data, envelope=envelope())]
-    assert any(v.node == "customers.history" for v in views)
+    reads = [v for v in views if v.node == "orders.lookup"]
+    assert reads, [(v.node, v.status_text) for v in views]
+    assert "refund history of customer C-01" in reads[0].status_text
     assert views[-1].status is Status.COMPLETED
 
 

@@ -171,7 +171,9 @@ async def test_slow_tool_times_out_per_attempt(fake_servers: FakeServers) -> Non
         assert echo["text"] == "still here"
     assert info.value.code is ErrorCode.RETRYABLE_TIMEOUT
     assert 0.6 <= elapsed < 4.5  # two attempts of 0.3 s; one server sleep alone is 5 s
-    assert fake_servers.calls("slow", "orders.lookup", order_id) == 2
+    # Never more than the two attempts; on a loaded machine the second one can time out
+    # before its request reaches the server's handler, so the server may have seen one.
+    assert 1 <= fake_servers.calls("slow", "orders.lookup", order_id) <= 2
 
 
 async def test_concurrent_calls_share_one_session(fake_servers: FakeServers) -> None:
