@@ -17,11 +17,12 @@ from tests.hostile.fuzz.targets import MCP_PROTOCOL_VERSION, Seed, health_check
 
 CHECK_EVERY = 100
 # The short run in the test command: up to 27 shuffled rounds of the 11 mutations (each kind
-# >= 27 times per service) and a correct request every hundred cases. On 2 loaded cores (load
-# ~10) the 20 s box is what ends it, at ~100-200 cases: still >= 9 rounds, and the test's floor
-# of 50 cases is >= 4 rounds, so every kind is used a few times per service in any passing run.
+# >= 27 times per service) and a correct request every hundred cases. The 60 s box only ends
+# it on a loaded machine: a 20 s box let a fresh-clone CI at load ~15 send 24 cases, under the
+# test's floor of 50 (>= 4 rounds, so every kind is used a few times per service in any
+# passing run).
 SHORT_CASES = 300
-SHORT_SECONDS = 20.0
+SHORT_SECONDS = 60.0
 
 
 @dataclass
@@ -34,7 +35,7 @@ class Report:
 def budget() -> tuple[int, float]:
     """Cases and seconds per service (``ACCORD_FUZZ_CASES``, ``ACCORD_FUZZ_SECONDS``).
 
-    The suite's default is the short run (docs/limits.md says why 300 in 20 s); ``make fuzz``
+    The suite's default is the short run (docs/limits.md says why 300 within 60 s); ``make fuzz``
     runs 10,000."""
     return int(os.environ.get("ACCORD_FUZZ_CASES", str(SHORT_CASES))), float(
         os.environ.get("ACCORD_FUZZ_SECONDS", str(SHORT_SECONDS))
