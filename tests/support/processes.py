@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,11 +14,10 @@ from pathlib import Path
 
 import httpx
 
+from accord.protocol.health import served_name
+from tests.support.ports import free_port
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+__all__ = ["Service", "free_port", "run_service", "wait_healthy"]
 
 
 @dataclass
@@ -55,8 +53,12 @@ def wait_healthy(
     process: subprocess.Popen[bytes] | None = None,
     deadline_s: float = 30.0,
     path: str = "/healthz",
+    service: str | None = None,
 ) -> None:
-    """Poll ``url + path`` until it answers 200, the process dies, or the deadline passes."""
+    """Poll ``url + path`` until it answers 200, the process dies, or the deadline passes.
+
+    With ``service``, the answer must name it: another service on the port is not healthy.
+    """
     end = time.monotonic() + deadline_s
     last = "no answer"
     while time.monotonic() < end:
@@ -64,9 +66,12 @@ def wait_healthy(
             raise RuntimeError(f"process exited with {process.returncode} before healthy")
         try:
             r = httpx.get(url + path, timeout=1.0)
-            if r.status_code == 200:
+            if r.status_code == 200 and service is not None and served_name(r) != service:
+                last = f"{served_name(r)!r} answers there, not {service!r}"
+            elif r.status_code == 200:
                 return
-            last = f"HTTP {r.status_code}"
+            else:
+                last = f"HTTP {r.status_code}"
         except httpx.HTTPError as exc:
             last = type(exc).__name__
         time.sleep(0.05)  # poll interval, bounded by the deadline above
@@ -95,7 +100,9 @@ def run_service(
         )
     service = Service(name=name, port=port, process=proc, log_path=log_path)
     try:
-        wait_healthy(service.url, proc, deadline_s, health_path)
+        # `serve NAME` answers its name: a port taken by someone else is not a start.
+        named = args[1] if len(args) > 1 and args[0] == "serve" else None
+        wait_healthy(service.url, proc, deadline_s, health_path, service=named)
     except Exception:
         service.stop()
         raise RuntimeError(f"{name} did not start; log:\n{service.log()[-4000:]}") from None

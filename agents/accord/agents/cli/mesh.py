@@ -22,6 +22,7 @@ from typing import Final
 import httpx
 
 from accord.contracts.keys import HEALTH_PATH
+from accord.protocol.health import served_name
 from accord.protocol.private_files import open_private, private_dir
 from accord.protocol.settings import DEFAULT_HOST, DEFAULT_PORTS
 
@@ -68,12 +69,15 @@ class Mesh:
 
 
 def free_ports(names: tuple[str, ...] = ORDER) -> dict[str, int]:
-    ports: dict[str, int] = {}
-    for name in names:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    """A distinct free port per name: every socket stays bound until all are chosen (a port
+    closed at once may be the kernel's next answer: two services would get the same)."""
+    with contextlib.ExitStack() as held:
+        ports: dict[str, int] = {}
+        for name in names:
+            s = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
             s.bind((DEFAULT_HOST, 0))
             ports[name] = int(s.getsockname()[1])
-    return ports
+        return ports
 
 
 def start_mesh(
@@ -143,10 +147,10 @@ def _wait_healthy(mesh: Mesh, name: str, end: float) -> None:
         if proc.poll() is not None:
             raise MeshError(f"{name} exited with {proc.returncode}:\n{_tail(mesh, name)}")
         try:
-            if httpx.get(url, timeout=1.0).status_code == 200:
+            if served_name(httpx.get(url, timeout=1.0)) == name:  # not another service's port
                 return
         except httpx.HTTPError:
-            pass
+            pass  # not up yet: look again until the deadline
         time.sleep(0.1)  # poll interval; the deadline bounds the wait
     raise MeshError(f"{name} not healthy at {url} in time:\n{_tail(mesh, name)}")
 

@@ -27,6 +27,7 @@ from typing import Any, Final
 import httpx
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.health import served_name
 from accord.protocol.mcp.in_process import origin_of, serve_in_process
 from accord.protocol.service import ServiceSpec, discover_services
 from accord.protocol.settings import ServeOptions, service_url
@@ -36,7 +37,7 @@ PROBE_TIMEOUT_S: Final = 1.0  # loopback health answers in milliseconds; a dead 
 
 
 async def mesh_answers(names: tuple[str, ...] = SERVICES) -> bool:
-    """Every service in ``names`` answers ``GET /healthz`` at its configured URL."""
+    """Every service in ``names`` answers ``GET /healthz`` at its configured URL, by name."""
     async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as client:
 
         async def alive(name: str) -> bool:
@@ -44,7 +45,7 @@ async def mesh_answers(names: tuple[str, ...] = SERVICES) -> bool:
                 response = await client.get(f"{service_url(name).rstrip('/')}/healthz")
             except httpx.HTTPError:
                 return False
-            return response.status_code == 200
+            return served_name(response) == name
 
         return all(await asyncio.gather(*(alive(n) for n in names)))
 

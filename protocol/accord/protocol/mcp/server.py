@@ -401,10 +401,14 @@ def build_http_app(
     allowed_hosts: Sequence[str] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     authenticator: Authenticator | None = None,
+    service_name: str | None = None,
 ) -> ASGIApp:
     """Streamable HTTP (stateless, JSON responses) at ``/mcp`` plus ``/healthz``, ``/readyz`` and
     the protected-resource metadata, public; ``/mcp`` needs a verified principal (the
     ``authenticator``'s: by default the one every Accord service uses).
+
+    ``/healthz`` and ``/readyz`` answer ``service_name`` (the name it is served as,
+    ``commerce``; by default the MCP server's name), as the agents answer theirs.
 
     ``allowed_hosts`` are Host header patterns (``"127.0.0.1:*"``); ``None`` reads
     ``ACCORD_ALLOWED_HOSTS`` and, when that is unset too, means loopback names on a loopback
@@ -421,8 +425,10 @@ def build_http_app(
         host=host,
     )
 
+    served_as = service_name or server.name
+
     async def healthz(_request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok", "service": server.name})
+        return JSONResponse({"status": "ok", "service": served_as})
 
     async def readyz(_request: Request) -> JSONResponse:
         try:
@@ -431,7 +437,7 @@ def build_http_app(
             logger.exception("readiness probe failed")
             ok = False
         if ok:
-            return JSONResponse({"status": "ready", "service": server.name})
+            return JSONResponse({"status": "ready", "service": served_as})
         status, body = AccordError(ErrorCode.UNAVAILABLE, "database unreachable").to_http()
         return JSONResponse(body, status_code=status)
 
