@@ -16,6 +16,10 @@ request that runs out ends BUDGET_EXHAUSTED with the customer told so in their l
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sqlite3
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -151,3 +155,52 @@ async def test_answers_spend_from_the_same_budget_and_chinese_is_told_in_chinese
     assert final.error is not None
     assert final.error.code is ErrorCode.BUDGET_EXHAUSTED
     assert "预算" in final.error.message
+
+
+def _attempts(mesh: Mesh, workflow_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """(event type, data) of the workflow's node attempts that ended, from its log."""
+    with sqlite3.connect(mesh.data_dir / "orchestrator-workflows.db") as conn:
+        rows = conn.execute(
+            "SELECT type, data FROM workflow_events WHERE workflow_id = ? "
+            "AND type IN ('node_failed', 'node_output') ORDER BY seq",
+            (workflow_id,),
+        ).fetchall()
+    return [(str(kind), json.loads(data)) for kind, data in rows]
+
+
+def _failed(mesh: Mesh, workflow_id: str) -> list[dict[str, Any]]:
+    return [data for kind, data in _attempts(mesh, workflow_id) if kind == "node_failed"]
+
+
+async def test_a_tool_server_that_is_down_costs_the_request_no_tool_calls(
+    budget_mesh: Mesh,
+) -> None:
+    """Calls refused at connect never reached commerce (``details["sent"] is False``): a node
+    attempt that failed so spends nothing, and the request that waits out the outage pays for
+    the calls that were made. Found by the chaos test: after many commerce kills a request ended
+    BUDGET_EXHAUSTED, one tool call charged for every attempt that could not connect."""
+    mesh = budget_mesh
+    mesh.services["commerce"].kill()
+    updates: list[TaskView] = []
+    asking = asyncio.create_task(
+        ask(mesh, CUSTOMER, f"{REQUEST} (outage)", updates, envelope=envelope(100))
+    )
+    end = time.monotonic() + 60
+    while not updates or len(_failed(mesh, updates[0].task_id)) < 6:
+        assert time.monotonic() < end, "not six failed attempts in 60 s"
+        assert not asking.done(), asking.result()
+        await asyncio.sleep(0.1)  # polling the log, bounded by the deadline
+    await asyncio.to_thread(mesh.start, "commerce")
+    view = await asking
+    assert view.status is Status.COMPLETED, view.error
+    failed = _failed(mesh, view.task_id)
+    assert all(f["error"]["details"].get("sent") is False for f in failed), failed
+    assert not [f for f in failed if f.get("spent", {}).get("tool_calls")], failed
+    # The request's figure is what its successful attempts spent: the calls that were made.
+    made = sum(
+        int(data.get("spent", {}).get("tool_calls", 0))
+        for kind, data in _attempts(mesh, view.task_id)
+        if kind == "node_output"
+    )
+    meta = (await get_task(mesh, CUSTOMER, view.task_id)).metadata
+    assert meta[TOOL_CALLS_SPENT_META_KEY] == made >= 1, (meta, made)

@@ -158,6 +158,12 @@ config's token: a receiver checks the body was not changed and is recent."""
 PUSH_ID_HEADER: Final = "X-Accord-Notification-Id"
 """One id per notification, the same on every retry: a receiver drops repeats by it."""
 
+SENT_DETAIL_KEY: Final = "sent"
+"""An error's ``details``: ``False`` when the request provably never left the caller (the
+connection was refused, the circuit breaker was open, the session could not be opened), so
+nothing can have happened at the server and nothing was spent there. Absent otherwise: a
+request that may have been sent may have been done."""
+
 # -- every service ----------------------------------------------------------------------------
 
 HEALTH_PATH: Final = "/healthz"

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import SENT_DETAIL_KEY
 
 FAILURES_TO_OPEN: Final = 3
 COOL_FIRST_S: Final = 0.5
@@ -49,7 +50,11 @@ class Breaker:
         return AccordError(
             ErrorCode.UNAVAILABLE,
             f"{self.name} is degraded; calls resume shortly",
-            {"dependency": self.name, "retry_after_ms": int(left * 1000) + 1},
+            {
+                "dependency": self.name,
+                "retry_after_ms": int(left * 1000) + 1,
+                SENT_DETAIL_KEY: False,  # refused here: the call never left
+            },
         )
 
     def record(self, error: AccordError | None, now: float | None = None) -> None:

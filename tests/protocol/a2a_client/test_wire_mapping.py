@@ -18,6 +18,7 @@ from accord.contracts.status import ContractState, Status
 from accord.protocol.a2a.client import A2AClient
 from accord.protocol.a2a.client_wire import error_from_response
 from accord.protocol.a2a.wire import status_meta
+from accord.protocol.sent import never_sent
 from tests.protocol.a2a_client.support import envelope
 
 CARD = {
@@ -259,3 +260,39 @@ async def test_a_card_without_a_1_0_interface_is_version_unsupported() -> None:
 @pytest.mark.parametrize("body", [None, "<html>proxy</html>", {"detail": "not ours"}])
 def test_a_bare_status_reads_as_the_contract_table_says(status: int, body: Any) -> None:
     assert error_from_response(status, body).code is code_for_http_status(status)
+
+
+async def test_a_send_that_never_left_says_so_and_one_that_may_have_does_not() -> None:
+    """``details["sent"] is False`` only when no attempt reached the agent (a caller may then
+    give back what it charged for the call); one answered attempt before is enough to lose it."""
+    card = {
+        **CARD,
+        "supportedInterfaces": [
+            {"url": "http://unsent.test", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
+        ],
+    }
+    attempts: list[str] = []
+
+    def route(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/.well-known/agent-card.json":
+            return httpx.Response(200, json=card)
+        if attempts.pop(0) == "refuse":
+            raise httpx.ConnectError("refused", request=request)
+        status, body = AccordError(ErrorCode.UNAVAILABLE, "busy").to_rest()
+        return httpx.Response(status, json=body)
+
+    policy = RetryPolicy(max_attempts=2, base_delay_ms=1, max_delay_ms=2)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(route))
+    async with await A2AClient.connect(
+        "http://unsent.test", transport="rest", retry=policy, http=http
+    ) as agent:
+        attempts[:] = ["refuse", "refuse"]
+        with pytest.raises(AccordError) as never:
+            await agent.send(text="hi")
+        assert never.value.code is ErrorCode.UNAVAILABLE
+        assert never_sent(never.value)
+        attempts[:] = ["busy", "refuse"]
+        with pytest.raises(AccordError) as maybe:
+            await agent.send(text="hi")
+        assert maybe.value.code is ErrorCode.UNAVAILABLE
+        assert not never_sent(maybe.value)

@@ -14,6 +14,7 @@ from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.contract_check import FindingKind
+from accord.protocol.sent import never_sent
 from tests.protocol.mcp.support import FAST_RETRY, FakeServers, contracts, http_spec
 from tests.support.processes import free_port
 
@@ -53,6 +54,7 @@ async def test_contract_error_from_meta_is_raised_and_not_retried(
     assert info.value.code is ErrorCode.NOT_FOUND
     assert info.value.message == "no such order for this customer"
     assert fake_servers.calls("good", "orders.lookup", order_id) == 1  # stop class: one attempt
+    assert not never_sent(info.value)  # the server answered: the call was made
 
 
 async def test_write_without_key_is_refused_before_sending(fake_servers: FakeServers) -> None:
@@ -170,6 +172,7 @@ async def test_slow_tool_times_out_per_attempt(fake_servers: FakeServers) -> Non
         echo = await tools.call("debug.echo", {"text": "still here"}, timeout_s=10)
         assert echo["text"] == "still here"
     assert info.value.code is ErrorCode.RETRYABLE_TIMEOUT
+    assert not never_sent(info.value)  # sent, then not answered in time: it may have been done
     assert 0.6 <= elapsed < 4.5  # two attempts of 0.3 s; one server sleep alone is 5 s
     # Never more than the two attempts; on a loaded machine the second one can time out
     # before its request reaches the server's handler, so the server may have seen one.

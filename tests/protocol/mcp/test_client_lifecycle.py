@@ -20,6 +20,7 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.mcp.client import ServerState, ToolCallEvent, ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.in_process import serve_in_process
+from accord.protocol.sent import never_sent
 from tests.protocol.mcp.servers import build_app
 from tests.protocol.mcp.support import FAST_RETRY, ROOT, FakeServers, contracts, http_spec
 from tests.support.mcp_requests import CountingApp
@@ -100,6 +101,7 @@ async def test_start_does_not_wait_for_a_server_and_readiness_follows_it(tmp_pat
         with pytest.raises(AccordError) as info:
             await tools.call("orders.lookup", LOOKUP)
         assert info.value.code is ErrorCode.UNAVAILABLE
+        assert never_sent(info.value)  # nothing listens: the call never left
 
         with _server_process(port, tmp_path / "servers.log"):
             await _until(tools, ServerState.READY)  # reconnected in the background
@@ -109,6 +111,7 @@ async def test_start_does_not_wait_for_a_server_and_readiness_follows_it(tmp_pat
         with pytest.raises(AccordError) as info:
             await tools.call("orders.lookup", LOOKUP)
         assert info.value.code is ErrorCode.UNAVAILABLE
+        assert never_sent(info.value)  # refused at connect, on the session it had
         assert not await tools.ready()
 
         with _server_process(port, tmp_path / "servers.log"):

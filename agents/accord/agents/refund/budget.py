@@ -12,6 +12,9 @@ envelope. Everything in its tree spends from it:
                              too); its grant is reserved while it runs, and what it reports
                              spent (task metadata ``dev.accord/spent``, ``.../tool_calls``)
                              is what stays charged
+    not sent                 a tool call or a child turn that provably never left (refused
+                             connection, open circuit breaker: accord.protocol.sent) is given
+                             back: retrying a dead server does not use up the request
 
 Spending is recorded in the workflow's log (accord.agents.workflow.spending): the workflow's
 ``spent`` is the sum of its events, so a resumed workflow knows what it spent. When a charge
@@ -109,6 +112,11 @@ class RequestBudget(UnitBudget):
             raise self.exhausted("tool_call", {"tool": tool})
         self._ctx.spend(TOOL_CALLS, 1)
 
+    def give_back_tool_call(self) -> None:
+        """A charged call that provably never left (accord.protocol.sent): nothing was called.
+        A server killed again and again must not use up a request that has not been served."""
+        self._ctx.spend(TOOL_CALLS, -1)
+
     # -- children -------------------------------------------------------------------------------
     def grant(self, child: str) -> tuple[int, int]:
         """The (units, tool calls) a child's envelope gets, reserved until it reports back."""
@@ -134,7 +142,8 @@ class RequestBudget(UnitBudget):
         return units, calls
 
     def settle(self, reserved: tuple[int, int], reported: tuple[int, int]) -> None:
-        """Replace a child's reservation by what it reports it spent."""
+        """Replace a child's reservation by what it reports it spent (nothing, when the turn
+        provably never reached the child)."""
         self._ctx.spend(UNITS, reported[0] - reserved[0])
         self._ctx.spend(TOOL_CALLS, reported[1] - reserved[1])
 

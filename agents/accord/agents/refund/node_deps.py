@@ -15,8 +15,10 @@ from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
 from accord.agents.workflow import NodeContext
 from accord.contracts.envelope import Tenant
+from accord.contracts.errors import AccordError
 from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.mcp.client import ToolClient
+from accord.protocol.sent import never_sent
 
 
 @dataclass
@@ -53,5 +55,11 @@ class Deps:
     ) -> dict[str, Any]:
         """``tools.call`` for this workflow, paid first from the request's tool calls
         (BUDGET_EXHAUSTED, and no call, when none is left)."""
-        RequestBudget(WorkflowInput.model_validate(ctx.input), ctx).charge_tool_call(tool)
-        return await self.tools.call(tool, arguments, **options)
+        budget = RequestBudget(WorkflowInput.model_validate(ctx.input), ctx)
+        budget.charge_tool_call(tool)
+        try:
+            return await self.tools.call(tool, arguments, **options)
+        except AccordError as error:
+            if never_sent(error):
+                budget.give_back_tool_call()
+            raise

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from typing import Any, Final, TypeVar
 
 from accord.agents.models.messages import say
@@ -34,6 +35,7 @@ from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
+from accord.protocol.sent import never_sent
 
 ORDER_TOOL: Final = "orders.lookup"
 POLICY_SKILL: Final = "refund.policy"
@@ -113,9 +115,10 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
         envelope = child_envelope(
             inp, ctx.workflow_id, f"refund policy for {asked.order_id}", grant
         )
-        view = await agent.send(
-            data=data, envelope=envelope, skill=POLICY_SKILL, on_update=remember
-        )
+        async with _given_back_if_unsent(budget, grant):
+            view = await agent.send(
+                data=data, envelope=envelope, skill=POLICY_SKILL, on_update=remember
+            )
         budget.settle(grant, await _reported(agent, view))
     else:
         latest = replayed[-1].value
@@ -129,7 +132,10 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
             before = child_spent(view.metadata)
             granted = child_grant(view.metadata)
             reserved = budget.reserve(granted[0] - before[0], granted[1] - before[1])
-            view = await agent.send(text=answer_text(latest) or "-", task=view, on_update=remember)
+            async with _given_back_if_unsent(budget, reserved):
+                view = await agent.send(
+                    text=answer_text(latest) or "-", task=view, on_update=remember
+                )
             after = await _reported(agent, view)
             budget.settle(reserved, (after[0] - before[0], after[1] - before[1]))
         view = await _settled(agent, view)
@@ -165,16 +171,30 @@ async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
     budget = RequestBudget(inp, ctx)
     grant = budget.grant("risk-check")
     envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked.order_id}", grant)
-    view = await agent.send(
-        data=data,
-        envelope=envelope,
-        skill=RISK_SKILL,
-        on_update=_remembering(ctx),
-    )
+    async with _given_back_if_unsent(budget, grant):
+        view = await agent.send(
+            data=data,
+            envelope=envelope,
+            skill=RISK_SKILL,
+            on_update=_remembering(ctx),
+        )
     budget.settle(grant, await _reported(agent, view))
     if view.status is Status.WAITING:
         raise _unexpected_wait("risk-check", view)
     return _result(view, RiskVerdict, "risk-check")
+
+
+@contextlib.asynccontextmanager
+async def _given_back_if_unsent(
+    budget: RequestBudget, reserved: tuple[int, int]
+) -> AsyncIterator[None]:
+    """A child turn that provably never reached the child spent nothing of its grant."""
+    try:
+        yield
+    except AccordError as error:
+        if never_sent(error):
+            budget.settle(reserved, (0, 0))
+        raise
 
 
 async def _reported(agent: A2AClient, view: TaskView) -> tuple[int, int]:

@@ -73,6 +73,7 @@ from accord.protocol.a2a.client_wire import Wire, WireError, make_wire
 from accord.protocol.a2a.origins import check_origin
 from accord.protocol.a2a.wire import data_part
 from accord.protocol.breaker import Breaker, breaker
+from accord.protocol.sent import as_last_of, never_sent
 from accord.protocol.telemetry import instruments, spans
 
 __all__ = ["A2AClient", "ResolvedCard", "TaskView", "new_traceparent"]
@@ -222,6 +223,7 @@ class A2AClient:
         started = time.monotonic()
         attempt = 0
         shared = self._breaker()
+        sent = False  # may an earlier attempt have reached the agent?
         while True:
             attempt += 1
             tracker = TaskTracker()
@@ -253,7 +255,8 @@ class A2AClient:
                     return
                 if received or not exc.retry_safe:
                     raise exc.error from None
-                await self._pause_or_raise(exc.error, attempt, started, envelope)
+                error, sent = as_last_of(exc.error, sent), sent or not never_sent(exc.error)
+                await self._pause_or_raise(error, attempt, started, envelope)
 
     async def send(
         self,
@@ -455,6 +458,7 @@ class A2AClient:
         started = time.monotonic()
         attempt = 0
         shared = self._breaker()
+        sent = False  # may an earlier attempt have reached the agent?
         while True:
             attempt += 1
             try:
@@ -471,7 +475,8 @@ class A2AClient:
             except WireError as exc:
                 if not exc.retry_safe:
                     raise exc.error from None
-                await self._pause_or_raise(exc.error, attempt, started, envelope)
+                error, sent = as_last_of(exc.error, sent), sent or not never_sent(exc.error)
+                await self._pause_or_raise(error, attempt, started, envelope)
 
     def _breaker(self) -> Breaker:
         return breaker(f"a2a:{self.card.name}", self.interface.url)

@@ -39,6 +39,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message as ProtoMessage
 
 from accord.contracts.errors import ERROR_INFO_TYPE, AccordError, ErrorCode, error_info_code
+from accord.contracts.keys import SENT_DETAIL_KEY
 from accord.protocol.a2a.errors import A2A_REASON_TO_CODE
 
 JSONRPC: Final = "JSONRPC"
@@ -152,15 +153,16 @@ class _Mapped:
     ) -> None:
         if exc is None or not isinstance(exc, httpx.HTTPError):
             return
-        name = {"reason": type(exc).__name__}
+        name: dict[str, Any] = {"reason": type(exc).__name__}
+        unsent = {**name, SENT_DETAIL_KEY: False}  # no connection: not one byte left
         if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
             error, safe = (
-                AccordError(ErrorCode.UNAVAILABLE, "the agent could not be reached", name),
+                AccordError(ErrorCode.UNAVAILABLE, "the agent could not be reached", unsent),
                 True,
             )
         elif isinstance(exc, httpx.PoolTimeout):
             error, safe = (
-                AccordError(ErrorCode.RETRYABLE_TIMEOUT, "no free connection in time", name),
+                AccordError(ErrorCode.RETRYABLE_TIMEOUT, "no free connection in time", unsent),
                 True,
             )
         elif isinstance(exc, httpx.TimeoutException):

@@ -71,7 +71,7 @@ from opentelemetry.trace import SpanKind
 from pydantic import ValidationError
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import TRACEPARENT_KEY
+from accord.contracts.keys import SENT_DETAIL_KEY, TRACEPARENT_KEY
 from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
@@ -81,6 +81,7 @@ from accord.protocol.mcp.config import DEFAULT_TIMEOUT_S, ServerSpec, ToolsConfi
 from accord.protocol.mcp.connection import Lose, ServerConnection, ServerState, ServerStatus
 from accord.protocol.mcp.credentials import OriginAuth, ServiceCredential, ToolCredential
 from accord.protocol.mcp.in_process import in_process_transport
+from accord.protocol.sent import as_last_of, marked, never_sent
 from accord.protocol.telemetry import instruments, spans
 
 __all__ = [
@@ -184,6 +185,12 @@ def _http_failure(server: str, status: int, body: bytes) -> AccordError:
     )
 
 
+def _not_sent(exc: Exception) -> dict[str, bool]:
+    """``{"sent": False}`` when no connection was made: not one byte of the request left."""
+    unsent = isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout)
+    return {SENT_DETAIL_KEY: False} if unsent else {}
+
+
 class _BoundaryTransport(httpx2.AsyncBaseTransport):
     """Answers a JSON-RPC POST that failed below MCP with a JSON-RPC error in contract form.
 
@@ -206,20 +213,20 @@ class _BoundaryTransport(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         try:
             response = await self._inner.handle_async_request(request)
-        except httpx2.TimeoutException:
+        except httpx2.TimeoutException as exc:
             return self._answer(
                 request,
                 AccordError(
                     ErrorCode.RETRYABLE_TIMEOUT,
                     f"tool server {self._server!r} did not answer in time",
-                    {"server": self._server},
+                    {"server": self._server, **_not_sent(exc)},
                 ),
             )
         except httpx2.TransportError as exc:
             unreachable = AccordError(
                 ErrorCode.UNAVAILABLE,
                 f"tool server {self._server!r} is unreachable",
-                {"server": self._server, "cause": type(exc).__name__},
+                {"server": self._server, "cause": type(exc).__name__, **_not_sent(exc)},
             )
             if self._on_unreachable is not None:
                 self._on_unreachable(unreachable)
@@ -597,6 +604,7 @@ class ToolClient:
             attempt = 1
             spec = route.connection.spec
             shared = breaker(f"mcp:{spec.name}", spec.url or spec.command or "")
+            reached = False  # may an attempt have reached the server (and done the work)?
             try:
                 while True:
                     try:
@@ -613,9 +621,13 @@ class ToolClient:
                         shared.record(None)
                         return answer
                     except AccordError as err:
+                        earlier, reached = reached, reached or not never_sent(err)
                         elapsed_ms = int((time.monotonic() - started) * 1000)
                         decision = decide(err.code, attempt, elapsed_ms, self._retry)
                         if decision.action is not Action.RETRY or self._closed:
+                            last = as_last_of(err, earlier)
+                            if last is not err:  # an earlier attempt may have been done
+                                raise last from None
                             raise
                         span.add_event(
                             "retry",
@@ -644,9 +656,11 @@ class ToolClient:
         server = route.connection.spec.name
         name = route.contract.name
         session: ClientSession | None = None
+        sending = False  # until the tools/call request is handed to the session
         try:
             with anyio.fail_after(timeout_s):
                 session = await route.connection.session()
+                sending = True
                 request = types.CallToolRequest(
                     params=types.CallToolRequestParams(name=name, arguments=args, _meta=meta)
                 )
@@ -655,10 +669,14 @@ class ToolClient:
                 result = await session.send_request(
                     request, types.CallToolResult, request_read_timeout_seconds=timeout_s
                 )
-        except AccordError:
+        except AccordError as refused:
+            if not sending:  # no session to send on: connecting or checking the server failed
+                raise marked(refused, False) from None
             raise
         except Exception as exc:
             failure = map_exception(exc, server)
+            if not sending:
+                failure = marked(failure, False)
             if session is not None and _session_broken(exc):
                 # The next attempt connects (and checks) afresh.
                 route.connection.discard(session, failure)
