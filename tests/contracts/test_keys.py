@@ -43,6 +43,7 @@ WIRE_VALUES = {
     "CARD_METADATA_KEY_PARAM": "metadataKey",
     "CARD_SKILL_SCHEMAS_PARAM": "skillSchemas",
     "SKILL_SCHEMAS_PATH": "/accord/skill-schemas.json",
+    "SENT_DETAIL_KEY": "sent",
     "PROTECTED_RESOURCE_PATH": "/.well-known/oauth-protected-resource",
     "TRACEPARENT_KEY": "traceparent",
     "API_KEY_HEADER": "X-API-Key",
