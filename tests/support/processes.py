@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -15,6 +14,7 @@ from pathlib import Path
 import httpx
 
 from accord.protocol.health import served_name
+from tests.support import forked
 from tests.support.ports import free_port
 
 __all__ = ["Service", "free_port", "run_service", "wait_healthy"]
@@ -24,7 +24,7 @@ __all__ = ["Service", "free_port", "run_service", "wait_healthy"]
 class Service:
     name: str
     port: int
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | forked.ForkedProcess
     log_path: Path
 
     @property
@@ -93,11 +93,7 @@ def run_service(
     port = port or free_port()
     log_path = log_dir / f"{name}-{port}.log"
     full_env = {**os.environ, **(env or {})}
-    cmd = [sys.executable, "-m", "accord.agents.cli.main", *args, "--port", str(port)]
-    with log_path.open("ab") as log:
-        proc = subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, env=full_env, start_new_session=True
-        )
+    proc = forked.start([*args, "--port", str(port)], full_env, log_path)
     service = Service(name=name, port=port, process=proc, log_path=log_path)
     try:
         # `serve NAME` answers its name: a port taken by someone else is not a start.

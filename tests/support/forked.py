@@ -1,0 +1,191 @@
+"""Start a service as a fork of the pre-imported parent (tests/support/zygote.py) when that is
+the same as ``python -m accord.agents.cli.main ARGS``, else as that command.
+
+What a fork cannot honour, because the parent imported before the child's environment was set:
+a contracts directory of its own (``ACCORD_CONTRACTS_DIR``: the contract files are read at
+import), a2a-sdk's spans (``ACCORD_OTEL_LIBRARY_SPANS``, ``OTEL_INSTRUMENTATION_A2A_SDK_ENABLED``:
+read at the SDK's import), another interpreter or ``PYTHON*`` variables. Those starts, and every
+start when ``ACCORD_TEST_NO_FORK=1``, run the command itself.
+
+The returned object answers what tests ask of a ``subprocess.Popen``: ``pid``, ``returncode``,
+``poll()``, ``wait(timeout)``, ``send_signal``, ``terminate``, ``kill``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, Final
+
+IMPORT_TIME_VARIABLES: Final = (
+    "ACCORD_CONTRACTS_DIR",
+    "ACCORD_OTEL_LIBRARY_SPANS",
+    "OTEL_INSTRUMENTATION_A2A_SDK_ENABLED",
+)
+
+
+class ForkedProcess:
+    """A child of the zygote, seen from the test process (which is not its parent)."""
+
+    def __init__(self, zygote: _Zygote, pid: int, args: Sequence[str]) -> None:
+        self._zygote = zygote
+        self.pid = pid
+        self.args = list(args)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._zygote.exit_code(self.pid)
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self._zygote.wait_exit(self.pid, timeout)
+        if code is None:
+            raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+        return code
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError):  # ended between the look and now
+                os.kill(self.pid, sig)
+
+    def terminate(self) -> None:
+        import signal
+
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        import signal
+
+        self.send_signal(signal.SIGKILL)
+
+
+class _Zygote:
+    def __init__(self) -> None:
+        # Its imports must not see what one test set for its own services.
+        env = {k: v for k, v in os.environ.items() if k not in IMPORT_TIME_VARIABLES}
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.support.zygote"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            cwd=Path(__file__).resolve().parents[2],
+            text=True,
+            bufsize=1,
+        )
+        assert self._proc.stdin is not None
+        assert self._proc.stdout is not None
+        self._stdin: IO[str] = self._proc.stdin
+        self._changed = threading.Condition()
+        self._replies: dict[int, dict[str, Any]] = {}
+        self._exits: dict[int, int] = {}
+        self._next = 0
+        self._gone = False
+        threading.Thread(target=self._read, args=(self._proc.stdout,), daemon=True).start()
+
+    def _read(self, out: IO[str]) -> None:
+        for line in out:
+            message = json.loads(line)
+            with self._changed:
+                if "exited" in message:
+                    self._exits[int(message["exited"])] = int(message["code"])
+                else:
+                    self._replies[int(message["id"])] = message
+                self._changed.notify_all()
+        with self._changed:
+            self._gone = True
+            self._changed.notify_all()
+
+    def spawn(
+        self, args: Sequence[str], env: Mapping[str, str], log_path: Path, deadline_s: float
+    ) -> ForkedProcess | None:
+        with self._changed:
+            self._next += 1
+            ident = self._next
+            request = {
+                "id": ident,
+                "args": list(args),
+                "env": dict(env),
+                "cwd": os.getcwd(),
+                "log": str(log_path),
+            }
+            self._stdin.write(json.dumps(request) + "\n")
+            self._stdin.flush()
+            end = time.monotonic() + deadline_s
+            while ident not in self._replies and not self._gone:
+                if not self._changed.wait(max(0.0, end - time.monotonic())):
+                    return None
+            reply = self._replies.pop(ident, None)
+        if reply is None or "pid" not in reply:
+            return None
+        return ForkedProcess(self, int(reply["pid"]), args)
+
+    def exit_code(self, pid: int) -> int | None:
+        with self._changed:
+            return self._exits.get(pid)
+
+    def wait_exit(self, pid: int, timeout: float | None) -> int | None:
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._changed:
+            while pid not in self._exits:
+                left = None if end is None else end - time.monotonic()
+                if self._gone or (left is not None and left <= 0):
+                    return self._exits.get(pid)
+                self._changed.wait(left)
+            return self._exits[pid]
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stdin.close()
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+
+
+_zygote: _Zygote | None = None
+_zygote_lock = threading.Lock()
+
+
+def _shared() -> _Zygote:
+    global _zygote
+    with _zygote_lock:
+        if _zygote is None:
+            _zygote = _Zygote()
+            atexit.register(_zygote.close)
+        return _zygote
+
+
+def forkable(env: Mapping[str, str]) -> bool:
+    """Whether a child of the zygote behaves as ``python -m accord.agents.cli.main`` would."""
+    if os.environ.get("ACCORD_TEST_NO_FORK") == "1" or env.get("ACCORD_TEST_NO_FORK") == "1":
+        return False
+    python = {k for k in os.environ.keys() | env.keys() if k.startswith("PYTHON")}
+    if any(env.get(k) != os.environ.get(k) for k in python):
+        return False
+    return not any(env.get(k) not in (None, "", "false") for k in IMPORT_TIME_VARIABLES)
+
+
+def start(
+    args: Sequence[str], env: Mapping[str, str], log_path: Path
+) -> ForkedProcess | subprocess.Popen[bytes]:
+    """``python -m accord.agents.cli.main ARGS`` with ``env``, its output appended to
+    ``log_path``: a fork of the zygote when it can be, else that very command."""
+    if forkable(env):
+        forked = _shared().spawn(args, env, log_path, deadline_s=60.0)
+        if forked is not None:
+            return forked
+    cmd = [sys.executable, "-m", "accord.agents.cli.main", *args]
+    with log_path.open("ab") as log:
+        return subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, env=dict(env), start_new_session=True
+        )

@@ -1,0 +1,143 @@
+"""A pre-imported parent that forks service processes for the tests: ``python -m`` without the
+imports.
+
+A service process spends most of its start importing (a2a-sdk, mcp, SQLAlchemy, Alembic,
+OpenTelemetry, pydantic...: about 1.5 s of CPU each on this machine), and the suite starts
+hundreds of them on two cores. This process imports all of that once; each service is then a
+``fork()`` of it that sets its own environment, arguments, working directory and log, and runs
+``accord.agents.cli.main`` as ``python -m accord.agents.cli.main ARGS`` would. The child is a real
+process of its own (its own session, so ``killpg`` and ``kill -9`` work as on any service);
+only its imports are shared.
+
+Protocol, one JSON object per line: the test process writes
+``{"id": N, "args": [...], "env": {...}, "cwd": "...", "log": "..."}`` to stdin; this process
+answers ``{"id": N, "pid": P}`` (or ``{"id": N, "error": "..."}``) and, whenever a child ends,
+``{"exited": P, "code": C}`` (``C`` as ``Popen.returncode``: negative for a signal).
+
+Not for everything: a child must not depend on what was imported before its environment was
+set. tests/support/forked.py sends only the starts where that holds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+# As `accord serve` sets it before importing a2a-sdk (telemetry/sdk_wrappers.py): the SDK reads
+# it once, at import. A start that asks for the SDK's spans is not sent here (forked.py).
+os.environ.setdefault("OTEL_INSTRUMENTATION_A2A_SDK_ENABLED", "false")
+
+PRELOAD = (
+    "accord.agents.cli.main",
+    "accord.agents.cli.serve_cmd",
+    "accord.protocol.service",
+    "uvicorn.main",
+    "uvicorn.lifespan.on",
+    "uvicorn.loops.auto",
+    "uvicorn.loops.asyncio",
+    "uvicorn.protocols.http.auto",
+    "uvicorn.protocols.http.h11_impl",
+    "uvicorn.protocols.http.httptools_impl",
+    "uvicorn.protocols.websockets.auto",
+)
+
+
+def _preload() -> None:
+    import contextlib
+    import importlib
+
+    for name in PRELOAD:
+        # An optional speed-up (httptools, websockets) may not be installed.
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    from accord.protocol.service import discover_services
+
+    discover_services()  # every service's module, and what each imports
+
+
+_out_lock = threading.Lock()
+
+
+def _say(message: dict[str, Any]) -> None:
+    with _out_lock:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+def _child(request: dict[str, Any]) -> None:
+    """In the forked child: become the service process. Never returns: the command's
+    SystemExit (or its uncaught exception) ends this interpreter as it would end
+    ``python -m accord.agents.cli.main`` (atexit handlers, flushed streams, exit status)."""
+    try:
+        os.setsid()  # its own session and process group, as start_new_session=True gives
+        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.close(log)
+        os.close(null)
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115 - fds 0-2 live as long as the process
+        sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
+        sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
+        os.environ.clear()
+        os.environ.update(request["env"])
+        os.environ.setdefault("OTEL_INSTRUMENTATION_A2A_SDK_ENABLED", "false")
+        os.chdir(request["cwd"])
+        main_module = sys.modules["accord.agents.cli.main"]
+        sys.argv = [main_module.__file__ or "accord", *request["args"]]
+    except BaseException:  # the start itself failed: say why in the log, never serve on
+        import traceback
+
+        traceback.print_exc()
+        os._exit(1)
+    main_module.main()
+    sys.exit(0)
+
+
+_alive = 0  # children forked and not yet reaped
+_alive_changed = threading.Condition()
+
+
+def _reap_forever() -> None:
+    """Tell the exit of every child as it happens (a blocking wait, on its own thread)."""
+    global _alive
+    while True:
+        with _alive_changed:
+            while _alive == 0:
+                _alive_changed.wait()
+        pid, status = os.wait()  # a child exists: this returns when one ends
+        with _alive_changed:
+            _alive -= 1
+        _say({"exited": pid, "code": os.waitstatus_to_exitcode(status)})
+
+
+def main() -> None:
+    global _alive
+    _preload()
+    threading.Thread(target=_reap_forever, daemon=True).start()
+    for line in sys.stdin:
+        request = json.loads(line)
+        with _out_lock:  # no thread is writing while the fork happens
+            sys.stdout.flush()
+            pid = os.fork() if threading.active_count() <= 2 else -1
+            if pid == 0:
+                _child(request)
+        if pid < 0:
+            _say({"id": request["id"], "error": "threads running: not safe to fork"})
+            continue
+        with _alive_changed:
+            _alive += 1
+            _alive_changed.notify()
+        _say({"id": request["id"], "pid": pid})
+
+
+if __name__ == "__main__":
+    main()
