@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 from tests.protocol.a2a_client.support import SECRET, policy_input, policy_service, token
+from tests.support import forked
 from tests.support.processes import Service
 
 from accord.contracts.errors import ErrorCode
@@ -26,14 +26,7 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 def accord(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ACCORD_JWT_SECRET": SECRET, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return forked.run(args, env)
 
 
 def test_card_shows_the_agent_and_its_accord_extensions(policy: Service) -> None:

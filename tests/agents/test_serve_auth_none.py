@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
+from tests.support import forked
 from tests.support.processes import run_service
 
 from accord.protocol.auth import mint_token
@@ -24,14 +24,7 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def _serve(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", "serve", *args, "--port", "1"],
-        env={**os.environ, **_env(tmp_path, **env)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return forked.run(["serve", *args, "--port", "1"], {**os.environ, **_env(tmp_path, **env)})
 
 
 def test_an_agent_without_authentication_answers_standard_tooling(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,20 +10,15 @@ from pathlib import Path
 import pytest
 
 from tests.kit.conftest import ROOT, run_module
+from tests.support import forked
 
 TOOLS = "tests.kit.broken_tools"
 TOKEN = ("--token", "tenant-a")  # the broken server's service token (tool servers need one)
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", "contract-test", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
-    )
+    env = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
+    return forked.run(["contract-test", *args], env, timeout=240, cwd=ROOT)
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.mesh.support import SECRET, SERVICES, Mesh
+from tests.support import forked
 from tests.support.processes import free_port, wait_healthy
 
 pytestmark = pytest.mark.timeout(240)
@@ -23,14 +24,7 @@ pytestmark = pytest.mark.timeout(240)
 
 def accord(mesh: Mesh, *args: str, timeout: float = 90.0) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **mesh.env, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return forked.run(args, env, timeout=timeout)
 
 
 def last_json(out: str) -> Any:

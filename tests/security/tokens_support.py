@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -21,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 from accord.protocol.settings import AccordSettings, env_name
+from tests.support import forked
 from tests.support.processes import Service, free_port, run_service
 
 # Every setting blank (= unset) unless a test gives it: the runner's own ACCORD_* must not leak
@@ -42,13 +41,8 @@ def serve(name: str, env: Mapping[str, str], log_dir: Path) -> Iterator[Service]
 
 def refused_start(name: str, env: Mapping[str, str], timeout_s: float = 60.0) -> tuple[int, str]:
     """Run ``accord serve NAME`` expecting it to refuse: (exit status, stderr)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", "serve", name, "--port", str(free_port())],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=timeout_s,
-        check=False,
+    done = forked.run(
+        ["serve", name, "--port", str(free_port())], {**os.environ, **env}, timeout=timeout_s
     )
     return done.returncode, done.stderr
 

@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -106,7 +107,13 @@ class _Zygote:
             self._changed.notify_all()
 
     def spawn(
-        self, args: Sequence[str], env: Mapping[str, str], log_path: Path, deadline_s: float
+        self,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        log_path: Path,
+        deadline_s: float,
+        err_path: Path | None = None,
+        cwd: Path | None = None,
     ) -> ForkedProcess | None:
         with self._changed:
             self._next += 1
@@ -115,8 +122,9 @@ class _Zygote:
                 "id": ident,
                 "args": list(args),
                 "env": dict(env),
-                "cwd": os.getcwd(),
+                "cwd": str(cwd) if cwd is not None else os.getcwd(),
                 "log": str(log_path),
+                "err": str(err_path) if err_path is not None else None,
             }
             self._stdin.write(json.dumps(request) + "\n")
             self._stdin.flush()
@@ -189,3 +197,35 @@ def start(
         return subprocess.Popen(
             cmd, stdout=log, stderr=subprocess.STDOUT, env=dict(env), start_new_session=True
         )
+
+
+def run(
+    args: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    *,
+    timeout: float = 120.0,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run([python, -m, accord.agents.cli.main, *args], capture_output=True,
+    text=True)``, as a fork of the zygote when it can be: a command's whole run, its exit
+    status, stdout and stderr. ``env`` is the whole environment (default: this process's)."""
+    full = dict(os.environ if env is None else env)
+    cmd = [sys.executable, "-m", "accord.agents.cli.main", *args]
+    if forkable(full):
+        with tempfile.TemporaryDirectory(prefix="accord-run-") as where:
+            out, err = Path(where) / "stdout", Path(where) / "stderr"
+            child = _shared().spawn(args, full, out, 60.0, err_path=err, cwd=cwd)
+            if child is not None:
+                try:
+                    code = child.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    raise
+                return subprocess.CompletedProcess(cmd, code, _read(out), _read(err))
+    return subprocess.run(
+        cmd, env=full, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def _read(path: Path) -> str:
+    return path.read_text(errors="replace") if path.exists() else ""

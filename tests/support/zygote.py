@@ -10,7 +10,8 @@ process of its own (its own session, so ``killpg`` and ``kill -9`` work as on an
 only its imports are shared.
 
 Protocol, one JSON object per line: the test process writes
-``{"id": N, "args": [...], "env": {...}, "cwd": "...", "log": "..."}`` to stdin; this process
+``{"id": N, "args": [...], "env": {...}, "cwd": "...", "log": "...", "err": "..."}`` (stdout
+to ``log``; stderr to ``err``, or to ``log`` without one) to stdin; this process
 answers ``{"id": N, "pid": P}`` (or ``{"id": N, "error": "..."}``) and, whenever a child ends,
 ``{"exited": P, "code": C}`` (``C`` as ``Popen.returncode``: negative for a signal).
 
@@ -78,12 +79,14 @@ def _child(request: dict[str, Any]) -> None:
             signal.signal(sig, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        err = request.get("err")  # stderr apart (a command's output read by a test), or none
+        errors = os.open(err, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) if err else log
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.close(log)
-        os.close(null)
+        os.dup2(errors, 2)
+        for fd in {log, errors, null}:
+            os.close(fd)
         sys.stdin = open(0, closefd=False)  # noqa: SIM115 - fds 0-2 live as long as the process
         sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115

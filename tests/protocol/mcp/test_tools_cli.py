@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.protocol.mcp.paths import ECHO_CONTRACT
 from tests.protocol.mcp.support import ROOT, FakeServers
+from tests.support import forked
 from tests.support.processes import free_port
 
 
 def accord(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
-    )
+    env = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
+    return forked.run(args, env, timeout=120, cwd=ROOT)
 
 
 def test_check_passes_with_shipped_contracts(fake_servers: FakeServers) -> None:
