@@ -15,7 +15,7 @@ def test_a_short_run_deals_every_mutation_its_share() -> None:
     for seed in range(20):
         dealt = Counter(islice(deck(random.Random(seed)), rounds * len(MUTATIONS)))
         assert dealt == Counter({m: n * rounds for m, n in Counter(MUTATIONS).items()})
-    assert rounds >= 20  # the short default still uses each kind many times per service
+    assert rounds >= 10  # the short default still uses each kind ten times or more per service
 
 
 def test_the_deal_repeats_with_the_seed() -> None:
