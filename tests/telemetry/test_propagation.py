@@ -165,14 +165,17 @@ async def test_mcp_meta_carries_the_callers_context_and_errors_carry_their_code(
     assert served["attributes"]["error.type"] == ErrorCode.NOT_FOUND.value
     assert served["status"] == "ERROR"
 
-    # The same call, counted by code in commerce's metrics.
+    # The same call, counted by code in commerce's metrics, and the request it came in. The
+    # request is counted when its response has been sent, after the tool call: an export may
+    # hold the one and not yet the other, so both are waited for.
     end = time.monotonic() + 20
     while True:
         points = metric_points(pair.metrics("commerce"), "accord.tool.calls")
         codes = {p["attributes"].get("error.type") for p in points}
-        if ErrorCode.NOT_FOUND.value in codes or time.monotonic() > end:
+        requests = metric_points(pair.metrics("commerce"), "accord.server.requests")
+        served = any(p["attributes"].get("accord.operation") == "tools/call" for p in requests)
+        if (ErrorCode.NOT_FOUND.value in codes and served) or time.monotonic() > end:
             break
         await asyncio.sleep(0.1)  # the periodic reader writes every 200 ms
     assert ErrorCode.NOT_FOUND.value in codes
-    requests = metric_points(pair.metrics("commerce"), "accord.server.requests")
-    assert any(p["attributes"].get("accord.operation") == "tools/call" for p in requests)
+    assert served, requests
