@@ -131,10 +131,12 @@ class _Zygote:
             end = time.monotonic() + deadline_s
             while ident not in self._replies and not self._gone:
                 if not self._changed.wait(max(0.0, end - time.monotonic())):
-                    return None
+                    # Not a fallback to the command: the parent may still fork this child, and
+                    # two services would then race for one port.
+                    raise TimeoutError(f"the zygote did not answer within {deadline_s} s")
             reply = self._replies.pop(ident, None)
         if reply is None or "pid" not in reply:
-            return None
+            return None  # the zygote is gone or refused to fork: nothing was started
         return ForkedProcess(self, int(reply["pid"]), args)
 
     def exit_code(self, pid: int) -> int | None:
@@ -189,7 +191,7 @@ def start(
     """``python -m accord.agents.cli.main ARGS`` with ``env``, its output appended to
     ``log_path``: a fork of the zygote when it can be, else that very command."""
     if forkable(env):
-        forked = _shared().spawn(args, env, log_path, deadline_s=60.0)
+        forked = _shared().spawn(args, env, log_path, deadline_s=120.0)
         if forked is not None:
             return forked
     cmd = [sys.executable, "-m", "accord.agents.cli.main", *args]
@@ -214,7 +216,7 @@ def run(
     if forkable(full):
         with tempfile.TemporaryDirectory(prefix="accord-run-") as where:
             out, err = Path(where) / "stdout", Path(where) / "stderr"
-            child = _shared().spawn(args, full, out, 60.0, err_path=err, cwd=cwd)
+            child = _shared().spawn(args, full, out, 120.0, err_path=err, cwd=cwd)
             if child is not None:
                 try:
                     code = child.wait(timeout)
