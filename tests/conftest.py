@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support import postgres
+from tests.support.slow_modules import SLOW_MODULES
 
 # Hypothesis times each example (200 ms deadline, a "too slow" health check): on two cores
 # shared by parallel test workers and service processes that measures the machine's load, not
@@ -20,8 +21,16 @@ settings.load_profile("accord")
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests marked ``run_summary`` report on the whole run: after the (shuffled) rest."""
-    items.sort(key=lambda item: item.get_closest_marker("run_summary") is not None)
+    """Tests marked ``run_summary`` report on the whole run: after the (shuffled) rest. The
+    slowest modules go first (in their shuffled order; the rest keep theirs): xdist hands out
+    modules in this order (``--dist loadfile``), and a long module dealt last is a tail that
+    one worker runs while the others are idle."""
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("run_summary") is not None,
+            -SLOW_MODULES.get(item.nodeid.split("::", 1)[0], 0),
+        )
+    )
 
 
 @pytest.fixture(scope="session")

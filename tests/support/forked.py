@@ -26,6 +26,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Final
 
+NO_FORK: Final = "ACCORD_TEST_NO_FORK"
+"""``1`` in this process's environment or in a start's: that start runs the command itself."""
+
 IMPORT_TIME_VARIABLES: Final = (
     "ACCORD_CONTRACTS_DIR",
     "ACCORD_OTEL_LIBRARY_SPANS",
@@ -55,9 +58,11 @@ class ForkedProcess:
         return code
 
     def send_signal(self, sig: int) -> None:
+        """Signal the child's process group (it leads one, as ``start_new_session`` makes it).
+        Sent by the parent, which has not reaped the child yet if it signals it at all: from
+        here, a pid already reaped might be someone else's by now."""
         if self.returncode is None:
-            with contextlib.suppress(ProcessLookupError):  # ended between the look and now
-                os.kill(self.pid, sig)
+            self._zygote.signal(self.pid, sig)
 
     def terminate(self) -> None:
         import signal
@@ -139,6 +144,20 @@ class _Zygote:
             return None  # the zygote is gone or refused to fork: nothing was started
         return ForkedProcess(self, int(reply["pid"]), args)
 
+    def signal(self, pid: int, sig: int, deadline_s: float = 60.0) -> bool:
+        """Have the parent signal ``pid``'s group; False when it had ended already."""
+        with self._changed:
+            self._next += 1
+            ident = self._next
+            self._stdin.write(json.dumps({"id": ident, "signal": pid, "sig": int(sig)}) + "\n")
+            self._stdin.flush()
+            end = time.monotonic() + deadline_s
+            while ident not in self._replies and not self._gone:
+                if not self._changed.wait(max(0.0, end - time.monotonic())):
+                    raise TimeoutError(f"the zygote did not answer within {deadline_s} s")
+            reply = self._replies.pop(ident, {})
+        return bool(reply.get("signalled"))
+
     def exit_code(self, pid: int) -> int | None:
         with self._changed:
             return self._exits.get(pid)
@@ -175,9 +194,15 @@ def _shared() -> _Zygote:
         return _zygote
 
 
+def signal_group(pid: int, sig: int) -> bool:
+    """Have the zygote signal its child ``pid``'s process group: False (nothing sent) when
+    that child has ended and been reaped, whatever now holds the pid."""
+    return _shared().signal(pid, sig)
+
+
 def forkable(env: Mapping[str, str]) -> bool:
     """Whether a child of the zygote behaves as ``python -m accord.agents.cli.main`` would."""
-    if os.environ.get("ACCORD_TEST_NO_FORK") == "1" or env.get("ACCORD_TEST_NO_FORK") == "1":
+    if os.environ.get(NO_FORK) == "1" or env.get(NO_FORK) == "1":
         return False
     python = {k for k in os.environ.keys() | env.keys() if k.startswith("PYTHON")}
     if any(env.get(k) != os.environ.get(k) for k in python):

@@ -36,16 +36,24 @@ class Service:
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
         if self.process.poll() is None:
-            os.killpg(self.process.pid, sig)
+            _signal_group(self.process, sig)
             self.process.wait(timeout=15)
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            _signal_group(self.process, signal.SIGTERM)
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def _signal_group(process: subprocess.Popen[bytes] | forked.ForkedProcess, sig: int) -> None:
+    """Signal a service's process group (each leads its own)."""
+    if isinstance(process, forked.ForkedProcess):
+        process.send_signal(sig)  # by its parent: a reaped pid may be someone else's
+    else:
+        os.killpg(process.pid, sig)
 
 
 def wait_healthy(

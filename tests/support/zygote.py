@@ -21,6 +21,7 @@ set. tests/support/forked.py sends only the starts where that holds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -105,41 +106,65 @@ def _child(request: dict[str, Any]) -> None:
     sys.exit(0)
 
 
-_alive = 0  # children forked and not yet reaped
-_alive_changed = threading.Condition()
+_living: set[int] = set()  # forked and not yet reaped: these pids cannot be anyone else's
+_living_changed = threading.Condition()
 
 
 def _reap_forever() -> None:
-    """Tell the exit of every child as it happens (a blocking wait, on its own thread)."""
-    global _alive
+    """Tell the exit of every child as it happens (a blocking wait, on its own thread).
+
+    A child that ended is looked at first without reaping it (WNOWAIT: its pid stays a zombie,
+    ours), and reaped under the lock a signal takes: a signal is never sent to a pid that a new
+    process may have been given since."""
     while True:
-        with _alive_changed:
-            while _alive == 0:
-                _alive_changed.wait()
-        pid, status = os.wait()  # a child exists: this returns when one ends
-        with _alive_changed:
-            _alive -= 1
+        with _living_changed:
+            while not _living:
+                _living_changed.wait()
+        ended = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT)
+        if ended is None:
+            continue
+        with _living_changed:
+            pid, status = os.waitpid(ended.si_pid, 0)
+            _living.discard(pid)
         _say({"exited": pid, "code": os.waitstatus_to_exitcode(status)})
 
 
+def _signal(request: dict[str, Any]) -> None:
+    """Signal a child's process group, if that child is still ours (not reaped)."""
+    pid, sig = int(request["signal"]), int(request["sig"])
+    with _living_changed:
+        ours = pid in _living
+        if ours:
+            try:
+                os.killpg(pid, sig)
+            except ProcessLookupError:  # just forked: its setsid() has not run yet
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, sig)
+    _say({"id": request["id"], "signalled": ours})
+
+
 def main() -> None:
-    global _alive
     _preload()
     threading.Thread(target=_reap_forever, daemon=True).start()
     for line in sys.stdin:
         request = json.loads(line)
-        with _out_lock:  # no thread is writing while the fork happens
+        if "signal" in request:
+            _signal(request)
+            continue
+        # Both locks across the fork: no thread is writing, and the reaper cannot reap the child
+        # before it is known to be ours.
+        with _out_lock, _living_changed:
             sys.stdout.flush()
             pid = os.fork() if threading.active_count() <= 2 else -1
             if pid == 0:
                 _child(request)
+            if pid > 0:
+                _living.add(pid)
+                _living_changed.notify()
         if pid < 0:
             _say({"id": request["id"], "error": "threads running: not safe to fork"})
-            continue
-        with _alive_changed:
-            _alive += 1
-            _alive_changed.notify()
-        _say({"id": request["id"], "pid": pid})
+        else:
+            _say({"id": request["id"], "pid": pid})
 
 
 if __name__ == "__main__":

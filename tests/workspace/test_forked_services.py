@@ -13,6 +13,7 @@ import jwt
 import pytest
 
 from tests.support import forked
+from tests.support.ports import free_port
 from tests.support.processes import run_service
 
 ENV_BASE = {"PATH": "/usr/bin:/bin", "ACCORD_JWT_SECRET": "x" * 40}
@@ -31,8 +32,16 @@ def test_a_fork_exits_as_the_command_would(tmp_path: Path) -> None:
     assert "serve" in log.read_text()  # the command's own output, in its log
     bad = forked.start(["serve", "no-such-service"], _env(tmp_path), tmp_path / "bad.log")
     assert bad.wait(timeout=60) == 2  # Click's usage error
-    with pytest.raises(subprocess.TimeoutExpired):
-        forked.start(["serve", "risk", "--port", "1"], _env(tmp_path), tmp_path / "r.log").wait(0)
+    port = free_port()
+    serving = forked.start(
+        ["serve", "risk", "--port", str(port)], _env(tmp_path), tmp_path / "r.log"
+    )
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            serving.wait(0)  # a service runs until it is stopped
+    finally:
+        serving.kill()
+        assert serving.wait(timeout=30) == -signal.SIGKILL
 
 
 def test_a_forked_service_is_killed_and_reported_like_any_process(tmp_path: Path) -> None:
@@ -84,3 +93,16 @@ def test_what_the_imports_read_is_not_forked(tmp_path: Path, variable: str) -> N
     process = forked.start(["--help"], env, tmp_path / "plain.log")
     assert isinstance(process, subprocess.Popen)
     assert process.wait(timeout=60) == 0
+
+
+def test_an_ended_child_is_never_signalled(tmp_path: Path) -> None:
+    """The parent reaps its children: a pid it has reaped may be a new process's by now, so a
+    signal for it is dropped, never sent (found: a chaos test's late kill of a restarted
+    service's old pid took down another service given that pid)."""
+    done = forked.start(["--help"], _env(tmp_path), tmp_path / "done.log")
+    assert isinstance(done, forked.ForkedProcess)
+    assert done.wait(timeout=60) == 0
+    assert not forked.signal_group(done.pid, signal.SIGKILL)  # dropped by the parent
+    with run_service("risk", ["serve", "risk"], env=_env(tmp_path), log_dir=tmp_path) as risk:
+        assert forked.signal_group(risk.process.pid, signal.SIGKILL)  # a living child: sent
+        assert risk.process.wait(timeout=30) == -signal.SIGKILL
