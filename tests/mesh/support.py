@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -89,6 +90,16 @@ class Mesh:
                 "WHERE idempotency_key LIKE 'refund:%'"
             ).fetchall()
         return {str(key): str(order) for key, order in rows}
+
+    def workflow_events(self, workflow_id: str, *types: str) -> list[tuple[str, dict[str, Any]]]:
+        """(type, data) of the workflow's events in its log, in order; only ``types`` if given
+        (SQLite meshes only)."""
+        with sqlite3.connect(self.data_dir / "orchestrator-workflows.db") as conn:
+            rows = conn.execute(
+                "SELECT type, data FROM workflow_events WHERE workflow_id = ? ORDER BY seq",
+                (workflow_id,),
+            ).fetchall()
+        return [(str(kind), json.loads(data)) for kind, data in rows if not types or kind in types]
 
     def refund_rows(self) -> dict[str, int]:
         """order id -> refunds in the payments ledger (SQLite meshes only)."""

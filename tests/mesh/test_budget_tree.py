@@ -17,8 +17,6 @@ request that runs out ends BUDGET_EXHAUSTED with the customer told so in their l
 from __future__ import annotations
 
 import asyncio
-import json
-import sqlite3
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -159,13 +157,7 @@ async def test_answers_spend_from_the_same_budget_and_chinese_is_told_in_chinese
 
 def _attempts(mesh: Mesh, workflow_id: str) -> list[tuple[str, dict[str, Any]]]:
     """(event type, data) of the workflow's node attempts that ended, from its log."""
-    with sqlite3.connect(mesh.data_dir / "orchestrator-workflows.db") as conn:
-        rows = conn.execute(
-            "SELECT type, data FROM workflow_events WHERE workflow_id = ? "
-            "AND type IN ('node_failed', 'node_output') ORDER BY seq",
-            (workflow_id,),
-        ).fetchall()
-    return [(str(kind), json.loads(data)) for kind, data in rows]
+    return mesh.workflow_events(workflow_id, "node_failed", "node_output")
 
 
 def _failed(mesh: Mesh, workflow_id: str) -> list[dict[str, Any]]:

@@ -5,8 +5,6 @@ Also: an approval timeout that passes while the orchestrator is down, and cancel
 from __future__ import annotations
 
 import asyncio
-import json
-import sqlite3
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -170,22 +168,11 @@ async def _policy_tasks(mesh: Mesh) -> list[dict[str, Any]]:
 
 def _approval_due(mesh: Mesh, workflow_id: str) -> float:
     """When the pending approval's timer is due, from its `interrupted` event in the log."""
-    with sqlite3.connect(mesh.data_dir / "orchestrator-workflows.db") as conn:
-        row = conn.execute(
-            "SELECT data FROM workflow_events WHERE workflow_id = ? AND type = 'interrupted' "
-            "ORDER BY seq DESC LIMIT 1",
-            (workflow_id,),
-        ).fetchone()
-    return float(json.loads(row[0])["due_at"])
+    return float(mesh.workflow_events(workflow_id, "interrupted")[-1][1]["due_at"])
 
 
 def _last_event(mesh: Mesh, workflow_id: str) -> str:
-    with sqlite3.connect(mesh.data_dir / "orchestrator-workflows.db") as conn:
-        row = conn.execute(
-            "SELECT type FROM workflow_events WHERE workflow_id = ? ORDER BY seq DESC LIMIT 1",
-            (workflow_id,),
-        ).fetchone()
-    return str(row[0])
+    return mesh.workflow_events(workflow_id)[-1][0]
 
 
 async def test_cancel_while_policy_check_waits_cancels_the_child(crash_mesh: Mesh) -> None:

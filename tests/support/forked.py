@@ -17,6 +17,7 @@ import atexit
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -65,13 +66,9 @@ class ForkedProcess:
             self._zygote.signal(self.pid, sig)
 
     def terminate(self) -> None:
-        import signal
-
         self.send_signal(signal.SIGTERM)
 
     def kill(self) -> None:
-        import signal
-
         self.send_signal(signal.SIGKILL)
 
 
