@@ -17,8 +17,10 @@ def never_sent(error: AccordError) -> bool:
 
 
 def marked(error: AccordError, sent: bool | None) -> AccordError:
-    """A copy of ``error`` saying it was not sent (False), or saying nothing (None). A copy:
-    the original may be shared (a failed connection attempt is every waiter's error)."""
+    """``error`` saying it was not sent (False), or saying nothing (None): a copy when that
+    changes it (the original may be shared: a failed connection attempt is every waiter's)."""
+    if sent is None and SENT_DETAIL_KEY not in error.details:
+        return error  # nothing to change
     details = {k: v for k, v in error.details.items() if k != SENT_DETAIL_KEY}
     if sent is not None:
         details[SENT_DETAIL_KEY] = sent

@@ -296,3 +296,19 @@ async def test_a_send_that_never_left_says_so_and_one_that_may_have_does_not() -
             await agent.send(text="hi")
         assert maybe.value.code is ErrorCode.UNAVAILABLE
         assert not never_sent(maybe.value)
+
+
+async def test_an_agent_cannot_claim_its_answer_was_never_sent() -> None:
+    """Only the client knows that nothing left it: an error *answer* saying ``sent: false``
+    (a hostile or broken agent asking to be free) is read without that claim."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        error = AccordError(ErrorCode.PERMISSION_DENIED, "no", {"sent": False})
+        body = {"jsonrpc": "2.0", "id": "1", "error": error.to_jsonrpc_error()}
+        return httpx.Response(200, json=body)
+
+    async with await A2AClient.connect("http://agent.test", http=mock(handler)) as agent:
+        with pytest.raises(AccordError) as caught:
+            await agent.send(text="hi")
+    assert caught.value.code is ErrorCode.PERMISSION_DENIED
+    assert not never_sent(caught.value)

@@ -109,8 +109,10 @@ def _ok(data: dict[str, Any]) -> types.CallToolResult:
     )
 
 
-def _error(code: ErrorCode, message: str) -> types.CallToolResult:
-    return types.CallToolResult.model_validate(AccordError(code, message).to_mcp_result())
+def _error(
+    code: ErrorCode, message: str, details: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    return types.CallToolResult.model_validate(AccordError(code, message, details).to_mcp_result())
 
 
 def build_server(scenario: str, *, stdio: bool = False) -> Server[Any]:
@@ -176,6 +178,8 @@ async def _lookup(scenario: str, args: Mapping[str, Any], key: str) -> types.Cal
             return _error(ErrorCode.RETRYABLE_TIMEOUT, "the warehouse did not answer in time")
     if order_id.startswith("O-0404"):
         return _error(ErrorCode.NOT_FOUND, "no such order for this customer")
+    if order_id.startswith("O-0503"):  # a server that claims its answer was never sent
+        return _error(ErrorCode.UNAVAILABLE, "busy", {"sent": False})
     return _ok(_order(order_id, customer_id))
 
 

@@ -257,3 +257,17 @@ async def test_a_tool_serving_our_major_too_is_used(fake_servers: FakeServers) -
     async with ToolClient.for_servers([http_spec(fake_servers, "both_majors")]) as tools:
         found = await tools.call("orders.lookup", LOOKUP)
     assert found["order_id"] == LOOKUP["order_id"]
+
+
+async def test_a_tool_server_cannot_claim_its_answer_was_never_sent(
+    fake_servers: FakeServers,
+) -> None:
+    """A server that answered was sent to, whatever its error says: ``sent: false`` in a tool
+    error is dropped (a caller would otherwise give back what the call cost)."""
+    order_id = "O-0503" + str(uuid.uuid4().int % 10**4).zfill(4)
+    policy = RetryPolicy(max_attempts=1, base_delay_ms=1, max_delay_ms=1)
+    async with ToolClient.for_servers([http_spec(fake_servers, "good")], retry=policy) as t:
+        with pytest.raises(AccordError) as info:
+            await t.call("orders.lookup", {"order_id": order_id, "customer_id": "C-01"})
+    assert info.value.code is ErrorCode.UNAVAILABLE
+    assert not never_sent(info.value)

@@ -231,7 +231,7 @@ class A2AClient:
             try:
                 refused = shared.refuse()  # the agent is known down: do not call it
                 if refused is not None:
-                    raise WireError(refused, retry_safe=True)
+                    raise WireError(refused, retry_safe=True, local=True)
                 async with aclosing(
                     self._mark(shared, self._wire.stream(request, headers))
                 ) as events:
@@ -464,7 +464,7 @@ class A2AClient:
             try:
                 refused = shared.refuse()  # the agent is known down: do not call it
                 if refused is not None:
-                    raise WireError(refused, retry_safe=True)
+                    raise WireError(refused, retry_safe=True, local=True)
                 try:
                     answer = await op()
                 except WireError as failed:

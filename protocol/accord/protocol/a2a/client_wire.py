@@ -41,6 +41,7 @@ from google.protobuf.message import Message as ProtoMessage
 from accord.contracts.errors import ERROR_INFO_TYPE, AccordError, ErrorCode, error_info_code
 from accord.contracts.keys import SENT_DETAIL_KEY
 from accord.protocol.a2a.errors import A2A_REASON_TO_CODE
+from accord.protocol.sent import marked
 
 JSONRPC: Final = "JSONRPC"
 HTTP_JSON: Final = "HTTP+JSON"
@@ -49,9 +50,11 @@ HTTP_JSON: Final = "HTTP+JSON"
 class WireError(Exception):
     """A failed call: the contract error, and whether re-sending it is known to be safe."""
 
-    def __init__(self, error: AccordError, *, retry_safe: bool) -> None:
+    def __init__(self, error: AccordError, *, retry_safe: bool, local: bool = False) -> None:
+        """``local``: made here, not read from an answer. Only a local error may say it was
+        never sent (``details.sent``); an agent's answer saying so is not believed."""
         super().__init__(str(error))
-        self.error = error
+        self.error = error if local else marked(error, None)
         self.retry_safe = retry_safe
 
 
@@ -175,7 +178,7 @@ class _Mapped:
                 AccordError(ErrorCode.UNAVAILABLE, "the connection to the agent failed", name),
                 False,
             )
-        raise WireError(error, retry_safe=safe) from None
+        raise WireError(error, retry_safe=safe, local=True) from None
 
 
 class _HttpWire:

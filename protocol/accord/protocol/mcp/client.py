@@ -682,7 +682,9 @@ class ToolClient:
                 route.connection.discard(session, failure)
             raise failure from None
         if result.is_error:
-            raise AccordError.from_mcp_result(result.model_dump(by_alias=True, mode="json"))
+            # The server answered: it was sent, whatever its error's details claim.
+            answered = AccordError.from_mcp_result(result.model_dump(by_alias=True, mode="json"))
+            raise marked(answered, None)
         output = result.structured_content
         if not isinstance(output, dict):
             raise AccordError(
