@@ -92,10 +92,11 @@ async def test_a_restart_keeps_the_backoff_schedule(make_runtime: RuntimeFactory
     """The retry is due when the log says, on its attempt number: a restart neither runs it
     early (hammering the dependency) nor starts the count again."""
     attempts: list[int] = []
+    failing = {"through": 1}  # the attempts that fail: one, or more while jitter picks ~0
 
     async def down_once(ctx: NodeContext) -> Any:
         attempts.append(ctx.attempt)
-        if ctx.attempt == 1:
+        if ctx.attempt <= failing["through"]:
             raise AccordError(ErrorCode.UNAVAILABLE)
         return "ok"
 
@@ -106,6 +107,7 @@ async def test_a_restart_keeps_the_backoff_schedule(make_runtime: RuntimeFactory
     failed = await appended.next(EventType.NODE_FAILED)
     retry_at = failed.data["retry_at"]
     while retry_at - clock.now() < 0.01:  # full jitter may pick ~0: fail again for a real wait
+        failing["through"] += 1  # (the next attempt must fail, or no node_failed follows)
         await clock.advance(failed.data["retry_in_ms"] / 1000)
         failed = await appended.next(EventType.NODE_FAILED)
         retry_at = failed.data["retry_at"]
