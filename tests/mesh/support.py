@@ -16,7 +16,6 @@ from typing import Any, Final
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import mint_token
-from tests.support import forked
 from tests.support.processes import Service, free_port, run_service
 
 SECRET: Final = "mesh-test-secret-0123456789abcdef0123456789abcdef"
@@ -118,11 +117,9 @@ def running_mesh(
     database_url: str | None = None,
     orchestrator_env: dict[str, str] | None = None,
     service_env: dict[str, dict[str, str]] | None = None,
-    forks: bool = True,
 ) -> Iterator[Mesh]:
     """The five services; ``service_env`` adds variables per service (``orchestrator_env``
-    is short for ``service_env={"orchestrator": ...}``). ``forks=False``: every start and
-    restart is a plain ``python -m`` process (tests/support/forked.py), with its start time."""
+    is short for ``service_env={"orchestrator": ...}``)."""
     data_dir, log_dir = base / "data", base / "logs"
     data_dir.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -135,8 +132,6 @@ def running_mesh(
     }
     if database_url:
         env["ACCORD_DATABASE_URL"] = database_url
-    if not forks:
-        env[forked.NO_FORK] = "1"
     mesh = Mesh(data_dir, log_dir, ports, env)
     with mesh.stack:
         extra = dict(service_env or {})

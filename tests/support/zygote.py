@@ -76,8 +76,12 @@ def _child(request: dict[str, Any]) -> None:
     ``python -m accord.agents.cli.main`` (atexit handlers, flushed streams, exit status)."""
     try:
         os.setsid()  # its own session and process group, as start_new_session=True gives
-        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
+        for sig in (signal.SIGCHLD, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
+        # As CPython's own start does: a write to a peer that went away is an EPIPE error, not
+        # the end of the process. (At SIG_DFL, a service that wrote to a peer just killed died
+        # of SIGPIPE, exit -13, with nothing in its log.)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         err = request.get("err")  # stderr apart (a command's output read by a test), or none

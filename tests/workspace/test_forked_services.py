@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import jwt
@@ -50,6 +51,30 @@ def test_a_forked_service_is_killed_and_reported_like_any_process(tmp_path: Path
         assert risk.process.poll() is None
         risk.kill(signal.SIGKILL)
         assert risk.process.returncode == -signal.SIGKILL
+
+
+def _ignored(pid: int) -> set[int]:
+    """The signals process ``pid`` ignores (its SigIgn mask in /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            mask = int(line.split()[1], 16)
+            return {n for n in range(1, 65) if mask >> (n - 1) & 1}
+    raise AssertionError(f"no SigIgn line for {pid}")
+
+
+def test_a_fork_ignores_what_a_python_command_ignores(tmp_path: Path) -> None:
+    """Found by the kill -9 chaos run on forks: a fork left SIGPIPE at its default, where
+    CPython's start ignores it, so a service that wrote to a peer just killed died of SIGPIPE
+    (exit -13, nothing in its log) and the run waited for requests nobody served."""
+    plain = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=-1)
+    try:
+        with run_service("risk", ["serve", "risk"], env=_env(tmp_path), log_dir=tmp_path) as risk:
+            assert isinstance(risk.process, forked.ForkedProcess)
+            python_ignores = _ignored(plain.pid)
+            assert signal.SIGPIPE in python_ignores
+            assert python_ignores <= _ignored(risk.process.pid)
+    finally:
+        plain.communicate(timeout=30)
 
 
 def test_the_child_has_its_own_environment_and_directory(
