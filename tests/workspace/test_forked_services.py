@@ -70,9 +70,11 @@ def test_a_fork_ignores_what_a_python_command_ignores(tmp_path: Path) -> None:
     try:
         with run_service("risk", ["serve", "risk"], env=_env(tmp_path), log_dir=tmp_path) as risk:
             assert isinstance(risk.process, forked.ForkedProcess)
-            python_ignores = _ignored(plain.pid)
-            assert signal.SIGPIPE in python_ignores
-            assert python_ignores <= _ignored(risk.process.pid)
+            # What CPython's start ignores (SIGPIPE, SIGXFSZ); the rest is inherited from the
+            # parent (an xdist worker ignores SIGINT, for instance).
+            at_start = {signal.SIGPIPE, signal.SIGXFSZ}
+            assert at_start <= _ignored(plain.pid)
+            assert at_start <= _ignored(risk.process.pid)
     finally:
         plain.communicate(timeout=30)
 

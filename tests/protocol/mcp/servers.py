@@ -25,6 +25,7 @@ import mcp_types as types
 import uvicorn
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -180,6 +181,9 @@ async def _lookup(scenario: str, args: Mapping[str, Any], key: str) -> types.Cal
         return _error(ErrorCode.NOT_FOUND, "no such order for this customer")
     if order_id.startswith("O-0503"):  # a server that claims its answer was never sent
         return _error(ErrorCode.UNAVAILABLE, "busy", {"sent": False})
+    if order_id.startswith("O-0504"):  # the same claim in a JSON-RPC error instead
+        error = AccordError(ErrorCode.UNAVAILABLE, "busy", {"sent": False}).to_jsonrpc_error()
+        raise MCPError(error["code"], error["message"], error["data"])
     return _ok(_order(order_id, customer_id))
 
 

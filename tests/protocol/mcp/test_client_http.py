@@ -259,12 +259,15 @@ async def test_a_tool_serving_our_major_too_is_used(fake_servers: FakeServers) -
     assert found["order_id"] == LOOKUP["order_id"]
 
 
+@pytest.mark.parametrize("where", ["O-0503", "O-0504"], ids=["tool_result", "jsonrpc_error"])
 async def test_a_tool_server_cannot_claim_its_answer_was_never_sent(
-    fake_servers: FakeServers,
+    fake_servers: FakeServers, where: str
 ) -> None:
     """A server that answered was sent to, whatever its error says: ``sent: false`` in a tool
-    error is dropped (a caller would otherwise give back what the call cost)."""
-    order_id = "O-0503" + str(uuid.uuid4().int % 10**4).zfill(4)
+    error, or in a JSON-RPC error, is dropped (a caller would otherwise give back what the call
+    cost). The client's own JSON-RPC answer for a refused connection keeps it (the tests of a
+    server that is down)."""
+    order_id = where + str(uuid.uuid4().int % 10**4).zfill(4)
     policy = RetryPolicy(max_attempts=1, base_delay_ms=1, max_delay_ms=1)
     async with ToolClient.for_servers([http_spec(fake_servers, "good")], retry=policy) as t:
         with pytest.raises(AccordError) as info:

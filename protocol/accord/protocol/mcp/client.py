@@ -48,6 +48,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import secrets
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -95,6 +96,11 @@ __all__ = [
 ]
 
 _HTTP_LIMITS: Final = httpx2.Limits(max_connections=100, max_keepalive_connections=20)
+# A JSON-RPC error this process wrote itself (the boundary transport's answer for a request that
+# failed below MCP) carries this proof in its details; a server's cannot, so a server's claim
+# that its own answer was never sent (``details.sent: false``) is read without it.
+_LOCAL_PROOF: Final = secrets.token_hex(16)
+_PROOF_KEY: Final = "accord.answered_here"
 
 
 # -- the boundary: library failures in, contract errors out ----------------------------------
@@ -113,8 +119,10 @@ def map_exception(exc: BaseException, server: str) -> AccordError:
             return AccordError(
                 ErrorCode.UNAVAILABLE, f"the connection to tool server {server!r} closed", where
             )
-        return AccordError.from_jsonrpc_error(
-            {"code": leaf.code, "message": leaf.message, "data": leaf.data}
+        return _trusted(
+            AccordError.from_jsonrpc_error(
+                {"code": leaf.code, "message": leaf.message, "data": leaf.data}
+            )
         )
     if isinstance(leaf, TimeoutError | httpx2.TimeoutException):
         return AccordError(
@@ -144,6 +152,18 @@ def map_exception(exc: BaseException, server: str) -> AccordError:
         f"unexpected failure talking to {server!r}",
         {**where, "cause": type(leaf).__name__},
     )
+
+
+def _trusted(error: AccordError) -> AccordError:
+    """A JSON-RPC error as read: this process's own answer keeps ``sent``, a server's loses it
+    (a server that answered was sent to, whatever it says)."""
+    if _PROOF_KEY not in error.details and SENT_DETAIL_KEY not in error.details:
+        return error
+    local = error.details.get(_PROOF_KEY) == _LOCAL_PROOF
+    details = {k: v for k, v in error.details.items() if k != _PROOF_KEY}
+    if not local:
+        details.pop(SENT_DETAIL_KEY, None)
+    return AccordError(error.code, error.message, details)
 
 
 def _first_leaf(exc: BaseException) -> BaseException:
@@ -250,7 +270,8 @@ class _BoundaryTransport(httpx2.AsyncBaseTransport):
             if request.method == "POST":  # a notification: nothing waits for an answer
                 return httpx2.Response(202, request=request)
             raise httpx2.ConnectError(error.message, request=request)
-        payload = {"jsonrpc": "2.0", "id": sent["id"], "error": error.to_jsonrpc_error()}
+        proven = AccordError(error.code, error.message, {**error.details, _PROOF_KEY: _LOCAL_PROOF})
+        payload = {"jsonrpc": "2.0", "id": sent["id"], "error": proven.to_jsonrpc_error()}
         return httpx2.Response(200, json=payload, request=request)
 
     async def aclose(self) -> None:
