@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,18 @@ def test_a_good_third_party_contract_loads(tmp_path: Path) -> None:
     contract = load_tool_contract(write(tmp_path, GOOD_TOOL))
     assert contract.is_write
     assert contract.mcp_annotations()["destructiveHint"] is False
+
+
+def test_a_file_is_parsed_once_until_it_changes(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD_TOOL)
+    first = load_tool_contract(path)
+    assert load_tool_contract(path) is first  # the same file: the model already read
+    changed = write(tmp_path, {**GOOD_TOOL, "version": "1.3.0"})
+    os.utime(changed, ns=(1, 1))  # another modification time, even within the clock's tick
+    assert load_tool_contract(changed).version == "1.3.0"
+    write(tmp_path, {**GOOD_TOOL, "name": "Bad Name"})
+    with pytest.raises(ContractFileError):  # a broken edit is an error, not the old model
+        load_tool_contract(path)
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """The fuzz suite: requests generated from the exported contracts and mutated, against real
 processes of all five services (A2A JSON-RPC and REST, MCP). The short run here
-(``ACCORD_FUZZ_CASES``, default 150 per service, within ``ACCORD_FUZZ_SECONDS``, default 60);
+(``ACCORD_FUZZ_CASES``, default 300 per service, within ``ACCORD_FUZZ_SECONDS``, default 60);
 ``make fuzz`` runs 10,000 per service. The seed is printed; ``ACCORD_FUZZ_SEED`` repeats a run.
 
 Every answer: no 5xx, no traceback, SQL or validator text, every error a contract code (never

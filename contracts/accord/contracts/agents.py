@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from accord.contracts.errors import ErrorCode
-from accord.contracts.loading import read_yaml, validate_model
+from accord.contracts.loading import load_model
 from accord.contracts.status import WaitingReason
 from accord.contracts.tools import check_also_serves, check_json_schema
 from accord.contracts.versions import SEMVER, major
@@ -95,8 +95,7 @@ class AgentContract(BaseModel):
 
 
 def load_agent_contract(path: Path | str) -> AgentContract:
-    p = Path(path)
-    return validate_model(AgentContract, read_yaml(p), p)
+    return load_model(AgentContract, Path(path))
 
 
 def shipped_agent_contracts() -> dict[str, AgentContract]:

@@ -17,7 +17,7 @@ from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from accord.contracts.errors import ErrorCode
-from accord.contracts.loading import read_yaml, validate_model
+from accord.contracts.loading import load_model
 from accord.contracts.tool_access import ToolAccess
 from accord.contracts.versions import SEMVER, major
 
@@ -153,8 +153,7 @@ class ToolContract(BaseModel):
 
 
 def load_tool_contract(path: Path | str) -> ToolContract:
-    p = Path(path)
-    return validate_model(ToolContract, read_yaml(p), p)
+    return load_model(ToolContract, Path(path))
 
 
 def specs_dir() -> Path:

@@ -21,7 +21,7 @@ CHECK_EVERY = 100
 # it on a loaded machine: a 20 s box let a fresh-clone CI at load ~15 send 24 cases, under the
 # test's floor of 50 (>= 4 rounds, so every kind is used a few times per service in any
 # passing run).
-SHORT_CASES = 150
+SHORT_CASES = 300
 SHORT_SECONDS = 60.0
 
 
@@ -35,7 +35,7 @@ class Report:
 def budget() -> tuple[int, float]:
     """Cases and seconds per service (``ACCORD_FUZZ_CASES``, ``ACCORD_FUZZ_SECONDS``).
 
-    The suite's default is the short run (docs/limits.md says why 150 within 60 s); ``make fuzz``
+    The suite's default is the short run (docs/limits.md says why 300 within 60 s); ``make fuzz``
     runs 10,000."""
     return int(os.environ.get("ACCORD_FUZZ_CASES", str(SHORT_CASES))), float(
         os.environ.get("ACCORD_FUZZ_SECONDS", str(SHORT_SECONDS))
