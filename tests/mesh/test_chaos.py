@@ -40,7 +40,7 @@ async def _check(mesh: Mesh, report: Report, before: dict[str, str]) -> None:
     print(report.summary(), flush=True)
     # Only the schedule stops a service: one that ended by itself (a crash, a signal) is the
     # cause of whatever went unanswered, so it is named first.
-    ended = {n: s.process.poll() for n, s in mesh.services.items() if s.process.poll() is not None}
+    ended = {n: code for n, s in mesh.services.items() if (code := s.process.poll()) is not None}
     assert not ended, (report.summary(), f"ended by themselves (exit status): {ended}")
     why = [(o.task_id, o.error, o.view and o.view.error) for o in report.not_completed]
     assert not report.not_completed, (report.summary(), why)

@@ -157,13 +157,12 @@ def map_exception(exc: BaseException, server: str) -> AccordError:
 def _trusted(error: AccordError) -> AccordError:
     """A JSON-RPC error as read: this process's own answer keeps ``sent``, a server's loses it
     (a server that answered was sent to, whatever it says)."""
-    if _PROOF_KEY not in error.details and SENT_DETAIL_KEY not in error.details:
-        return error
-    local = error.details.get(_PROOF_KEY) == _LOCAL_PROOF
+    proof = error.details.get(_PROOF_KEY)
+    if proof is None:
+        return marked(error, None)
     details = {k: v for k, v in error.details.items() if k != _PROOF_KEY}
-    if not local:
-        details.pop(SENT_DETAIL_KEY, None)
-    return AccordError(error.code, error.message, details)
+    read = AccordError(error.code, error.message, details)
+    return read if proof == _LOCAL_PROOF else marked(read, None)
 
 
 def _first_leaf(exc: BaseException) -> BaseException:
