@@ -75,7 +75,8 @@ async def test_turns_and_readiness_probes_do_not_reconnect(
                 service_url("policy"), token=service_token(), http=http
             )
             for _ in range(TURNS):
-                # Ids only: each agent looks the order up itself (and risk reads the history).
+                # Ids only: each agent looks the order up itself (and risk reads the history
+                # of its customer beside the lookup, which gives the refundable amount).
                 ids = {"order_id": "O-1001", "customer_id": "C-01"}
                 scored = await risk.send(data=ids, envelope=envelope())
                 checked = await policy.send(
@@ -84,7 +85,7 @@ async def test_turns_and_readiness_probes_do_not_reconnect(
                 assert scored.status is Status.COMPLETED, scored
                 assert checked.status is Status.COMPLETED, checked
             assert [await _ready(http, "risk") for _ in range(3)] == [200] * 3
-    assert counted.counts["tools/call customers.history"] == TURNS
+    assert counted.counts["tools/call orders.customer_history"] == TURNS
     assert counted.counts["tools/call orders.lookup"] == 2 * TURNS
     # One session per service's client (policy-check's and risk-check's), not one per turn.
     assert counted.counts["tools/list"] == 2, counted.counts

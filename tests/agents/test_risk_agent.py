@@ -78,12 +78,14 @@ async def test_many_recent_refunds_are_high(agent: A2AClient) -> None:
 
 
 async def test_the_history_step_is_visible(agent: A2AClient) -> None:
-    """The lookup and the history are read together, under one progress note that names both."""
+    """With the amount named, the history of the order's customer is one read (the order's
+    proof and the history in one tool call), under one progress note."""
     data = {"order_id": "O-1001", "customer_id": "C-01", "amount_cents": 100}
     views = [v async for v in agent.stream(data=data, envelope=envelope())]
-    reads = [v for v in views if v.node == "orders.lookup"]
+    reads = [v for v in views if v.node == "orders.customer_history"]
     assert reads, [(v.node, v.status_text) for v in views]
-    assert "refund history of customer C-01" in reads[0].status_text
+    assert "refund history of customer C-01 for order O-1001" in reads[0].status_text
+    assert not [v for v in views if v.node == "orders.lookup"]
     assert views[-1].status is Status.COMPLETED
 
 

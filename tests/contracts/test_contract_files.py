@@ -44,6 +44,7 @@ def test_shipped_contracts_validate() -> None:
     assert set(tools) == {
         "orders.lookup",
         "customers.history",
+        "orders.customer_history",
         "refunds.issue",
         "refunds.get",
         "refunds.list",

@@ -65,7 +65,7 @@ def test_shipped_contracts_validate_against_exported_formats(exported: Path) -> 
     agent_v = validator(exported, "agent-contract.schema.json")
     tools = sorted((exported / "tools").glob("*.json"))
     agents = sorted((exported / "agents").glob("*.json"))
-    assert len(tools) == 5
+    assert len(tools) == 6
     assert len(agents) == 3
     for path in tools:
         tool_v.validate(json.loads(path.read_text()))

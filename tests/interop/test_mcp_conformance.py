@@ -53,6 +53,7 @@ STAMP: Final = re.compile(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$")  # the suite's own dir
 TOOLS: Final = (
     "orders.lookup",
     "customers.history",
+    "orders.customer_history",
     "refunds.issue",
     "refunds.get",
     "refunds.list",

@@ -32,6 +32,7 @@ pytestmark = pytest.mark.timeout(300)
 TOOL_GRANTS: Final = (
     "orders.lookup",
     "customers.history",
+    "orders.customer_history",
     "refunds.issue",
     "refunds.get",
     "refunds.list",
@@ -54,7 +55,7 @@ SKIPS: Final[dict[tuple[str, str, str], str]] = {
         for agent in ("orchestrator", "policy", "risk")
     },
     ("commerce", "TOOL-007", "a write tool refuses a call without its idempotency key"): (
-        "commerce serves read-only tools (orders.lookup, customers.history)"
+        "commerce serves read-only tools (orders.lookup, customers.history, ...)"
     ),
     ("commerce", "TOOL-006", "the same key twice has one effect and replays the receipt"): (
         "commerce serves read-only tools"

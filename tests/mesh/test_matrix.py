@@ -26,7 +26,7 @@ AGENT_CONTRACTS: Final = {
     "risk": "risk-check",
 }
 TOOLS: Final = {
-    "commerce": {"orders.lookup", "customers.history"},
+    "commerce": {"orders.lookup", "customers.history", "orders.customer_history"},
     "payments": {"refunds.issue", "refunds.get", "refunds.list"},
 }
 EXPECTED_CELLS: Final = {(s, c) for s, clients in matrix.EXPECTED.items() for c in clients}

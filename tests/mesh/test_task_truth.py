@@ -1,7 +1,7 @@
 """The workflow log is the only record of an orchestrator task (issue #11, "one truth").
 
 Real processes: the five services (for the first test with commerce slowed down on
-``customers.history``, so that risk-check's child task is still running when the customer
+``orders.customer_history``, so that risk-check's child task is still running when the customer
 cancels). Asserted here:
 
 - a cancel while the checks run ends the task within a second, and the child tasks it started
@@ -35,7 +35,10 @@ SERVICE: Final = "svc:orchestrator"
 
 @pytest.fixture(scope="module")
 def slow_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
-    faults = {"ACCORD_FAULTS": f"customers.history=latency:{SLOW_HISTORY_MS}", "ACCORD_DEV": "1"}
+    faults = {
+        "ACCORD_FAULTS": f"orders.customer_history=latency:{SLOW_HISTORY_MS}",
+        "ACCORD_DEV": "1",
+    }
     with running_mesh(tmp_path_factory.mktemp("truth"), service_env={"commerce": faults}) as m:
         yield m
 

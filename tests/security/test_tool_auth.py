@@ -85,7 +85,7 @@ def test_the_metadata_document_is_served_publicly(servers: ToolServers, name: st
         assert body["authorization_servers"]  # RFC 9728: where tokens come from
         assert body["bearer_methods_supported"] == ["header"]
     expected = {
-        "commerce": ["customers.history", "orders.lookup"],
+        "commerce": ["customers.history", "orders.customer_history", "orders.lookup"],
         "payments": ["refunds.get", "refunds.issue", "refunds.list"],
     }
     assert body["scopes_supported"] == expected[name]  # the grants its tools' contracts name

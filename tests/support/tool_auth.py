@@ -21,6 +21,7 @@ SECRET: Final = "tool-tests-shared-secret-0123456789abcdef"
 ALL_TOOLS: Final = (
     "orders.lookup",
     "customers.history",
+    "orders.customer_history",
     "refunds.issue",
     "refunds.get",
     "refunds.list",

@@ -89,7 +89,7 @@ async def test_one_trace_from_the_caller_through_a2a_and_mcp(pair: Pair) -> None
     found = pair.traces.wait(
         trace_id,
         every(
-            has("risk:invoke_agent risk-check", "commerce:execute_tool customers.history"),
+            has("risk:invoke_agent risk-check", "commerce:execute_tool orders.customer_history"),
             complete_tree(traceparent),
         ),
     )
@@ -105,7 +105,7 @@ async def test_one_trace_from_the_caller_through_a2a_and_mcp(pair: Pair) -> None
     assert agent_span["attributes"]["accord.task.id"] == view.task_id
     assert server in ancestors(agent_span, found)
     # risk-check -> commerce over MCP: client span in risk, server span in commerce under it.
-    for tool in ("customers.history",):
+    for tool in ("orders.customer_history",):
         client = one(found, f"execute_tool {tool}", "risk")
         served = one(found, f"execute_tool {tool}", "commerce")
         assert client["kind"] == "CLIENT"

@@ -8,7 +8,7 @@ payments, shaped as a single tree:
                       └ workflow.node {intake, order, policy, risk, decide, refund, ...}
                          ├ invoke_agent policy-check (CLIENT) ─► policy  A2A SendMessage ...
                          │                                         └ invoke_agent policy-check
-                         ├ invoke_agent risk-check (CLIENT) ─► risk ... customers.history
+                         ├ invoke_agent risk-check (CLIENT) ─► risk ... orders.customer_history
                          ├ execute_tool orders.lookup (CLIENT) ─► commerce
                          └ execute_tool refunds.issue           ─► payments
 
@@ -85,7 +85,7 @@ async def test_an_automatic_refund_is_one_trace_across_five_processes(
         every(
             has(
                 "payments:execute_tool refunds.issue",
-                "commerce:execute_tool customers.history",
+                "commerce:execute_tool orders.customer_history",
                 "policy:invoke_agent policy-check",
                 "orchestrator:invoke_agent orchestrator",
             ),
@@ -127,7 +127,7 @@ async def test_an_automatic_refund_is_one_trace_across_five_processes(
     expected_calls: set[tuple[str, str, str | None]] = {
         ("orchestrator", "orders.lookup", "order"),
         ("orchestrator", "refunds.issue", "refund"),
-        ("risk", "customers.history", None),
+        ("risk", "orders.customer_history", None),
     }
     for caller, tool, calling_node in expected_calls:
         client = one(found, f"execute_tool {tool}", caller)
@@ -141,6 +141,21 @@ async def test_an_automatic_refund_is_one_trace_across_five_processes(
         assert served[0]["kind"] == "SERVER"
         assert served[0]["service"] == ("payments" if tool.startswith("refunds.") else "commerce")
         assert served[0]["attributes"]["gen_ai.tool.name"] == tool
+
+    # Five tool calls in all: risk-check proves the order and reads its customer's history in
+    # one call (it made two, orders.lookup and customers.history, each with its own ledger read).
+    made = sorted(
+        (s["service"], s["attributes"]["gen_ai.tool.name"])
+        for s in named_prefix(found, "execute_tool ")
+        if s["kind"] == "CLIENT"
+    )
+    assert made == [
+        ("commerce", "refunds.list"),
+        ("commerce", "refunds.list"),
+        ("orchestrator", "orders.lookup"),
+        ("orchestrator", "refunds.issue"),
+        ("risk", "orders.customer_history"),
+    ], made
 
     issue = one(found, "execute_tool refunds.issue", "payments")
     assert "error.type" not in issue["attributes"]
@@ -232,4 +247,4 @@ async def approve(
 
 
 def named_prefix(found: list[Span], prefix: str) -> list[Span]:
-    return [s for s in found if s["name"].startswith(prefix + " ")]
+    return [s for s in found if s["name"].startswith(prefix.rstrip() + " ")]

@@ -1,4 +1,5 @@
-"""The commerce server over HTTP: orders.lookup and customers.history, on both backends."""
+"""The commerce server over HTTP: orders.lookup, customers.history and orders.customer_history,
+on both backends."""
 
 from __future__ import annotations
 
@@ -102,6 +103,34 @@ async def test_history_shows_frequent_refunders(commerce: Service, backend: Back
     assert c01["orders_90d"] == 3
     assert c01["account_age_days"] == 420
     assert code_of(unknown) is ErrorCode.NOT_FOUND
+
+
+async def test_the_history_of_an_orders_customer_is_given_only_for_their_own_order(
+    commerce: Service,
+) -> None:
+    """orders.customer_history: customers.history's answer and the order's id, in one call;
+    another customer's order (or none) is NOT_FOUND, as orders.lookup answers it."""
+    async with ServiceClient(mcp_url(commerce)) as client:
+        history = output_of(await client.call_tool("customers.history", {"customer_id": "C-04"}))
+        of_order = output_of(
+            await client.call_tool(
+                "orders.customer_history", {"order_id": "O-1006", "customer_id": "C-04"}
+            )
+        )
+        theirs = await client.call_tool(
+            "orders.customer_history", {"order_id": "O-1001", "customer_id": "C-04"}
+        )
+        missing = await client.call_tool(
+            "orders.customer_history", {"order_id": "O-9999", "customer_id": "C-04"}
+        )
+        bad = await client.call_tool(
+            "orders.customer_history", {"order_id": "1006", "customer_id": "C-04"}
+        )
+    assert of_order == {"order_id": "O-1006", **history}
+    assert code_of(theirs) is ErrorCode.NOT_FOUND
+    assert code_of(missing) is ErrorCode.NOT_FOUND
+    assert error_of(theirs).message == error_of(missing).message.replace("O-9999", "O-1001")
+    assert code_of(bad) is ErrorCode.INVALID_INPUT
 
 
 @pytest.mark.parametrize(

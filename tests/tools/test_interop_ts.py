@@ -47,18 +47,19 @@ def test_typescript_sdk_lists_and_calls_every_tool(
     assert summary["tools"] == [
         "orders.lookup",
         "customers.history",
+        "orders.customer_history",
         "refunds.issue",
         "refunds.get",
         "refunds.list",
     ]
-    assert summary["calls"] == 10
+    assert summary["calls"] == 12
 
 
 def test_inspector_strict_finds_no_errors(
     commerce: Service, payments: Service, node_env: dict[str, str]
 ) -> None:
     for service, names in (
-        (commerce, ["orders.lookup", "customers.history"]),
+        (commerce, ["orders.lookup", "customers.history", "orders.customer_history"]),
         (payments, ["refunds.issue", "refunds.get", "refunds.list"]),
     ):
         done = subprocess.run(

@@ -44,7 +44,7 @@ async def test_commerce_and_payments_over_stdio(
         theirs = await client.call_tool(
             "orders.lookup", {"order_id": "O-1003", "customer_id": "C-01"}
         )
-    assert names == ["orders.lookup", "customers.history"]
+    assert names == ["orders.lookup", "customers.history", "orders.customer_history"]
     assert order["final_sale"] is True
     assert code_of(theirs) is ErrorCode.NOT_FOUND
 

@@ -13,7 +13,7 @@ from tests.tools.conftest import mcp_url
 from tests.tools.helpers import ServiceClient
 
 EXPECTED = {
-    "commerce": ["orders.lookup", "customers.history"],
+    "commerce": ["orders.lookup", "customers.history", "orders.customer_history"],
     "payments": ["refunds.issue", "refunds.get", "refunds.list"],
 }
 

@@ -1,9 +1,15 @@
 """risk-check: the A2A agent that scores how risky a refund is.
 
-It reads the customer's recent history with the MCP tool ``customers.history`` (commerce tool
-server, through :class:`accord.protocol.mcp.client.ToolClient`) and scores it with the pure
-rules in :mod:`accord.agents.risk_rules`. A tool failure is the task's failure with the tool's
-contract code (UNAVAILABLE when commerce is down, NOT_FOUND for an unknown customer...).
+It reads the customer's recent history over MCP (commerce tool server, through
+:class:`accord.protocol.mcp.client.ToolClient`) and scores it with the pure rules in
+:mod:`accord.agents.risk_rules`. When the caller names the amount (the orchestrator always
+does), that is one call, ``orders.customer_history``: the history, answered only when the order
+is the customer's. Without an amount the order's refundable rest is needed too, so
+``orders.lookup`` runs beside it. A tools configuration whose commerce does not list
+``orders.customer_history`` (written before it existed) gets the two calls of risk-check 1.0,
+``orders.lookup`` and ``customers.history``. A tool failure is the task's failure with the
+tool's contract code (UNAVAILABLE when commerce is down, NOT_FOUND for another customer's
+order...).
 
 The service has one tool client for its process, started and closed by its lifespan: the
 commerce server is connected, listed and contract-checked once, not per turn. ``/readyz``
@@ -13,7 +19,8 @@ reports that client's state (connected and checked), without opening a session o
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Final
+from collections.abc import Awaitable
+from typing import Any, Final, cast
 
 from pydantic import ValidationError
 
@@ -39,6 +46,7 @@ from accord.protocol.settings import ServeOptions
 CONTRACT_NAME: Final = "risk-check"
 SERVICE_NAME: Final = "risk"
 HISTORY_TOOL: Final = "customers.history"
+ORDER_HISTORY_TOOL: Final = "orders.customer_history"
 READY_TIMEOUT_S: Final = 3.0
 
 
@@ -52,51 +60,59 @@ class RiskExecutor(ContractExecutor):
         check_subject(turn.principal, request.customer_id, turn.envelope)
         traceparent = turn.envelope.traceparent if turn.envelope is not None else None
         delegation = acting_for(turn, request.customer_id)
-        # The order is looked up even when the caller brought the amount: the lookup, made
-        # for the customer the envelope names, is what proves the order is theirs (another
-        # customer's order is NOT_FOUND), so a service acting for C-04 never gets a verdict
-        # on C-01's order.
-        # The history is read at the same time (one round trip, not two): it is the history of
-        # the customer the delegation names (check_subject above), and no verdict leaves this
-        # task unless the lookup found the order.
-        # One note for both reads (they start together): a second note at the same moment
-        # would be one more task save and streamed event that no client sees for long.
-        await progress.update(
-            f"looking up order {request.order_id} and the refund history of customer "
-            f"{request.customer_id}",
-            node=LOOKUP_TOOL,
-        )
-        both: tuple[dict[str, Any] | BaseException, dict[str, Any] | BaseException]
-        both = await asyncio.gather(
-            lookup_order(
-                self.tools, request.order_id, request.customer_id, traceparent, delegation
-            ),
+        # The history is given only for the customer's own order (another customer's order is
+        # NOT_FOUND): that proof, made for the customer the envelope names, is what keeps a
+        # service acting for C-04 from getting a verdict on C-01's order. orders.customer_history
+        # gives both in one call; the refundable rest, needed only when the caller named no
+        # amount, is orders.lookup's, read at the same time.
+        one_call = ORDER_HISTORY_TOOL in self.tools.contracts
+        look_up = request.amount_cents is None or not one_call
+        # One note for the reads (they start together): a second note at the same moment would
+        # be one more task save and streamed event that no client sees for long.
+        if look_up:
+            note = (
+                f"looking up order {request.order_id} and the refund history of customer "
+                f"{request.customer_id}"
+            )
+        else:
+            note = (
+                f"reading the refund history of customer {request.customer_id} for order "
+                f"{request.order_id}"
+            )
+        await progress.update(note, node=LOOKUP_TOOL if look_up else ORDER_HISTORY_TOOL)
+        ids = {"order_id": request.order_id, "customer_id": request.customer_id}
+        reads: list[Awaitable[dict[str, Any]]] = []
+        if look_up:
+            reads.append(
+                lookup_order(
+                    self.tools, request.order_id, request.customer_id, traceparent, delegation
+                )
+            )
+        reads.append(
             call_tool(
                 self.tools,
-                HISTORY_TOOL,
-                {"customer_id": request.customer_id},
+                ORDER_HISTORY_TOOL if one_call else HISTORY_TOOL,
+                ids if one_call else {"customer_id": request.customer_id},
                 traceparent,
                 delegation,
-            ),
-            return_exceptions=True,
+            )
         )
-        looked_up, read = both
+        done = await asyncio.gather(*reads, return_exceptions=True)
         # The lookup's failure first (NOT_FOUND: not this customer's order), then the history's.
-        if isinstance(looked_up, BaseException):
-            raise looked_up
-        if isinstance(read, BaseException):
-            raise read
-        order, raw = looked_up, read
+        for outcome in done:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        raw = cast(dict[str, Any], done[-1])
         amount = (
             request.amount_cents
             if request.amount_cents is not None
-            else int(order["refundable_cents"])
+            else int(cast(dict[str, Any], done[0])["refundable_cents"])
         )
         try:
             history = CustomerHistory.model_validate(raw)
         except ValidationError:
             raise AccordError(
-                ErrorCode.CONTRACT_VIOLATION, f"{HISTORY_TOOL} answered outside its contract"
+                ErrorCode.CONTRACT_VIOLATION, "the history tool answered outside its contract"
             ) from None
         result = assess(amount, history)
         why = ", ".join(s.value for s in result.signals) or "no risk signals"
@@ -112,14 +128,15 @@ def build_app(options: ServeOptions) -> Any:
     # The versions this process serves: the shipped contract, or ACCORD_CONTRACTS_DIR's files.
     served = served_contracts(CONTRACT_NAME)
     contract = served.primary
-    tools = check_tools(SERVICE_NAME, HISTORY_TOOL, LOOKUP_TOOL)
-    # Two tool calls per turn: lookup + history.
+    tools = check_tools(SERVICE_NAME, ORDER_HISTORY_TOOL, HISTORY_TOOL, LOOKUP_TOOL)
+    # A turn is priced at its most tool calls (lookup + history: no amount, or an older tools
+    # configuration); with the amount it makes one.
     executor = RiskExecutor(contract, tools, tool_calls_per_turn=2, served=served)
 
     async def commerce_ready() -> bool:
         """The history tool's server is connected and passed its contract check. Waits only
         for an attempt in flight (just after start), never opens a session."""
-        return await tools.ready(HISTORY_TOOL, wait_s=READY_TIMEOUT_S)
+        return await tools.ready(LOOKUP_TOOL, wait_s=READY_TIMEOUT_S)
 
     return build_agent_app(
         contract,
@@ -134,7 +151,7 @@ def build_app(options: ServeOptions) -> Any:
 service = ServiceSpec(
     name=SERVICE_NAME,
     protocol="a2a",
-    description="risk-check: how risky is this refund? (reads customers.history over MCP)",
+    description="risk-check: how risky is this refund? (reads orders.customer_history over MCP)",
     build_app=build_app,
     stores=lambda options: [
         task_store_ref(options, SERVICE_NAME),

@@ -18,7 +18,7 @@ AGENT_CONTRACTS: Final = {
     "risk": "risk-check",
 }
 TOOLS: Final = {
-    "commerce": ("orders.lookup", "customers.history"),
+    "commerce": ("orders.lookup", "customers.history", "orders.customer_history"),
     "payments": ("refunds.get", "refunds.issue", "refunds.list"),
 }
 MCP_PROTOCOL_VERSION: Final = "2025-11-25"

@@ -72,6 +72,9 @@ check(order.total_cents === 5999, "O-1001 total");
 const history = await ok(commerce, "customers.history", { customer_id: "C-04" });
 // The seeded five at least: the ledger is shared with the payments tests of the same session.
 check(history.refunds_90d >= 5, "C-04 refunds");
+const ofOrder = await ok(commerce, "orders.customer_history", { order_id: "O-1006", customer_id: "C-04" });
+check(ofOrder.order_id === "O-1006" && ofOrder.refunds_90d === history.refunds_90d, "C-04 history of O-1006");
+await fails(commerce, "orders.customer_history", { order_id: "O-1001", customer_id: "C-04" }, "NOT_FOUND");
 await fails(commerce, "orders.lookup", { order_id: "O-1004", customer_id: "C-01" }, "NOT_FOUND");
 await fails(commerce, "orders.lookup", { order_id: 7 }, "INVALID_INPUT");
 await commerce.close();

@@ -26,7 +26,11 @@ def test_default_config_points_at_the_mesh_services(monkeypatch: pytest.MonkeyPa
     servers = {s.name: s for s in config.servers}
     assert servers["commerce"].url == "http://127.0.0.1:8710/mcp"
     assert servers["payments"].url == "http://payments.internal:9000/mcp"
-    assert [c.name for c in servers["commerce"].contracts] == ["orders.lookup", "customers.history"]
+    assert [c.name for c in servers["commerce"].contracts] == [
+        "orders.lookup",
+        "customers.history",
+        "orders.customer_history",
+    ]
     assert [c.name for c in servers["payments"].contracts] == [
         "refunds.issue",
         "refunds.get",

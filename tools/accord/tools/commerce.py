@@ -1,4 +1,5 @@
-"""The commerce MCP server: ``orders.lookup`` and ``customers.history`` (default port 8710).
+"""The commerce MCP server: ``orders.lookup``, ``customers.history`` and
+``orders.customer_history`` (default port 8710).
 
 Orders and customers are commerce's; what was refunded is the payments ledger's, read through
 :class:`~accord.tools.ledger_view.LedgerView` on every call (one record of money).
@@ -56,9 +57,8 @@ def build_server(options: ServeOptions) -> ToolServer:
         paid_back = await ledger.refunds(ctx, customer, order_id=args["order_id"])
         return order_view(rows, paid_back, datetime.now(UTC))
 
-    async def customers_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        customer = verified_customer(args, ctx)
-        found = await store.customer_history(customer)
+    async def history(ctx: CallContext, customer: str, of_order: str | None) -> dict[str, Any]:
+        found = await store.customer_history(customer, of_order=of_order)
         recent = await ledger.refunds(ctx, customer, since_days=HISTORY_DAYS)
         return {
             **found,
@@ -66,16 +66,31 @@ def build_server(options: ServeOptions) -> ToolServer:
             "refunded_cents_90d": recent["total_cents"],
         }
 
+    async def customers_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+        return await history(ctx, verified_customer(args, ctx), None)
+
+    # risk-check's one call: the history, given only for the customer's own order (the proof
+    # orders.lookup gave it before, without a second request and a second ledger read).
+    async def orders_customer_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+        order_id = args["order_id"]
+        return {"order_id": order_id, **await history(ctx, verified_customer(args, ctx), order_id)}
+
     return ToolServer(
         "accord-commerce",
         package_version(),
         [
             tool(tool_contract("orders.lookup"), orders_lookup),
             tool(tool_contract("customers.history"), customers_history),
+            tool(tool_contract("orders.customer_history"), orders_customer_history),
         ],
         resources=_Resources(store, ledger),
         instructions="Orders and customer history of the Accord demo shop. Money is in cents.",
     )
 
 
-service = make_service(NAME, "MCP tools: orders.lookup, customers.history", build_server, SCHEMA)
+service = make_service(
+    NAME,
+    "MCP tools: orders.lookup, customers.history, orders.customer_history",
+    build_server,
+    SCHEMA,
+)

@@ -176,13 +176,21 @@ class CommerceStore(SeededStore):
             raise AccordError(ErrorCode.NOT_FOUND, f"no order {order_id} for this customer")
         return rows
 
-    async def customer_history(self, customer_id: str) -> dict[str, Any]:
-        """``customers.history`` without the refund figures (those are the ledger's)."""
+    async def customer_history(
+        self, customer_id: str, *, of_order: str | None = None
+    ) -> dict[str, Any]:
+        """``customers.history`` without the refund figures (those are the ledger's).
+
+        ``of_order``: ``orders.customer_history``, the same answer only when that order is the
+        customer's (NOT_FOUND otherwise, worded as ``orders.lookup`` words it), in the same
+        read, and so before the ledger is asked about the customer."""
         now = datetime.now(UTC)
         since = seed.days_ago(now, HISTORY_DAYS)
 
         def query(conn: Connection) -> dict[str, Any] | None:
-            params = {"customer_id": customer_id, "since": since}
+            params = {"customer_id": customer_id, "since": since, "order_id": of_order}
+            if of_order is not None and conn.execute(OWNED, params).first() is None:
+                raise AccordError(ErrorCode.NOT_FOUND, f"no order {of_order} for this customer")
             customer = conn.execute(CUSTOMER, params).first()
             if customer is None:
                 return None
@@ -202,6 +210,9 @@ class CommerceStore(SeededStore):
 
 
 CUSTOMER = select(customers).where(customers.c.customer_id == bindparam("customer_id"))
+OWNED = select(orders.c.order_id).where(
+    orders.c.order_id == bindparam("order_id"), orders.c.customer_id == bindparam("customer_id")
+)
 ORDER_COUNTS = select(
     func.count(), func.count().filter(orders.c.ordered_at >= bindparam("since"))
 ).where(orders.c.customer_id == bindparam("customer_id"))

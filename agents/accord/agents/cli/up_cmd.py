@@ -28,7 +28,7 @@ ROLES = {
     "orchestrator": "A2A  refund assistant (GET /approvals for approvers)",
     "policy": "A2A  policy-check",
     "risk": "A2A  risk-check",
-    "commerce": "MCP  orders.lookup, customers.history  (/mcp)",
+    "commerce": "MCP  orders.*, customers.history  (/mcp)",
     "payments": "MCP  refunds.issue, refunds.get  (/mcp)",
 }
 

@@ -126,6 +126,11 @@ BUILTIN: Final = Probes(
             invalid={"customer_id": 7},
             not_found={"customer_id": "C-9999"},
         ),
+        "orders.customer_history": ToolProbe(
+            valid={"order_id": "O-1001", "customer_id": "C-01"},
+            invalid={"order_id": "not-an-order", "customer_id": "C-01"},
+            not_found={"order_id": "O-1003", "customer_id": "C-01"},
+        ),
         "refunds.get": ToolProbe(
             valid={"idempotency_key": _REFUND_KEY, "customer_id": "C-01"},
             invalid={"idempotency_key": "", "customer_id": "C-01"},
