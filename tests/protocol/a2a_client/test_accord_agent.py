@@ -3,8 +3,10 @@ the error DataPart; cancel, unknown tasks and the envelope round trip."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterator
+from typing import Any, cast
 
+import httpx
 import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
@@ -92,3 +94,61 @@ async def test_a_customer_may_not_act_for_another(policy: Service) -> None:
         except AccordError as error:
             outcome = error.code
     assert outcome is ErrorCode.PERMISSION_DENIED
+
+
+class _Recording(httpx.AsyncBaseTransport):
+    """The bytes of every response body, as the client reads them."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.bodies: list[bytes] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        body = bytearray()
+        self.bodies.append(b"")
+        index = len(self.bodies) - 1
+        stream = response.stream
+
+        async def tee() -> AsyncIterator[bytes]:
+            async for chunk in cast(AsyncIterable[bytes], stream):
+                body.extend(chunk)
+                self.bodies[index] = bytes(body)
+                yield chunk
+
+        return httpx.Response(
+            response.status_code, headers=response.headers, stream=_Stream(tee(), stream)
+        )
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class _Stream(httpx.AsyncByteStream):
+    def __init__(self, chunks: AsyncIterator[bytes], inner: Any) -> None:
+        self.chunks, self.inner = chunks, inner
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self.chunks:
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_the_agent_is_asked_for_no_history(policy: Service, transport: str) -> None:
+    """The client reads a task's status and artifacts, never its history (at least the
+    message it just sent, echoed back in the stream's first event): it asks for none."""
+    recording = _Recording()
+    async with (
+        httpx.AsyncClient(transport=recording, timeout=30) as http,
+        await A2AClient.connect(
+            policy.url, token=service_token(), transport=transport, http=http
+        ) as agent,
+    ):
+        view = await agent.send(data=policy_input(), envelope=envelope())
+    assert view.status is Status.COMPLETED
+    streamed = recording.bodies[-1].decode()
+    assert '"status"' in streamed  # the task's events, as read
+    assert '"history"' not in streamed

@@ -438,8 +438,13 @@ class A2AClient:
             # keeps the version its task started with).
             metadata[CONTRACT_VERSION_META_KEY] = self.contract_version
         message.metadata.update(metadata)
+        # No history in the answer: a view reads the status and artifacts only, and the history
+        # is at least the message just sent (a check's order facts), which the agent would
+        # write out in its first event and this client parse back, per call.
         request = SendMessageRequest(
-            message=message, configuration=SendMessageConfiguration(), tenant=self.interface.tenant
+            message=message,
+            configuration=SendMessageConfiguration(history_length=0),
+            tenant=self.interface.tenant,
         )
         headers = self._headers(trace)
         if envelope is not None and self.card.accord_delegation:
