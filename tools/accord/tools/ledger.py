@@ -21,7 +21,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import (
     Column,
@@ -30,6 +30,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     Row,
+    Select,
     String,
     Table,
     UniqueConstraint,
@@ -95,6 +96,28 @@ COUNT = select(func.count()).select_from(refunds)
 
 # refunds.list: at most this many rows; the count and the sum always cover every match.
 LIST_LIMIT = 100
+
+
+def _listing(by_order: bool, since: bool) -> tuple[Select[Any], Select[Any]]:
+    """refunds.list's two statements (count and sum; the rows) for one combination of its
+    optional filters, built once: commerce asks on every lookup, and a statement built per call
+    costs SQLAlchemy its construction and cache key each time (a third of payments' CPU)."""
+    where = [refunds.c.customer_id == bindparam("customer_id")]
+    if by_order:
+        where.append(refunds.c.order_id == bindparam("order_id"))
+    if since:
+        where.append(refunds.c.created_at >= bindparam("since", type_=UtcDateTime()))
+    totals = select(func.count(), func.coalesce(func.sum(refunds.c.amount_cents), 0)).where(*where)
+    rows = (
+        select(refunds)
+        .where(*where)
+        .order_by(refunds.c.created_at.desc(), refunds.c.receipt_id)
+        .limit(LIST_LIMIT)
+    )
+    return totals, rows
+
+
+LISTINGS: Final = {(o, d): _listing(o, d) for o in (False, True) for d in (False, True)}
 
 # What makes two calls with one key "the same request".
 SAME_REQUEST = ("order_id", "amount_cents", "reason", "approved_by")
@@ -216,24 +239,16 @@ class Ledger(SeededStore):
         """``refunds.list``: one customer's refunds, newest first, with their count and sum.
 
         Read in one snapshot, so the count and the sum agree with the rows listed."""
-        where = [refunds.c.customer_id == customer_id]
+        totals, listed = LISTINGS[(order_id is not None, since_days is not None)]
+        params: dict[str, Any] = {"customer_id": customer_id}
         if order_id is not None:
-            where.append(refunds.c.order_id == order_id)
+            params["order_id"] = order_id
         if since_days is not None:
-            where.append(refunds.c.created_at >= seed.days_ago(datetime.now(UTC), since_days))
+            params["since"] = seed.days_ago(datetime.now(UTC), since_days)
 
         def query(conn: Connection) -> dict[str, Any]:
-            count, total = conn.execute(
-                select(func.count(), func.coalesce(func.sum(refunds.c.amount_cents), 0)).where(
-                    *where
-                )
-            ).one()
-            rows = conn.execute(
-                select(refunds)
-                .where(*where)
-                .order_by(refunds.c.created_at.desc(), refunds.c.receipt_id)
-                .limit(LIST_LIMIT)
-            ).all()
+            count, total = conn.execute(totals, params).one()
+            rows = conn.execute(listed, params).all()
             return {
                 "count": int(count),
                 "total_cents": int(total),
