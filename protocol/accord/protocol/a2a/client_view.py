@@ -142,13 +142,17 @@ def first_data(parts: Iterable[Part]) -> dict[str, Any] | None:
 def view_of_task(task: Task, *, artifacts: Iterable[Artifact] | None = None) -> TaskView:
     """Read a Task (from SendMessage, GetTask, CancelTask or a stream) as a view."""
     arts = list(task.artifacts if artifacts is None else artifacts)
-    state, error = read_contract_state(task.status)
     status_message = task.status.message if task.status.HasField("message") else None
+    # The status message as JSON once, for its metadata (state, node) and its error DataPart.
+    status_json = json_format.MessageToDict(status_message) if status_message is not None else None
+    state, error = read_contract_state(
+        {"state": TaskState.Name(task.status.state), "message": status_json}
+    )
     status_text = texts(status_message.parts) if status_message is not None else ""
-    if error is not None and status_text and not _accord_error(status_message):
+    if error is not None and status_text and read_error(status_json) is None:
         # A foreign peer: its status text is the only explanation there is.
         error = AccordError(error.code, status_text)
-    node = (read_status_meta(status_message) or {}).get("node")
+    node = (read_status_meta(status_json) or {}).get("node")
     data = None
     text_parts: list[str] = []
     result = next((a for a in arts if a.name == RESULT_ARTIFACT_NAME), None)
@@ -176,10 +180,6 @@ def view_of_task(task: Task, *, artifacts: Iterable[Artifact] | None = None) -> 
         artifacts=tuple(struct_dict_of_artifact(a) for a in arts),
         metadata=plain(json_format.MessageToDict(task.metadata)) if task.metadata else {},
     )
-
-
-def _accord_error(message: Message | None) -> bool:
-    return message is not None and read_error(message) is not None
 
 
 def struct_dict_of_artifact(artifact: Artifact) -> dict[str, Any]:

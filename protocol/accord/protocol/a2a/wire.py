@@ -131,13 +131,13 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _as_dict(message: Message | Mapping[str, Any] | None) -> dict[str, Any]:
+def _as_dict(message: Message | Mapping[str, Any] | None) -> Mapping[str, Any]:
     if message is None:
         return {}
     if isinstance(message, Message):
         converted: dict[str, Any] = MessageToDict(message)
         return converted
-    return dict(message)
+    return message
 
 
 def read_status_meta(message: Message | Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -173,8 +173,9 @@ def read_contract_state(
     """
     if isinstance(status, TaskStatus):
         a2a = TaskState.Name(status.state)
-        message: Message | Mapping[str, Any] | None = (
-            status.message if status.HasField("message") else None
+        # Read as JSON once: the metadata and the error DataPart are both looked for in it.
+        message: Mapping[str, Any] | None = (
+            _as_dict(status.message) if status.HasField("message") else None
         )
     else:
         a2a = str(status.get("state", A2AState.SUBMITTED.value))
