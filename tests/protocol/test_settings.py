@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp.server._otel import OpenTelemetryMiddleware
 
 from accord.agents.refund import pause_points
 from accord.contracts.errors import ErrorCode
@@ -156,6 +157,18 @@ async def _echo(args: dict[str, object], _ctx: object) -> dict[str, object]:
 
 def _server() -> ToolServer:
     return ToolServer("t", "1", [tool(tool_contract("orders.lookup"), _echo)])
+
+
+def test_a_tool_server_runs_the_mcp_sdks_span_middleware_only_for_library_spans(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With library spans off (the default) the SDK's per-message span would go to a no-op
+    tracer: the server does not run it. Kept, it wraps every message as before."""
+    monkeypatch.delenv("ACCORD_OTEL_LIBRARY_SPANS", raising=False)
+    assert not any(isinstance(m, OpenTelemetryMiddleware) for m in _server().lowlevel.middleware)
+    monkeypatch.setenv("ACCORD_OTEL_LIBRARY_SPANS", "true")
+    kept = _server().lowlevel.middleware
+    assert [type(m) for m in kept] == [OpenTelemetryMiddleware]
 
 
 def test_a_tool_server_plans_faults_only_in_development_mode(
