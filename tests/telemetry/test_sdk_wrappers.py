@@ -62,10 +62,6 @@ def test_an_explicit_sdk_switch_wins() -> None:
     assert _sdk_after_loading_a_service(**{A2A_SDK_TRACING: "true"}) == (True, True)
 
 
-def test_an_explicit_switch_off_wraps_nothing_either() -> None:
-    assert _sdk_after_loading_a_service(**{A2A_SDK_TRACING: "false"}) == (False, False)
-
-
 @pytest.mark.parametrize(("library_spans", "expected"), [(False, "false"), (True, None)])
 def test_the_switch_is_set_only_when_library_spans_are_off(
     library_spans: bool, expected: str | None
