@@ -19,6 +19,7 @@ from tests.support.processes import free_port
 
 from accord.agents.runner import InProcessMesh
 from accord.agents.runner.inprocess import Lifespan
+from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient
 from accord.protocol.mcp.in_process import serve_in_process
@@ -89,3 +90,59 @@ async def test_turns_and_readiness_probes_do_not_reconnect(
     assert counted.counts["tools/call orders.lookup"] == 2 * TURNS
     # One session per service's client (policy-check's and risk-check's), not one per turn.
     assert counted.counts["tools/list"] == 2, counted.counts
+
+
+_OLDER_TOOLS = """\
+servers:
+  - name: commerce
+    transport: http
+    url: ${service_url:commerce}/mcp
+    tools: [orders.lookup, customers.history]
+  - name: payments
+    transport: http
+    url: ${service_url:payments}/mcp
+    tools: [refunds.issue, refunds.get, refunds.list]
+"""
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        # The shipped configuration: the history of the order's customer, one call.
+        (None, {"orders.customer_history": 1}),
+        # One written before orders.customer_history existed: the two calls of risk-check 1.0.
+        (_OLDER_TOOLS, {"orders.lookup": 1, "customers.history": 1}),
+    ],
+)
+async def test_a_risk_check_with_its_amount_makes_the_calls_its_configuration_allows(
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    config: str | None,
+    expected: dict[str, int],
+) -> None:
+    monkeypatch.setenv("ACCORD_PAYMENTS_URL", f"http://127.0.0.1:{free_port()}")
+    if config is not None:
+        (data_dir / "tools.yaml").write_text(config)
+        monkeypatch.setenv("ACCORD_TOOLS_CONFIG", str(data_dir / "tools.yaml"))
+    async with InProcessMesh(("payments",)), _counted_commerce() as (counted, commerce_url):
+        monkeypatch.setenv("ACCORD_COMMERCE_URL", commerce_url)
+        async with (
+            InProcessMesh(("risk",)) as mesh,
+            httpx.AsyncClient(transport=mesh.transport(), timeout=60) as http,
+        ):
+            risk = await A2AClient.connect(service_url("risk"), token=service_token(), http=http)
+            data = {"order_id": "O-1006", "customer_id": "C-04", "amount_cents": 1200}
+            scored = await risk.send(data=data, envelope=envelope("C-04"))
+            theirs = await risk.send(data={**data, "order_id": "O-1001"}, envelope=envelope("C-04"))
+    assert scored.status is Status.COMPLETED, scored
+    assert (scored.data or {})["signals"] == ["frequent_refunds"]  # C-04's five refunds
+    # Another customer's order is NOT_FOUND on either path: no verdict on it.
+    assert theirs.status is Status.FAILED
+    assert theirs.error is not None
+    assert theirs.error.code is ErrorCode.NOT_FOUND
+    calls = {
+        k.removeprefix("tools/call "): v
+        for k, v in counted.counts.items()
+        if k.startswith("tools/call ")
+    }
+    assert calls == {tool: 2 * n for tool, n in expected.items()}, calls
