@@ -19,8 +19,7 @@ reports that client's state (connected and checked), without opening a session o
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from pydantic import ValidationError
 
@@ -80,34 +79,35 @@ class RiskExecutor(ContractExecutor):
                 f"{request.order_id}"
             )
         await progress.update(note, node=LOOKUP_TOOL if look_up else ORDER_HISTORY_TOOL)
-        ids = {"order_id": request.order_id, "customer_id": request.customer_id}
-        reads: list[Awaitable[dict[str, Any]]] = []
-        if look_up:
-            reads.append(
-                lookup_order(
-                    self.tools, request.order_id, request.customer_id, traceparent, delegation
-                )
+        if one_call:
+            tool, arguments = ORDER_HISTORY_TOOL, {"order_id": request.order_id}
+        else:
+            tool, arguments = HISTORY_TOOL, {}
+        arguments["customer_id"] = request.customer_id
+        history_read = call_tool(self.tools, tool, arguments, traceparent, delegation)
+        if not look_up:
+            assert request.amount_cents is not None
+            amount, raw = request.amount_cents, await history_read
+        else:
+            lookup = lookup_order(
+                self.tools, request.order_id, request.customer_id, traceparent, delegation
             )
-        reads.append(
-            call_tool(
-                self.tools,
-                ORDER_HISTORY_TOOL if one_call else HISTORY_TOOL,
-                ids if one_call else {"customer_id": request.customer_id},
-                traceparent,
-                delegation,
+            both: tuple[dict[str, Any] | BaseException, dict[str, Any] | BaseException]
+            both = await asyncio.gather(lookup, history_read, return_exceptions=True)
+            looked_up, read = both
+            # The lookup's failure first (NOT_FOUND: not this customer's order), then the
+            # history's.
+            for outcome in (looked_up, read):
+                if isinstance(outcome, BaseException):
+                    raise outcome
+            assert isinstance(looked_up, dict)
+            assert isinstance(read, dict)
+            amount = (
+                request.amount_cents
+                if request.amount_cents is not None
+                else int(looked_up["refundable_cents"])
             )
-        )
-        done = await asyncio.gather(*reads, return_exceptions=True)
-        # The lookup's failure first (NOT_FOUND: not this customer's order), then the history's.
-        for outcome in done:
-            if isinstance(outcome, BaseException):
-                raise outcome
-        raw = cast(dict[str, Any], done[-1])
-        amount = (
-            request.amount_cents
-            if request.amount_cents is not None
-            else int(cast(dict[str, Any], done[0])["refundable_cents"])
-        )
+            raw = read
         try:
             history = CustomerHistory.model_validate(raw)
         except ValidationError:
@@ -134,8 +134,9 @@ def build_app(options: ServeOptions) -> Any:
     executor = RiskExecutor(contract, tools, tool_calls_per_turn=2, served=served)
 
     async def commerce_ready() -> bool:
-        """The history tool's server is connected and passed its contract check. Waits only
-        for an attempt in flight (just after start), never opens a session."""
+        """Commerce (every configuration of it serves orders.lookup) is connected and passed its
+        contract check. Waits only for an attempt in flight (just after start), never opens a
+        session."""
         return await tools.ready(LOOKUP_TOOL, wait_s=READY_TIMEOUT_S)
 
     return build_agent_app(

@@ -173,7 +173,7 @@ class CommerceStore(SeededStore):
         params = {"order_id": order_id, "customer_id": customer_id}
         rows = await self.db.read(lambda conn: conn.execute(LOOKUP, params).all())
         if not rows:
-            raise AccordError(ErrorCode.NOT_FOUND, f"no order {order_id} for this customer")
+            raise _no_order(order_id)
         return rows
 
     async def customer_history(
@@ -190,7 +190,7 @@ class CommerceStore(SeededStore):
         def query(conn: Connection) -> dict[str, Any] | None:
             params = {"customer_id": customer_id, "since": since, "order_id": of_order}
             if of_order is not None and conn.execute(OWNED, params).first() is None:
-                raise AccordError(ErrorCode.NOT_FOUND, f"no order {of_order} for this customer")
+                raise _no_order(of_order)
             customer = conn.execute(CUSTOMER, params).first()
             if customer is None:
                 return None
@@ -207,6 +207,11 @@ class CommerceStore(SeededStore):
         if found is None:
             raise AccordError(ErrorCode.NOT_FOUND, f"no customer {customer_id}")
         return found
+
+
+def _no_order(order_id: str) -> AccordError:
+    """Another customer's order and no order at all read the same (no data leaks)."""
+    return AccordError(ErrorCode.NOT_FOUND, f"no order {order_id} for this customer")
 
 
 CUSTOMER = select(customers).where(customers.c.customer_id == bindparam("customer_id"))

@@ -1,25 +1,24 @@
 """The input and output JSON Schemas of an agent's skills, compiled once per executor.
 
-Each turn is checked by jsonschema-rs (compiled, as the tool servers and the MCP client do);
-the ``jsonschema`` validator only finds the field to name when a value fails.
+Each turn is checked as tool calls are (:mod:`accord.protocol.schema_check`): jsonschema-rs
+decides, the ``jsonschema`` validator only finds the field to name when a value fails.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import jsonschema_rs
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from accord.contracts.agents import AgentContract, Skill
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.schema_check import CompiledSchema
 
 
 class SkillSchemas:
     def __init__(self, contract: AgentContract) -> None:
-        self._input = {s.id: _Compiled(s.input_schema) for s in contract.skills}
-        self._output = {s.id: _Compiled(s.output_schema) for s in contract.skills}
+        self._input = {s.id: CompiledSchema(s.input_schema) for s in contract.skills}
+        self._output = {s.id: CompiledSchema(s.output_schema) for s in contract.skills}
 
     def check_input(self, skill: Skill, value: Any) -> None:
         """INVALID_INPUT naming the first field that breaks the skill's input schema."""
@@ -30,16 +29,10 @@ class SkillSchemas:
         _check(self._output[skill.id], value, ErrorCode.CONTRACT_VIOLATION, "output")
 
 
-class _Compiled:
-    def __init__(self, schema: dict[str, Any]) -> None:
-        self.fast = jsonschema_rs.Draft202012Validator(schema)
-        self.explaining = Draft202012Validator(schema)
-
-
-def _check(validator: _Compiled, value: Any, code: ErrorCode, what: str) -> None:
-    if validator.fast.is_valid(value):
+def _check(schema: CompiledSchema, value: Any, code: ErrorCode, what: str) -> None:
+    if schema.is_valid(value):
         return
-    error: ValidationError | None = next(iter(validator.explaining.iter_errors(value)), None)
+    error: ValidationError | None = next(schema.iter_errors(value), None)
     if error is None:
         return
     path = "/".join(str(p) for p in error.absolute_path) or "(root)"

@@ -53,16 +53,14 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Final, cast
 
 import anyio
 import httpx2
-import jsonschema_rs
 import mcp_types as types
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters
@@ -83,6 +81,7 @@ from accord.protocol.mcp.config import DEFAULT_TIMEOUT_S, ServerSpec, ToolsConfi
 from accord.protocol.mcp.connection import Lose, ServerConnection, ServerState, ServerStatus
 from accord.protocol.mcp.credentials import OriginAuth, ServiceCredential, ToolCredential
 from accord.protocol.mcp.in_process import in_process_transport
+from accord.protocol.schema_check import CompiledSchema
 from accord.protocol.sent import as_last_of, marked, never_sent
 from accord.protocol.telemetry import instruments, spans
 
@@ -344,22 +343,14 @@ ToolObserver = Callable[[ToolCallEvent], None]
 # -- the client ----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Route:
-    """One contracted tool: its server, and its schemas compiled once. A call is checked by
-    jsonschema-rs (compiled; the pure-Python validator cost 2-4% of a calling service's CPU),
-    and the contract's ``jsonschema`` validator only explains a failure, as on the server."""
+    """One contracted tool: its server, and its schemas compiled once, checked as the server
+    checks them (:mod:`accord.protocol.schema_check`)."""
 
     connection: ServerConnection
     contract: ToolContract
-    input_validator: Draft202012Validator
-    output_validator: Draft202012Validator
+    inputs: CompiledSchema
+    outputs: CompiledSchema
     timeout_s: float
-    fast_input: jsonschema_rs.Draft202012Validator = field(init=False, repr=False)
-    fast_output: jsonschema_rs.Draft202012Validator = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        c = self.contract
-        object.__setattr__(self, "fast_input", jsonschema_rs.Draft202012Validator(c.input_schema))
-        object.__setattr__(self, "fast_output", jsonschema_rs.Draft202012Validator(c.output_schema))
 
 
 class ToolClient:
@@ -394,8 +385,8 @@ class ToolClient:
             contract.name: _Route(
                 self._connections[spec.name],
                 contract,
-                contract.input_validator(),
-                contract.output_validator(),
+                CompiledSchema(contract.input_schema),
+                CompiledSchema(contract.output_schema),
                 spec.timeout_s or timeout_s,
             )
             for spec in servers
@@ -726,8 +717,8 @@ class ToolClient:
             )
         error = (
             None
-            if route.fast_output.is_valid(output)
-            else best_match(route.output_validator.iter_errors(output))
+            if route.outputs.is_valid(output)
+            else best_match(route.outputs.iter_errors(output))
         )
         if error is not None:
             where = "/" + "/".join(str(p) for p in error.absolute_path)
@@ -765,11 +756,7 @@ def _prepare(
             "idempotency key, and none was given",
             {"tool": contract.name},
         )
-    error = (
-        None
-        if route.fast_input.is_valid(args)
-        else best_match(route.input_validator.iter_errors(args))
-    )
+    error = None if route.inputs.is_valid(args) else best_match(route.inputs.iter_errors(args))
     if error is not None:
         where = "/" + "/".join(str(p) for p in error.absolute_path)
         raise AccordError(
