@@ -27,7 +27,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup demo test lint types deps compat npm unit up contract export docs bench fuzz soak startup waiting pg-test matrix clean
+.PHONY: help setup demo test lint types deps compat npm unit up contract export docs bench fuzz soak chaos startup waiting pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -113,6 +113,9 @@ soak: setup ## 60 s of mixed traffic at concurrency 64 against the mesh: errors 
 
 startup: setup ## Start time: each service's restart to /readyz 200, and the CLI's, against baselines
 	$(BIN)/python bench/startup.py
+
+chaos: setup ## The long chaos run: 5 rounds of 120 s, a random kill -9 about every 2 s (seeds printed)
+	$(BIN)/python bench/chaos.py --rounds 5 --duration 120 --every 2
 
 waiting: setup ## 10,000 refunds waiting for an approver: orchestrator RSS and wake-ups per second idle
 	$(BIN)/python bench/waiting.py

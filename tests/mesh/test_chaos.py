@@ -53,7 +53,8 @@ async def _check(mesh: Mesh, report: Report, before: dict[str, str]) -> None:
 
 async def test_kill_9_of_any_service_while_refunds_flow(chaos_mesh: Mesh) -> None:
     before = chaos_mesh.refund_keys()
-    report = await run_chaos(chaos_mesh, seed=_seed(), duration_s=45.0, every_s=3.0)
+    # The suite's short run (about ten kills); bench/chaos.py is the long one (`make chaos`).
+    report = await run_chaos(chaos_mesh, seed=_seed(), duration_s=20.0, every_s=2.0)
     await _check(chaos_mesh, report, before)
     assert sum(report.kills.values()) >= 4, report.summary()
 

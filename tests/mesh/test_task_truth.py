@@ -41,6 +41,9 @@ def slow_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
     }
     with running_mesh(tmp_path_factory.mktemp("truth"), service_env={"commerce": faults}) as m:
         yield m
+        # What commerce still holds are the injected 20 s delays: nothing to drain, and a
+        # graceful stop would wait them out (10 s of teardown).
+        m.services["commerce"].kill()
 
 
 async def children(mesh: Mesh, agent: str, parent: str) -> list[TaskView]:
