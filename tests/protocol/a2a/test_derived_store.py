@@ -49,10 +49,16 @@ class Source:
     def __init__(self) -> None:
         self.views: dict[str, tuple[str, TaskView]] = {}
         self.refused: list[TaskView] = []
+        self.views_built = 0
 
     async def get_view(self, task_id: str, scope: str) -> TaskView | None:
+        self.views_built += 1
         found = self.views.get(task_id)
         return found[1] if found is not None and found[0] == scope else None
+
+    async def has_task(self, task_id: str, scope: str) -> bool:
+        found = self.views.get(task_id)
+        return found is not None and found[0] == scope
 
     async def list_views(self, scope: str, query: ViewQuery) -> ViewPage:
         mine = sorted(
@@ -130,6 +136,17 @@ async def test_progress_is_not_stored_twice_and_a_refusal_is_recorded() -> None:
     await store.save(failed, ctx("app/C-01"))
     assert [v.task_id for v in source.refused] == ["t2"]
     assert source.refused[0].state.error_code is ErrorCode.INVALID_INPUT
+
+
+async def test_a_finished_task_the_record_holds_is_neither_viewed_nor_recorded() -> None:
+    """The SDK saves every task that ends; the record already has it (its own outcome)."""
+    source = Source()
+    source.views["t3"] = ("app/C-01", running("t3"))
+    store = DerivedTaskStore(source)
+    done = Task(id="t3", context_id="c", status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED))
+    await store.save(done, ctx("app/C-01"))
+    assert source.views_built == 0
+    assert source.refused == []
 
 
 async def test_pages_neither_repeat_nor_skip_tasks_of_one_commit_time() -> None:

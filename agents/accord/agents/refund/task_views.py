@@ -72,6 +72,14 @@ class WorkflowTaskSource:
             return None  # another owner's task does not exist for this caller
         return self.fold(events)
 
+    async def has_task(self, task_id: str, scope: str) -> bool:
+        record = await self.runtime.log.record(task_id)
+        if record is None:
+            return False
+        if record.scope is not None:  # the owner given at creation, as the first event's
+            return record.scope == scope
+        return await self.get_view(task_id, scope) is not None
+
     async def list_views(self, scope: str, query: ViewQuery) -> ViewPage:
         records, total = await self.runtime.log.list_workflows(
             scope,

@@ -90,6 +90,9 @@ class TaskSource(Protocol):
     async def get_view(self, task_id: str, scope: str) -> TaskView | None:
         """The task, or None (absent, or another scope's)."""
 
+    async def has_task(self, task_id: str, scope: str) -> bool:
+        """Whether ``get_view`` would find the task, without building its view."""
+
     async def list_views(self, scope: str, query: ViewQuery) -> ViewPage:
         """The scope's tasks, newest first."""
 
