@@ -19,7 +19,7 @@ from typing import Any
 
 from a2a.types import Message, Part, Role, Task, TaskState, TaskStatus
 from google.protobuf import json_format, struct_pb2
-from google.protobuf.json_format import MessageToDict, ParseDict
+from google.protobuf.json_format import MessageToDict
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
@@ -103,7 +103,14 @@ def status_message(
 
 
 def data_part(data: Mapping[str, Any]) -> Part:
-    return Part(data=ParseDict(dict(data), struct_pb2.Value()), media_type="application/json")
+    # Struct.update (protobuf's own helper) builds the same Value as json_format.ParseDict at a
+    # third of the cost, which every data part of every event paid (#16).
+    struct = struct_pb2.Struct()
+    try:
+        struct.update(data)
+    except ValueError as exc:  # a value JSON has no type for (a datetime...): as ParseDict says
+        raise json_format.ParseError(f"a data part holds JSON values only: {exc}") from None
+    return Part(data=struct_pb2.Value(struct_value=struct), media_type="application/json")
 
 
 def failed_status(
