@@ -2,8 +2,10 @@
 
 Three real uvicorn processes on 127.0.0.1, each measured alone at concurrency 16 for a few
 seconds: an echo tool on the same server framework (contract-declared, stateless JSON, no
-database), ``orders.lookup`` on the commerce server and ``refunds.issue`` (a new idempotency key
-per call, durable on SQLite) on the payments server. The load client is a minimal keep-alive
+database), ``orders.lookup`` on the commerce server (which reads the order's refunds from the
+payments ledger, ``refunds.list``, on every call: two hops, the second through the MCP client)
+and ``refunds.issue`` (a new idempotency key per call, durable on SQLite) on the payments
+server. The load client is a minimal keep-alive
 HTTP/1.1 client on asyncio streams, so that the client, which shares the machine's cores with
 the server, costs as little as possible. Targets: lookup >= 0.8x echo, issue >= 0.5x echo.
 
@@ -259,7 +261,13 @@ def main() -> None:
     # burst of load from elsewhere on the machine lands on every figure alike.
     rounds = max(1, round(opts.seconds / 0.5))
     with ExitStack() as stack:
-        ports = {label: stack.enter_context(process(args, env)) for label, args, _ in plan}
+        ports: dict[str, int] = {}
+        # payments first: commerce answers a lookup with the ledger's refunds of the order,
+        # read from payments (refunds.list) on every call, so it is started pointing there.
+        for label, args, _ in reversed(plan):
+            if label == "orders.lookup":
+                env["ACCORD_PAYMENTS_URL"] = f"http://127.0.0.1:{ports['refunds.issue']}"
+            ports[label] = stack.enter_context(process(args, env))
 
         async def drive() -> None:
             for label, _, make in plan:  # warm-up, not recorded
