@@ -149,6 +149,38 @@ async def test_a_finished_task_the_record_holds_is_neither_viewed_nor_recorded()
     assert source.refused == []
 
 
+class ViewsOnly:
+    """A TaskSource with the four methods it must have and not the optional has_task."""
+
+    def __init__(self, inner: Source) -> None:
+        self.inner = inner
+
+    async def get_view(self, task_id: str, scope: str) -> TaskView | None:
+        return await self.inner.get_view(task_id, scope)
+
+    async def list_views(self, scope: str, query: ViewQuery) -> ViewPage:
+        return await self.inner.list_views(scope, query)
+
+    async def cancel(self, task_id: str, scope: str) -> TaskView | None:
+        return await self.inner.cancel(task_id, scope)
+
+    async def record_refused(self, view: TaskView, scope: str) -> None:
+        await self.inner.record_refused(view, scope)
+
+
+async def test_a_source_without_has_task_is_asked_for_the_view() -> None:
+    inner = Source()
+    inner.views["held"] = ("app/C-01", running("held"))
+    store = DerivedTaskStore(ViewsOnly(inner))
+    for task_id in ("held", "new"):
+        done = Task(
+            id=task_id, context_id="c", status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED)
+        )
+        await store.save(done, ctx("app/C-01"))
+    assert inner.views_built == 2
+    assert [v.task_id for v in inner.refused] == ["new"]  # the one the record did not have
+
+
 async def test_pages_neither_repeat_nor_skip_tasks_of_one_commit_time() -> None:
     source = Source()
     for i in range(5):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from accord.contracts.errors import AccordError
 from accord.contracts.status import TERMINAL, ContractState, Status
@@ -90,9 +90,6 @@ class TaskSource(Protocol):
     async def get_view(self, task_id: str, scope: str) -> TaskView | None:
         """The task, or None (absent, or another scope's)."""
 
-    async def has_task(self, task_id: str, scope: str) -> bool:
-        """Whether ``get_view`` would find the task, without building its view."""
-
     async def list_views(self, scope: str, query: ViewQuery) -> ViewPage:
         """The scope's tasks, newest first."""
 
@@ -101,3 +98,13 @@ class TaskSource(Protocol):
 
     async def record_refused(self, view: TaskView, scope: str) -> None:
         """Keep a task that ended before any work began (refused at its first turn)."""
+
+
+@runtime_checkable
+class TaskPresence(Protocol):
+    """Optional beside :class:`TaskSource`: a source that can tell whether it has a task more
+    cheaply than building its view (DerivedTaskStore asks on every task that ends; a source
+    without it is asked for the view)."""
+
+    async def has_task(self, task_id: str, scope: str) -> bool:
+        """Whether ``get_view`` would find the task, without building its view."""
