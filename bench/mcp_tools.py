@@ -265,9 +265,10 @@ def main() -> None:
         # payments first: commerce answers a lookup with the ledger's refunds of the order,
         # read from payments (refunds.list) on every call, so it is started pointing there.
         for label, args, _ in reversed(plan):
+            own = dict(env)
             if label == "orders.lookup":
-                env["ACCORD_PAYMENTS_URL"] = f"http://127.0.0.1:{ports['refunds.issue']}"
-            ports[label] = stack.enter_context(process(args, env))
+                own["ACCORD_PAYMENTS_URL"] = f"http://127.0.0.1:{ports['refunds.issue']}"
+            ports[label] = stack.enter_context(process(args, own))
 
         async def drive() -> None:
             for label, _, make in plan:  # warm-up, not recorded

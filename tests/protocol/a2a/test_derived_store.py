@@ -99,10 +99,19 @@ def running(task_id: str, at: float = 0.0) -> TaskView:
     )
 
 
-async def test_reads_come_from_the_source_and_are_scoped() -> None:
+def holding(task_id: str, owner: str = "app/C-01") -> tuple[Source, DerivedTaskStore]:
+    """A store over a source that holds one running task of ``owner``."""
     source = Source()
-    source.views["t1"] = ("app/C-01", running("t1"))
-    store = DerivedTaskStore(source)
+    source.views[task_id] = (owner, running(task_id))
+    return source, DerivedTaskStore(source)
+
+
+def task_in(task_id: str, state: TaskState.ValueType) -> Task:
+    return Task(id=task_id, context_id="c", status=TaskStatus(state=state))
+
+
+async def test_reads_come_from_the_source_and_are_scoped() -> None:
+    _, store = holding("t1")
     found = await store.get("t1", ctx("app/C-01"))
     assert found is not None
     assert found.status.state == TaskState.TASK_STATE_WORKING
@@ -110,10 +119,8 @@ async def test_reads_come_from_the_source_and_are_scoped() -> None:
 
 
 async def test_a_cancel_write_cancels_the_record_and_answers_with_its_status() -> None:
-    source = Source()
-    source.views["t1"] = ("app/C-01", running("t1"))
-    store = DerivedTaskStore(source)
-    given = Task(id="t1", context_id="c", status=TaskStatus(state=TaskState.TASK_STATE_CANCELED))
+    _, store = holding("t1")
+    given = task_in("t1", TaskState.TASK_STATE_CANCELED)
     await store.save(given, ctx("app/C-01"))
     state, error = read_contract_state(given.status)  # the object the SDK answers with
     assert state.status is Status.FAILED
@@ -124,10 +131,7 @@ async def test_a_cancel_write_cancels_the_record_and_answers_with_its_status() -
 async def test_progress_is_not_stored_twice_and_a_refusal_is_recorded() -> None:
     source = Source()
     store = DerivedTaskStore(source)
-    await store.save(
-        Task(id="t2", context_id="c", status=TaskStatus(state=TaskState.TASK_STATE_WORKING)),
-        ctx("app/C-01"),
-    )
+    await store.save(task_in("t2", TaskState.TASK_STATE_WORKING), ctx("app/C-01"))
     assert source.views == {}
     refusal = AccordError(ErrorCode.INVALID_INPUT, "bad order id", {"field": "order_id"})
     failed = Task(
@@ -140,11 +144,8 @@ async def test_progress_is_not_stored_twice_and_a_refusal_is_recorded() -> None:
 
 async def test_a_finished_task_the_record_holds_is_neither_viewed_nor_recorded() -> None:
     """The SDK saves every task that ends; the record already has it (its own outcome)."""
-    source = Source()
-    source.views["t3"] = ("app/C-01", running("t3"))
-    store = DerivedTaskStore(source)
-    done = Task(id="t3", context_id="c", status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED))
-    await store.save(done, ctx("app/C-01"))
+    source, store = holding("t3")
+    await store.save(task_in("t3", TaskState.TASK_STATE_COMPLETED), ctx("app/C-01"))
     assert source.views_built == 0
     assert source.refused == []
 
@@ -169,14 +170,10 @@ class ViewsOnly:
 
 
 async def test_a_source_without_has_task_is_asked_for_the_view() -> None:
-    inner = Source()
-    inner.views["held"] = ("app/C-01", running("held"))
+    inner, _ = holding("held")
     store = DerivedTaskStore(ViewsOnly(inner))
     for task_id in ("held", "new"):
-        done = Task(
-            id=task_id, context_id="c", status=TaskStatus(state=TaskState.TASK_STATE_COMPLETED)
-        )
-        await store.save(done, ctx("app/C-01"))
+        await store.save(task_in(task_id, TaskState.TASK_STATE_COMPLETED), ctx("app/C-01"))
     assert inner.views_built == 2
     assert [v.task_id for v in inner.refused] == ["new"]  # the one the record did not have
 
