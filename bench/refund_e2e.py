@@ -247,6 +247,68 @@ class Figures:
     c16: dict[str, float]
 
 
+def measure(
+    name: str,
+    url: str,
+    pids: dict[str, int],
+    batches: tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]],
+    c: int,
+    profile_dir: Path | None,
+) -> Figures:
+    """Warm up, then c1 and c16 runs of ``batches`` (warm, ones, many); CPU per request of each
+    process in ``pids`` around the c16 run (and its py-spy profile into ``profile_dir``)."""
+    warm, ones, many = batches
+    asyncio.run(load(url, warm, c))  # connections, caches, first imports
+    c1 = report(f"{name}, c1", asyncio.run(load(url, ones, 1)))
+    profiler = None if profile_dir is None else Profiler(profile_dir, pids)
+    cpu_before = {n: cpu_seconds(pid) for n, pid in pids.items()}
+    started = time.perf_counter()
+    c16_run = asyncio.run(load(url, many, c))
+    seconds = time.perf_counter() - started
+    cpu = {n: cpu_seconds(pid) - cpu_before[n] for n, pid in pids.items()}
+    if profiler is not None:
+        profiler.stop()
+        for n in pids:
+            print(summarise(profiler.out_dir / f"{n}.txt", seconds))
+    c16 = report(f"{name}, c{c}", c16_run)
+    per = "  ".join(f"{n} {t / len(many) * 1000:.1f}" for n, t in cpu.items())
+    total = sum(cpu.values()) / len(many) * 1000
+    print(f"    CPU ms per request at c{c}: {per}  (all {total:.1f})")
+    c16["cpu_ms"] = total
+    return Figures(c1, c16)
+
+
+class FloorBench:
+    """The refund's messages with no work behind them (bench/hop_floor.py), same run."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+
+    def run(self, profile_dir: Path | None) -> Figures:
+        """Started, measured and stopped before the refund mesh starts (idle, it would still
+        share the cores)."""
+        from accord.protocol.auth import mint_token
+        from hop_floor import floor_mesh
+
+        c, args = self.args.concurrency, self.args
+        ask = [(mint_token(f"C-{FIRST_ORDER + i}", ["customer"]), "floor") for i in range(c)]
+        batches = (
+            ask,
+            (ask * args.c1_requests)[: args.c1_requests],
+            (ask * args.requests)[: args.requests],
+        )
+        with floor_mesh() as mesh:
+            pids = {role: proc.pid for role, proc in mesh.processes.items()}
+            return measure(
+                "floor (same hops, no work)",
+                mesh.url,
+                pids,
+                batches,
+                c,
+                None if profile_dir is None else profile_dir / "floor",
+            )
+
+
 class MeshBench:
     """One mesh (SQLite files, or one PostgreSQL database) with its own seeded orders."""
 
@@ -275,31 +337,18 @@ class MeshBench:
         ]
 
     def run(self, profile_dir: Path | None) -> Figures:
-        url = self.mesh.url("orchestrator")
         c = self.args.concurrency
         warm, rest = self.requests[:c], self.requests[c:]
         ones, many = rest[: self.args.c1_requests], rest[self.args.c1_requests :]
-        asyncio.run(load(url, warm, c))  # connections, caches, first imports
-        c1 = report(f"refund, {self.store}, c1", asyncio.run(load(url, ones, 1)))
         pids = {name: proc.pid for name, proc in self.mesh.processes.items()}
-        profiler = None
-        if profile_dir is not None:
-            profiler = Profiler(profile_dir / self.store.lower(), pids)
-        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
-        started = time.perf_counter()
-        c16_run = asyncio.run(load(url, many, c))
-        seconds = time.perf_counter() - started
-        cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
-        if profiler is not None:
-            profiler.stop()
-            for name in pids:
-                print(summarise(profiler.out_dir / f"{name}.txt", seconds))
-        c16 = report(f"refund, {self.store}, c{c}", c16_run)
-        per = "  ".join(f"{n} {t / len(many) * 1000:.1f}" for n, t in cpu.items())
-        total = sum(cpu.values()) / len(many) * 1000
-        print(f"    CPU ms per refund at c{c}: {per}  (all {total:.1f})")
-        c16["cpu_ms"] = total
-        return Figures(c1, c16)
+        return measure(
+            f"refund, {self.store}",
+            self.mesh.url("orchestrator"),
+            pids,
+            (warm, ones, many),
+            c,
+            None if profile_dir is None else profile_dir / self.store.lower(),
+        )
 
     def stop(self) -> None:
         self.mesh.stop()
@@ -316,6 +365,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--profile", type=Path, default=None, help="py-spy profiles of each service into DIR"
+    )
+    parser.add_argument(
+        "--no-floor", action="store_true", help="skip the floor mesh (bench/hop_floor.py)"
     )
     parser.add_argument("--serve-echo", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -357,6 +409,9 @@ def main() -> None:
         )
         base["cpu_ms"] = (cpu_seconds(echo.pid) - echo_cpu) / args.echo_requests * 1000
         print(f"    CPU ms per echo at c{c}: {base['cpu_ms']:.1f}")
+        floor = None
+        if not args.no_floor:
+            floor = FloorBench(args).run(args.profile)
         sqlite = MeshBench(args, None)
         stack.callback(sqlite.stop)
         lite = sqlite.run(args.profile)
@@ -368,6 +423,18 @@ def main() -> None:
         target(f"SQLite p99 c{c} / its p50", lite.c16["p99"] / lite.c16["p50"], 3, at_least=False)
         # Not a target: the load-independent figure on a shared machine (CPU, not wall time).
         print(f"  SQLite CPU per refund / per echo: {lite.c16['cpu_ms'] / base['cpu_ms']:.1f}x")
+        if floor is not None:
+            print("what a refund costs over its hops (the floor: the same messages, no work):")
+            print(
+                f"  floor throughput c{c} / echo {floor.c16['rate'] / base['rate']:.3f}x, "
+                f"p50 c1 / echo {floor.c1['p50'] / base1['p50']:.2f}x, "
+                f"CPU / echo {floor.c16['cpu_ms'] / base['cpu_ms']:.1f}x"
+            )
+            print(
+                f"  refund / floor: throughput c{c} {lite.c16['rate'] / floor.c16['rate']:.2f}x, "
+                f"p50 c1 {lite.c1['p50'] / floor.c1['p50']:.2f}x, "
+                f"CPU {lite.c16['cpu_ms'] / floor.c16['cpu_ms']:.2f}x"
+            )
         if args.postgres:
             sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
             from tests.support.postgres import private_cluster

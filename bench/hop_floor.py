@@ -1,0 +1,276 @@
+"""The refund's hops with no work behind them: what its topology costs on these frameworks.
+
+Five processes on the same framework parts as the mesh (``build_agent_app`` with its gate and
+durable task store, ``ToolServer`` behind the request gate, ``ToolClient``, ``A2AClient`` with
+a service token and a delegation envelope), making the refund's messages in the refund's order
+and answering each at once with a fixed value:
+
+    client ─A2A─► front ─► floor.lookup ─► shop ─► floor.read ─► ledger
+                       ├─► check (A2A child, after the lookup)
+                       ├─► risk  (A2A child, after the lookup)
+                       │     └─► floor.lookup ─► shop ─► floor.read ─► ledger
+                       └─► floor.write ─► ledger (after both children)
+
+That is the refund's 3 A2A requests and 5 MCP calls, 2 A2A requests and 5 MCP calls of them
+on the critical path, with no workflow, no database of the tool servers, no rules. Every agent
+uses the orchestrator's contract (the echo agent's): the floor measures messages, not schemas.
+``bench/refund_e2e.py`` runs it in the same run as the refund mesh and the echo agent and
+prints refund / floor: what a refund costs over its hops.
+
+    python bench/hop_floor.py --serve ROLE --port N [--peer NAME=URL ...]   (one process)
+
+``--no-floor`` leaves it out of ``refund_e2e.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+ROLES: Final = ("ledger", "shop", "check", "risk", "front")
+AGENTS: Final = ("check", "risk", "front")
+NOTES: Final = 6
+"""Progress notes the front streams per request, besides the task's own events, so that the
+client parses about as many updates as a refund's stream has (the bench prints both)."""
+
+
+def _contract(name: str) -> Any:
+    from accord.contracts.tools import IdempotencyKey, SideEffect, ToolContract
+
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["text"],
+        "properties": {"text": {"type": "string", "maxLength": 1000}},
+    }
+    return ToolContract(
+        name=name,
+        version="1.0.0",
+        title=name,
+        description="Answers its input at once.",
+        side_effect=SideEffect.NONE,
+        idempotency_key=IdempotencyKey.NONE,
+        input_schema=schema,
+        output_schema=schema,
+    )
+
+
+def _tools(role: str, peers: dict[str, str], names: tuple[str, ...]) -> Any:
+    from accord.protocol.mcp.client import ToolClient
+    from accord.protocol.mcp.config import ServerSpec
+    from accord.protocol.mcp.credentials import ServiceCredential
+
+    by_server: dict[str, list[str]] = {}
+    for name in names:
+        by_server.setdefault("ledger" if name in ("floor.read", "floor.write") else "shop", [])
+        by_server["ledger" if name in ("floor.read", "floor.write") else "shop"].append(name)
+    specs = [
+        ServerSpec.http(server, f"{peers[server]}/mcp", [_contract(n) for n in tools])
+        for server, tools in by_server.items()
+    ]
+    return ToolClient.for_servers(specs, credential=ServiceCredential(f"floor-{role}", names))
+
+
+def serve_tools(role: str, port: int, peers: dict[str, str]) -> None:
+    import uvicorn
+
+    from accord.protocol.mcp.server import CallContext, NoResources, ToolServer, build_http_app
+    from accord.protocol.mcp.server import tool as contract_tool
+
+    async def answer(args: dict[str, Any], _ctx: CallContext) -> dict[str, Any]:
+        return {"text": args["text"]}
+
+    if role == "ledger":
+        tools = [contract_tool(_contract(n), answer) for n in ("floor.read", "floor.write")]
+        server = ToolServer("floor-ledger", "1.0.0", tools)
+    else:
+        client = _tools(role, peers, ("floor.read",))
+
+        class Ledger(NoResources):
+            async def start(self) -> None:
+                await client.start()
+
+            async def stop(self) -> None:
+                await client.aclose()
+
+        async def lookup(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+            await client.call("floor.read", args, traceparent=ctx.traceparent)
+            return {"text": args["text"]}
+
+        server = ToolServer(
+            "floor-shop",
+            "1.0.0",
+            [contract_tool(_contract("floor.lookup"), lookup)],
+            resources=Ledger(),
+        )
+    uvicorn.run(build_http_app(server), host="127.0.0.1", port=port, log_level="warning")
+
+
+def serve_agent(role: str, port: int, peers: dict[str, str]) -> None:
+    from accord.protocol.settings import current
+    from accord.protocol.telemetry.sdk_wrappers import quiet_a2a_sdk_wrappers
+
+    quiet_a2a_sdk_wrappers(current().otel_library_spans)  # as `accord serve` does, before a2a
+
+    import httpx
+    import uvicorn
+
+    from accord.contracts.agents import agent_contract
+    from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
+    from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard
+    from accord.protocol.a2a.client_card import resolve_card
+    from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
+    from accord.protocol.a2a.server import build_agent_app
+    from accord.protocol.auth import service_token
+    from accord.protocol.settings import ServeOptions
+
+    contract = agent_contract("orchestrator")
+    names = {"check": (), "risk": ("floor.lookup",), "front": ("floor.lookup", "floor.write")}
+    tools = _tools(role, peers, names[role]) if names[role] else None
+    http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+    cards: dict[str, ResolvedCard] = {}
+
+    def answer(text: str) -> Completed:
+        data = {"decision": "refunded", "order_id": None, "reasons": [], "receipt": None}
+        return Completed(data={**data, "explanation": text})
+
+    async def child(name: str, turn: Turn, traceparent: str | None) -> None:
+        if name not in cards:
+            cards[name] = await resolve_card(http, peers[name])
+        agent = A2AClient(cards[name], http, token=service_token(f"floor-{role}", ttl_s=3600))
+        tenant = (
+            turn.envelope.tenant
+            if turn.envelope is not None
+            else Tenant(
+                app=turn.principal.app, user=turn.principal.subject, session=turn.context_id
+            )
+        )
+        envelope = DelegationEnvelope(
+            goal=f"floor {name}",
+            budget=Budget(
+                units=1, tool_calls=2, deadline=datetime.now(UTC) + timedelta(seconds=60)
+            ),
+            tenant=tenant,
+            parent_task=turn.task_id,
+            traceparent=traceparent,
+        )
+        await agent.send(text=turn.text, envelope=envelope, skill="refund.request")
+
+    class Floor(ContractExecutor):
+        async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
+            if tools is None:
+                return answer(turn.text)
+            traceparent = turn.envelope.traceparent if turn.envelope is not None else None
+            arguments = {"text": turn.text[:1000]}
+            if role == "risk":
+                await progress.update("reading", node="floor.lookup")
+                await tools.call("floor.lookup", arguments, traceparent=traceparent)
+                return answer(turn.text)
+            notes = iter(range(NOTES))
+            await progress.update(f"note {next(notes)}", node="lookup")
+            await tools.call("floor.lookup", arguments, traceparent=traceparent)
+            await progress.update(f"note {next(notes)}", node="lookup")
+            await progress.update(f"note {next(notes)}", node="checks")
+            await asyncio.gather(
+                child("check", turn, traceparent), child("risk", turn, traceparent)
+            )
+            await progress.update(f"note {next(notes)}", node="checks")
+            await progress.update(f"note {next(notes)}", node="write")
+            await tools.call("floor.write", arguments, traceparent=traceparent)
+            await progress.update(f"note {next(notes)}", node="write")
+            return answer(turn.text)
+
+    hooks = [tools.running] if tools is not None else []
+    app = build_agent_app(
+        contract,
+        Floor(contract),
+        ServeOptions(port=port),
+        service_name=f"floor-{role}",
+        lifespan_hooks=hooks,
+    )
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+class FloorMesh:
+    """The five floor processes, started in dependency order on free ports."""
+
+    def __init__(self, base_dir: Path) -> None:
+        from accord.agents.cli.mesh import free_ports
+
+        self.ports = free_ports(ROLES)
+        self.urls = {role: f"http://127.0.0.1:{port}" for role, port in self.ports.items()}
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        peers = [f"--peer={role}={url}" for role, url in self.urls.items()]
+        for role in ROLES:
+            env = {**os.environ, "ACCORD_DATA_DIR": str(base_dir / f"floor-{role}")}
+            args = [sys.executable, __file__, "--serve", role, "--port", str(self.ports[role])]
+            self.processes[role] = subprocess.Popen(
+                [*args, *peers], env=env, start_new_session=True
+            )
+        for role in ROLES:
+            _wait_ready(f"{self.urls[role]}/readyz", self.processes[role])
+
+    @property
+    def url(self) -> str:
+        return self.urls["front"]
+
+    def stop(self) -> None:
+        for proc in self.processes.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.processes.values():
+            proc.wait(timeout=15)
+
+
+def _wait_ready(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 90.0) -> None:
+    import time
+
+    import httpx
+
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{url} did not become ready")
+
+
+@contextmanager
+def floor_mesh() -> Iterator[FloorMesh]:
+    mesh = FloorMesh(Path(tempfile.mkdtemp(prefix="accord-floor-")))
+    try:
+        yield mesh
+    finally:
+        mesh.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--serve", choices=ROLES)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--peer", action="append", default=[], help="NAME=URL")
+    ns = parser.parse_args()
+    if ns.serve is None:  # `make bench` runs every script: this one is refund_e2e.py's part
+        print("hop_floor.py: the floor mesh of refund_e2e.py, which measures it")
+        return
+    peers = dict(item.split("=", 1) for item in ns.peer)
+    if ns.serve in AGENTS:
+        serve_agent(ns.serve, ns.port, peers)
+    else:
+        serve_tools(ns.serve, ns.port, peers)
+
+
+if __name__ == "__main__":
+    main()
