@@ -17,7 +17,7 @@ TOKEN = ("--token", "tenant-a")  # the broken server's service token (tool serve
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
+    env = forked.bare_env(COLUMNS="200")
     return forked.run(["contract-test", *args], env, timeout=240, cwd=ROOT)
 
 

@@ -197,6 +197,14 @@ def signal_group(pid: int, sig: int) -> bool:
     return _shared().signal(pid, sig)
 
 
+def bare_env(**values: str) -> dict[str, str]:
+    """A command's environment with nothing of this process's but ``PATH`` and the interpreter's
+    own ``PYTHON*`` variables (which a fork of the zygote shares, so such a start stays a fork),
+    plus ``values``: no ``ACCORD_*`` setting of the test process reaches the command."""
+    python = {k: v for k, v in os.environ.items() if k.startswith("PYTHON")}
+    return {"PATH": "/usr/bin:/bin", **python, **values}
+
+
 def forkable(env: Mapping[str, str]) -> bool:
     """Whether a child of the zygote behaves as ``python -m accord.agents.cli.main`` would."""
     if os.environ.get(NO_FORK) == "1" or env.get(NO_FORK) == "1":

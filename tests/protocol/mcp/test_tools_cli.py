@@ -13,7 +13,7 @@ from tests.support.processes import free_port
 
 
 def accord(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
+    env = forked.bare_env(COLUMNS="200")
     return forked.run(args, env, timeout=120, cwd=ROOT)
 
 
