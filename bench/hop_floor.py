@@ -19,7 +19,10 @@ prints refund / floor: what a refund costs over its hops.
 
     python bench/hop_floor.py --serve ROLE --port N [--peer NAME=URL ...]   (one process)
 
-``--no-floor`` leaves it out of ``refund_e2e.py``.
+``--no-floor`` leaves it out of ``refund_e2e.py``. Run alone, it measures every topology in
+``TOPOLOGIES`` (today's and four with fewer messages) against the echo agent in one run:
+
+    python bench/hop_floor.py [--requests 128] [--c1-requests 32]
 """
 
 from __future__ import annotations
@@ -32,10 +35,47 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
+
+@dataclass(frozen=True)
+class Topology:
+    """One arrangement of the refund's messages; ``refund`` is today's."""
+
+    name: str
+    what: str
+    children: tuple[str, ...] = ("check", "risk")  # the A2A child tasks, started together
+    risk_reads: bool = True  # the risk child makes its own lookup (an MCP call, then its hop)
+    lookup_reads_ledger: bool = True  # the shop's lookup asks the ledger (a second MCP hop)
+
+    @property
+    def messages(self) -> str:
+        a2a = 1 + len(self.children)
+        lookup = 2 if self.lookup_reads_ledger else 1
+        risk = lookup if self.risk_reads and "risk" in self.children else 0
+        return f"{a2a} A2A, {lookup + risk + 1} MCP"
+
+
+TOPOLOGIES: Final = {
+    t.name: t
+    for t in (
+        Topology("refund", "today's refund"),
+        Topology("one-check", "one check agent instead of two", children=("risk",)),
+        Topology("facts-to-risk", "risk-check answers from the facts it is sent", risk_reads=False),
+        Topology(
+            "one-check-facts",
+            "one check agent, answering from the facts it is sent",
+            children=("risk",),
+            risk_reads=False,
+        ),
+        Topology(
+            "no-ledger-hop", "commerce answers without asking payments", lookup_reads_ledger=False
+        ),
+    )
+}
 ROLES: Final = ("ledger", "shop", "check", "risk", "front")
 AGENTS: Final = ("check", "risk", "front")
 NOTES: Final = 6
@@ -80,7 +120,7 @@ def _tools(role: str, peers: dict[str, str], names: tuple[str, ...]) -> Any:
     return ToolClient.for_servers(specs, credential=ServiceCredential(f"floor-{role}", names))
 
 
-def serve_tools(role: str, port: int, peers: dict[str, str]) -> None:
+def serve_tools(role: str, port: int, peers: dict[str, str], topology: Topology) -> None:
     import uvicorn
 
     from accord.protocol.mcp.server import CallContext, NoResources, ToolServer, build_http_app
@@ -103,7 +143,8 @@ def serve_tools(role: str, port: int, peers: dict[str, str]) -> None:
                 await client.aclose()
 
         async def lookup(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-            await client.call("floor.read", args, traceparent=ctx.traceparent)
+            if topology.lookup_reads_ledger:
+                await client.call("floor.read", args, traceparent=ctx.traceparent)
             return {"text": args["text"]}
 
         server = ToolServer(
@@ -115,7 +156,7 @@ def serve_tools(role: str, port: int, peers: dict[str, str]) -> None:
     uvicorn.run(build_http_app(server), host="127.0.0.1", port=port, log_level="warning")
 
 
-def serve_agent(role: str, port: int, peers: dict[str, str]) -> None:
+def serve_agent(role: str, port: int, peers: dict[str, str], topology: Topology) -> None:
     from accord.protocol.settings import current
     from accord.protocol.telemetry.sdk_wrappers import quiet_a2a_sdk_wrappers
 
@@ -134,7 +175,11 @@ def serve_agent(role: str, port: int, peers: dict[str, str]) -> None:
     from accord.protocol.settings import ServeOptions
 
     contract = agent_contract("orchestrator")
-    names = {"check": (), "risk": ("floor.lookup",), "front": ("floor.lookup", "floor.write")}
+    names = {
+        "check": (),
+        "risk": ("floor.lookup",) if topology.risk_reads else (),
+        "front": ("floor.lookup", "floor.write"),
+    }
     tools = _tools(role, peers, names[role]) if names[role] else None
     http = httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
     cards: dict[str, ResolvedCard] = {}
@@ -180,9 +225,7 @@ def serve_agent(role: str, port: int, peers: dict[str, str]) -> None:
             await tools.call("floor.lookup", arguments, traceparent=traceparent)
             await progress.update(f"note {next(notes)}", node="lookup")
             await progress.update(f"note {next(notes)}", node="checks")
-            await asyncio.gather(
-                child("check", turn, traceparent), child("risk", turn, traceparent)
-            )
+            await asyncio.gather(*(child(name, turn, traceparent) for name in topology.children))
             await progress.update(f"note {next(notes)}", node="checks")
             await progress.update(f"note {next(notes)}", node="write")
             await tools.call("floor.write", arguments, traceparent=traceparent)
@@ -203,13 +246,14 @@ def serve_agent(role: str, port: int, peers: dict[str, str]) -> None:
 class FloorMesh:
     """The five floor processes, started in dependency order on free ports."""
 
-    def __init__(self, base_dir: Path) -> None:
+    def __init__(self, base_dir: Path, topology: Topology) -> None:
         from accord.agents.cli.mesh import free_ports
 
         self.ports = free_ports(ROLES)
         self.urls = {role: f"http://127.0.0.1:{port}" for role, port in self.ports.items()}
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         peers = [f"--peer={role}={url}" for role, url in self.urls.items()]
+        peers.append(f"--topology={topology.name}")
         for role in ROLES:
             env = {**os.environ, "ACCORD_DATA_DIR": str(base_dir / f"floor-{role}")}
             args = [sys.executable, __file__, "--serve", role, "--port", str(self.ports[role])]
@@ -248,12 +292,46 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 90.
 
 
 @contextmanager
-def floor_mesh() -> Iterator[FloorMesh]:
-    mesh = FloorMesh(Path(tempfile.mkdtemp(prefix="accord-floor-")))
+def floor_mesh(topology: str = "refund") -> Iterator[FloorMesh]:
+    mesh = FloorMesh(Path(tempfile.mkdtemp(prefix="accord-floor-")), TOPOLOGIES[topology])
     try:
         yield mesh
     finally:
         mesh.stop()
+
+
+def compare(requests: int, c1_requests: int, concurrency: int = 16) -> None:
+    """Every topology's floor against the echo agent, in one run: what each way of cutting
+    messages would buy before any of it is built."""
+    import secrets
+
+    os.environ["ACCORD_JWT_SECRET"] = secrets.token_urlsafe(32)
+    os.environ["ACCORD_RATE_LIMIT_PER_S"] = "0"
+    os.environ["ACCORD_DATA_DIR"] = tempfile.mkdtemp(prefix="accord-floor-")
+    from accord.protocol.auth import mint_token
+    from refund_e2e import echo_baseline, measure
+
+    c = concurrency
+    base1, base = echo_baseline(c, requests)
+    ask = [(mint_token(f"C-{9000 + i}", ["customer"]), "floor") for i in range(c)]
+    batches = (ask, (ask * c1_requests)[:c1_requests], (ask * requests)[:requests])
+    rows = []
+    for topology in TOPOLOGIES.values():
+        with floor_mesh(topology.name) as mesh:
+            pids = {role: proc.pid for role, proc in mesh.processes.items()}
+            got = measure(f"floor {topology.name}", mesh.url, pids, batches, c, None)
+        rows.append((topology, got))
+    print("floors against the echo agent (targets for a refund: >= 0.25x, <= 4x):")
+    print(
+        f"  {'topology':<17}{'messages':<16}{'c16 / echo':>11}{'c1 p50 / echo':>15}"
+        f"{'CPU / echo':>12}  what"
+    )
+    for topology, got in rows:
+        print(
+            f"  {topology.name:<17}{topology.messages:<16}"
+            f"{got.c16['rate'] / base['rate']:>10.3f}x{got.c1['p50'] / base1['p50']:>14.2f}x"
+            f"{got.c16['cpu_ms'] / base['cpu_ms']:>11.1f}x  {topology.what}"
+        )
 
 
 def main() -> None:
@@ -261,15 +339,18 @@ def main() -> None:
     parser.add_argument("--serve", choices=ROLES)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--peer", action="append", default=[], help="NAME=URL")
+    parser.add_argument("--topology", choices=TOPOLOGIES, default="refund")
+    parser.add_argument("--requests", type=int, default=128, help="requests at concurrency 16")
+    parser.add_argument("--c1-requests", type=int, default=32)
     ns = parser.parse_args()
-    if ns.serve is None:  # `make bench` runs every script: this one is refund_e2e.py's part
-        print("hop_floor.py: the floor mesh of refund_e2e.py, which measures it")
+    if ns.serve is None:
+        compare(ns.requests, ns.c1_requests)
         return
     peers = dict(item.split("=", 1) for item in ns.peer)
     if ns.serve in AGENTS:
-        serve_agent(ns.serve, ns.port, peers)
+        serve_agent(ns.serve, ns.port, peers, TOPOLOGIES[ns.topology])
     else:
-        serve_tools(ns.serve, ns.port, peers)
+        serve_tools(ns.serve, ns.port, peers, TOPOLOGIES[ns.topology])
 
 
 if __name__ == "__main__":

@@ -354,6 +354,37 @@ class MeshBench:
         self.mesh.stop()
 
 
+def echo_baseline(c: int, echo_requests: int) -> tuple[dict[str, float], dict[str, float]]:
+    """The echo agent's figures at c1 and at ``c`` (with its CPU per request), measured in its
+    own process, which is stopped before anything else is measured."""
+    from accord.agents.cli.mesh import free_ports
+    from accord.protocol.auth import mint_token
+
+    echo_port = free_ports(("echo",))["echo"]
+    echo_env = {**os.environ, "ACCORD_DATA_DIR": str(Path(os.environ["ACCORD_DATA_DIR"]) / "echo")}
+    echo = subprocess.Popen(
+        [sys.executable, __file__, "--serve-echo", str(echo_port)],
+        env=echo_env,
+        start_new_session=True,
+    )
+    try:
+        wait_healthy(f"http://127.0.0.1:{echo_port}/healthz", echo)
+        echo_url = f"http://127.0.0.1:{echo_port}"
+        asks = [(mint_token("C-01", ["customer"]), "echo")]
+        asyncio.run(load(echo_url, asks * 32, c))  # warm up
+        base1 = report("baseline: A2A echo agent, c1", asyncio.run(load(echo_url, asks * 32, 1)))
+        echo_cpu = cpu_seconds(echo.pid)
+        base = report(
+            f"baseline: A2A echo agent, c{c}",
+            asyncio.run(load(echo_url, asks * echo_requests, c)),
+        )
+        base["cpu_ms"] = (cpu_seconds(echo.pid) - echo_cpu) / echo_requests * 1000
+        print(f"    CPU ms per echo at c{c}: {base['cpu_ms']:.1f}")
+        return base1, base
+    finally:
+        _stop(echo)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--requests", type=int, default=64, help="refunds at full concurrency")
@@ -381,34 +412,11 @@ def main() -> None:
     os.environ["ACCORD_JWT_SECRET"] = secrets.token_urlsafe(32)
     # A benchmark is one caller at full speed: the per-caller rate limit would measure itself.
     os.environ["ACCORD_RATE_LIMIT_PER_S"] = "0"
-    from accord.agents.cli.mesh import free_ports
-    from accord.protocol.auth import mint_token
 
     c = args.concurrency
     print(f"concurrency 1 and {c}, {os.cpu_count()} CPUs")
-    echo_port = free_ports(("echo",))["echo"]
-    echo_env = {**os.environ, "ACCORD_DATA_DIR": str(base_dir / "echo")}
-    echo = subprocess.Popen(
-        [sys.executable, __file__, "--serve-echo", str(echo_port)],
-        env=echo_env,
-        start_new_session=True,
-    )
+    base1, base = echo_baseline(c, args.echo_requests)
     with contextlib.ExitStack() as stack:
-        stack.callback(_stop, echo)
-        wait_healthy(f"http://127.0.0.1:{echo_port}/healthz", echo)
-        echo_url = f"http://127.0.0.1:{echo_port}"
-        echo_requests = [(mint_token("C-01", ["customer"]), "echo")]
-        asyncio.run(load(echo_url, echo_requests * 32, c))  # warm up
-        base1 = report(
-            "baseline: A2A echo agent, c1", asyncio.run(load(echo_url, echo_requests * 32, 1))
-        )
-        echo_cpu = cpu_seconds(echo.pid)
-        base = report(
-            f"baseline: A2A echo agent, c{c}",
-            asyncio.run(load(echo_url, echo_requests * args.echo_requests, c)),
-        )
-        base["cpu_ms"] = (cpu_seconds(echo.pid) - echo_cpu) / args.echo_requests * 1000
-        print(f"    CPU ms per echo at c{c}: {base['cpu_ms']:.1f}")
         floor = None
         if not args.no_floor:
             floor = FloorBench(args).run(args.profile)
