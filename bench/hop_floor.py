@@ -77,6 +77,8 @@ TOPOLOGIES: Final = {
     )
 }
 ROLES: Final = ("ledger", "shop", "check", "risk", "front")
+SERVES: Final = {"floor.read": "ledger", "floor.write": "ledger", "floor.lookup": "shop"}
+"""Tool -> the floor process that serves it."""
 AGENTS: Final = ("check", "risk", "front")
 NOTES: Final = 6
 """Progress notes the front streams per request, besides the task's own events, so that the
@@ -111,8 +113,7 @@ def _tools(role: str, peers: dict[str, str], names: tuple[str, ...]) -> Any:
 
     by_server: dict[str, list[str]] = {}
     for name in names:
-        by_server.setdefault("ledger" if name in ("floor.read", "floor.write") else "shop", [])
-        by_server["ledger" if name in ("floor.read", "floor.write") else "shop"].append(name)
+        by_server.setdefault(SERVES[name], []).append(name)
     specs = [
         ServerSpec.http(server, f"{peers[server]}/mcp", [_contract(n) for n in tools])
         for server, tools in by_server.items()
@@ -130,7 +131,7 @@ def serve_tools(role: str, port: int, peers: dict[str, str], topology: Topology)
         return {"text": args["text"]}
 
     if role == "ledger":
-        tools = [contract_tool(_contract(n), answer) for n in ("floor.read", "floor.write")]
+        tools = [contract_tool(_contract(n), answer) for n, at in SERVES.items() if at == role]
         server = ToolServer("floor-ledger", "1.0.0", tools)
     else:
         client = _tools(role, peers, ("floor.read",))
@@ -260,8 +261,10 @@ class FloorMesh:
             self.processes[role] = subprocess.Popen(
                 [*args, *peers], env=env, start_new_session=True
             )
+        from refund_e2e import wait_healthy
+
         for role in ROLES:
-            _wait_ready(f"{self.urls[role]}/readyz", self.processes[role])
+            wait_healthy(f"{self.urls[role]}/readyz", self.processes[role], deadline_s=90.0)
 
     @property
     def url(self) -> str:
@@ -275,22 +278,6 @@ class FloorMesh:
             proc.wait(timeout=15)
 
 
-def _wait_ready(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 90.0) -> None:
-    import time
-
-    import httpx
-
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end and proc.poll() is None:
-        try:
-            if httpx.get(url, timeout=1.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"{url} did not become ready")
-
-
 @contextmanager
 def floor_mesh(topology: str = "refund") -> Iterator[FloorMesh]:
     mesh = FloorMesh(Path(tempfile.mkdtemp(prefix="accord-floor-")), TOPOLOGIES[topology])
@@ -298,6 +285,23 @@ def floor_mesh(topology: str = "refund") -> Iterator[FloorMesh]:
         yield mesh
     finally:
         mesh.stop()
+
+
+def measure_floor(
+    topology: str, c: int, c1_requests: int, requests: int, profile_dir: Path | None
+) -> Any:
+    """One topology's floor, started, measured (refund_e2e's ``measure``: warm-up, c1, then c16
+    with CPU per process) and stopped: idle, it would still share the cores."""
+    from accord.protocol.auth import mint_token
+    from refund_e2e import measure
+
+    ask = [(mint_token(f"C-{9000 + i}", ["customer"]), "floor") for i in range(c)]
+    batches = (ask, (ask * c1_requests)[:c1_requests], (ask * requests)[:requests])
+    with floor_mesh(topology) as mesh:
+        pids = {role: proc.pid for role, proc in mesh.processes.items()}
+        return measure(
+            f"floor {topology} (same hops, no work)", mesh.url, pids, batches, c, profile_dir
+        )
 
 
 def compare(requests: int, c1_requests: int, concurrency: int = 16) -> None:
@@ -308,19 +312,13 @@ def compare(requests: int, c1_requests: int, concurrency: int = 16) -> None:
     os.environ["ACCORD_JWT_SECRET"] = secrets.token_urlsafe(32)
     os.environ["ACCORD_RATE_LIMIT_PER_S"] = "0"
     os.environ["ACCORD_DATA_DIR"] = tempfile.mkdtemp(prefix="accord-floor-")
-    from accord.protocol.auth import mint_token
-    from refund_e2e import echo_baseline, measure
+    from refund_e2e import echo_baseline
 
-    c = concurrency
-    base1, base = echo_baseline(c, requests)
-    ask = [(mint_token(f"C-{9000 + i}", ["customer"]), "floor") for i in range(c)]
-    batches = (ask, (ask * c1_requests)[:c1_requests], (ask * requests)[:requests])
-    rows = []
-    for topology in TOPOLOGIES.values():
-        with floor_mesh(topology.name) as mesh:
-            pids = {role: proc.pid for role, proc in mesh.processes.items()}
-            got = measure(f"floor {topology.name}", mesh.url, pids, batches, c, None)
-        rows.append((topology, got))
+    base1, base = echo_baseline(concurrency, requests)
+    rows = [
+        (topology, measure_floor(topology.name, concurrency, c1_requests, requests, None))
+        for topology in TOPOLOGIES.values()
+    ]
     print("floors against the echo agent (targets for a refund: >= 0.25x, <= 4x):")
     print(
         f"  {'topology':<17}{'messages':<16}{'c16 / echo':>11}{'c1 p50 / echo':>15}"

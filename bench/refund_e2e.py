@@ -278,37 +278,6 @@ def measure(
     return Figures(c1, c16)
 
 
-class FloorBench:
-    """The refund's messages with no work behind them (bench/hop_floor.py), same run."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.args = args
-
-    def run(self, profile_dir: Path | None) -> Figures:
-        """Started, measured and stopped before the refund mesh starts (idle, it would still
-        share the cores)."""
-        from accord.protocol.auth import mint_token
-        from hop_floor import floor_mesh
-
-        c, args = self.args.concurrency, self.args
-        ask = [(mint_token(f"C-{FIRST_ORDER + i}", ["customer"]), "floor") for i in range(c)]
-        batches = (
-            ask,
-            (ask * args.c1_requests)[: args.c1_requests],
-            (ask * args.requests)[: args.requests],
-        )
-        with floor_mesh() as mesh:
-            pids = {role: proc.pid for role, proc in mesh.processes.items()}
-            return measure(
-                "floor (same hops, no work)",
-                mesh.url,
-                pids,
-                batches,
-                c,
-                None if profile_dir is None else profile_dir / "floor",
-            )
-
-
 class MeshBench:
     """One mesh (SQLite files, or one PostgreSQL database) with its own seeded orders."""
 
@@ -419,7 +388,15 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         floor = None
         if not args.no_floor:
-            floor = FloorBench(args).run(args.profile)
+            from hop_floor import measure_floor
+
+            floor = measure_floor(
+                "refund",
+                c,
+                args.c1_requests,
+                args.requests,
+                None if args.profile is None else args.profile / "floor",
+            )
         sqlite = MeshBench(args, None)
         stack.callback(sqlite.stop)
         lite = sqlite.run(args.profile)
