@@ -27,7 +27,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup demo test lint types deps compat npm unit up contract export docs bench fuzz soak chaos startup waiting pg-test matrix clean
+.PHONY: help setup demo test lint types deps compat release npm unit up contract export docs bench fuzz soak chaos startup waiting pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -60,16 +60,20 @@ types: setup ## mypy --strict over the four packages
 deps: setup ## deptry: each member declares exactly the third-party packages it imports
 	for m in $(MEMBERS); do (cd $$m && ../$(BIN)/deptry . --no-ansi) || exit 1; done
 
-# The contracts of the working tree against the last release tag: an unannounced breaking change
-# fails (contracts/intended-breaks.yaml lists the reviewed ones). Without a reachable tag (no
-# tags, a shallow clone, no git) there is nothing to compare with: it says so and passes.
-compat: setup ## accord contracts diff: the working tree against the last release tag
-	@if ! tag=$$(git describe --tags --abbrev=0 2>/dev/null); then \
-	  echo "compat: SKIPPED: no release tag reachable from HEAD (no tags, or a shallow clone: git fetch --unshallow --tags)"; \
-	else \
-	  echo "compat: the contracts of the working tree against $$tag"; \
-	  $(BIN)/accord contracts diff "$$tag" . --intended contracts/intended-breaks.yaml; \
-	fi
+# The last release is recorded in the repository (contracts/releases/vX.Y.Z/: its contracts,
+# registry snapshot and commit), so this runs the same on every clone: no tag, no history, no
+# network. It fails on an unannounced breaking change (contracts/intended-breaks.yaml lists the
+# reviewed ones) and when the versions, CHANGELOG.md and the recorded releases disagree.
+compat: setup ## The contracts, versions and changelog against the last recorded release
+	$(BIN)/accord contracts compat
+
+# Records release VERSION (X.Y.Z) when `make compat` would pass for it: its baseline under
+# contracts/releases/, its CHANGELOG.md section (from Unreleased), every distribution's version,
+# the lock; the list of intended breaks moves into the baseline. Review the diff, then commit.
+release: setup ## Record release VERSION=X.Y.Z (baseline, changelog, versions); see docs/contract-evolution.md
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=X.Y.Z"; exit 2; }
+	$(BIN)/accord contracts release $(VERSION)
+	$(UV) lock --quiet
 
 # `npm install`, not `npm ci`: ci rejects the inspector's lock (optional Windows-only package);
 # install keeps the committed lock as it is. Without Node the JavaScript tests skip.

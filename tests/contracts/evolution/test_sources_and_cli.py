@@ -1,5 +1,5 @@
 """Sides of a diff (a file, a folder, a git revision), the CLI's output and exit codes, the
-reviewed list of intended breaks, and the repository itself against its last release."""
+reviewed list of intended breaks."""
 
 from __future__ import annotations
 
@@ -22,8 +22,6 @@ from accord.contracts.loading import ContractFileError
 
 from .fixtures import AGENT, TOOL
 
-ROOT = Path(__file__).resolve().parents[3]
-INTENDED = ROOT / "contracts" / "intended-breaks.yaml"
 BREAK = ("tool:demo.tool", "error.removed", "/errors/NOT_FOUND")
 
 
@@ -153,17 +151,3 @@ def test_git_revisions_are_read_without_checkout(tmp_path: Path) -> None:
     # The worktree folder is the working tree, unchanged by reading revisions.
     assert diff_sets(load_side("v1", repo), load_side(str(repo))).findings == []
     assert _git(repo, "status", "--porcelain").strip() == f"M {SPECS_IN_REPO}/tools/demo.yaml"
-
-
-def test_this_repository_against_its_last_release_lists_only_intended_breaks() -> None:
-    try:
-        tag = _git(ROOT, "describe", "--tags", "--abbrev=0").strip()
-    except subprocess.CalledProcessError:
-        pytest.skip("no release tag reachable (shallow clone or no tags)")
-    intended = load_intended_breaks(INTENDED)
-    if not intended.applies_to(tag):
-        pytest.fail(f"contracts/intended-breaks.yaml is for {intended.against}, not {tag}")
-    report = diff_sets(load_side(tag, ROOT), load_side(str(ROOT)))
-    unannounced = [f for f in report.findings if f.breaking and intended.excuses(f) is None]
-    assert unannounced == []
-    assert intended.unused(report.findings) == []

@@ -9,22 +9,34 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli import contracts_diff_cmd
+from accord.agents.cli import contracts_diff_cmd, contracts_release_cmd
+from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.errors import REGISTRY
 from accord.contracts.export import export_all
+from accord.contracts.keys import CONTRACT_VERSION
 from accord.contracts.status import TRANSITIONS
+from accord.contracts.tools import shipped_tool_contracts
 from accord.protocol.a2a.errors import a2a_error_document
 
 A2A_ERRORS_FILE = "a2a-errors.json"
 
 contracts_app = typer.Typer(help="Show, export or diff the Accord contract.", no_args_is_help=True)
 contracts_diff_cmd.add_to(contracts_app)
+contracts_release_cmd.add_to(contracts_app)
 
 
 @contracts_app.command("show")
 def show() -> None:
-    """Print the task lifecycle and the error registry."""
+    """Print the versions, the task lifecycle and the error registry."""
     console = Console()
+    versions = Table(title=f"Contract versions (mesh contract {CONTRACT_VERSION})")
+    for col in ("contract", "version", "also serves"):
+        versions.add_column(col)
+    for name, agent in sorted(shipped_agent_contracts().items()):
+        versions.add_row(f"agent:{name}", agent.version, ", ".join(agent.also_serves) or "-")
+    for name, tool in sorted(shipped_tool_contracts().items()):
+        versions.add_row(f"tool:{name}", tool.version, ", ".join(tool.also_serves) or "-")
+    console.print(versions)
     lifecycle = Table(title="Task lifecycle (legal transitions)")
     lifecycle.add_column("status")
     lifecycle.add_column("may become")

@@ -39,7 +39,7 @@ def _verdict(finding: Finding, intended: IntendedBreaks) -> str:
     return "breaking (intended)" if intended.excuses(finding) else "breaking"
 
 
-def _document(report: DiffReport, intended: IntendedBreaks) -> dict[str, Any]:
+def diff_document(report: DiffReport, intended: IntendedBreaks) -> dict[str, Any]:
     rows = [
         {**f.to_dict(), "intended": f.breaking and intended.excuses(f) is not None}
         for f in report.findings
@@ -57,7 +57,7 @@ def _document(report: DiffReport, intended: IntendedBreaks) -> dict[str, Any]:
     }
 
 
-def _print(document: dict[str, Any]) -> None:
+def print_document(document: dict[str, Any]) -> None:
     console = Console()
     if not console.is_terminal:  # a log (CI) is read in full: do not fold rule names
         console = Console(width=LOG_WIDTH)
@@ -79,7 +79,8 @@ def _print(document: dict[str, Any]) -> None:
             _short(row["old"]),
             _short(row["new"]),
         )
-    console.print(table)
+    if document["findings"]:  # an empty table says less than the count line below
+        console.print(table)
     for note in document["notes"]:
         console.print(f"note: {note}")
     for entry in document["unused_intended_breaks"]:
@@ -116,11 +117,11 @@ def diff(
     except AccordError as error:
         typer.echo(f"accord contracts diff: {error.message}", err=True)
         raise typer.Exit(EXIT_UNREADABLE) from None
-    document = _document(report, intended)
+    document = diff_document(report, intended)
     if as_json:
         typer.echo(json.dumps(document, ensure_ascii=False, indent=2))
     else:
-        _print(document)
+        print_document(document)
     if document["unannounced"]:
         raise typer.Exit(EXIT_BREAKING)
 

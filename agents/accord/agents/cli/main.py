@@ -94,8 +94,32 @@ app = typer.Typer(
 )
 
 
+# The distribution that ships the command line; every Accord distribution has the same version
+# (docs/contract-evolution.md "Releases and versions").
+CLI_DISTRIBUTION = "accord-agents"
+
+
+def _print_version(value: bool) -> None:
+    if not value:
+        return
+    from importlib.metadata import version
+
+    from accord.contracts.keys import CONTRACT_VERSION
+
+    typer.echo(f"accord {version(CLI_DISTRIBUTION)} (mesh contract {CONTRACT_VERSION})")
+    raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    _version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the package version and the mesh contract's version, then exit.",
+    ),
+) -> None:
     # A callback makes Typer build a group although no command is registered up front.
     pass
 

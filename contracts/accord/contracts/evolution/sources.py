@@ -18,6 +18,7 @@ import yaml
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.evolution.contract_diff import Contract, contract_id
+from accord.contracts.evolution.release_record import RELEASE_FILE, read_release
 from accord.contracts.loading import MAX_CONTRACT_FILE_BYTES, ContractFileError, validate_model
 from accord.contracts.tools import ToolContract
 
@@ -33,6 +34,9 @@ class ContractSet:
     label: str
     contracts: dict[str, Contract] = field(default_factory=dict)
     registry: dict[str, Any] | None = None
+    # Each contract's YAML as it was read, by contract id: a release baseline keeps the text,
+    # not a re-rendering of the model (accord.contracts.evolution.baseline).
+    texts: dict[str, str] = field(default_factory=dict)
 
 
 def _source_error(label: str, problem: str) -> AccordError:
@@ -56,13 +60,15 @@ def _parse(text: str, where: str, *, strict: bool) -> Contract | None:
     return None
 
 
-def _add(found: ContractSet, contract: Contract | None, where: str) -> None:
+def _add(found: ContractSet, text: str, where: str, *, strict: bool) -> None:
+    contract = _parse(text, where, strict=strict)
     if contract is None:
         return
     cid = contract_id(contract)
     if cid in found.contracts:
         raise _source_error(found.label, f"{cid} is defined twice (again in {where})")
     found.contracts[cid] = contract
+    found.texts[cid] = text
 
 
 def _read_registry(text: str, where: str) -> dict[str, Any]:
@@ -75,15 +81,20 @@ def _read_registry(text: str, where: str) -> dict[str, Any]:
     return data
 
 
+def add_folder(found: ContractSet, folder: Path) -> None:
+    """Every contract under ``folder`` (YAML that is no contract is skipped), and its snapshot."""
+    for path in sorted(folder.rglob("*.yaml")):
+        _add(found, path.read_text(encoding="utf-8"), str(path), strict=False)
+    snapshot = folder / REGISTRY_SNAPSHOT
+    if snapshot.is_file():
+        found.registry = _read_registry(snapshot.read_text(encoding="utf-8"), str(snapshot))
+
+
 def _from_folder(folder: Path, label: str) -> ContractSet:
     if (folder / SPECS_IN_REPO).is_dir():
         folder = folder / SPECS_IN_REPO
     found = ContractSet(label=label)
-    for path in sorted(folder.rglob("*.yaml")):
-        _add(found, _parse(path.read_text(encoding="utf-8"), str(path), strict=False), str(path))
-    snapshot = folder / REGISTRY_SNAPSHOT
-    if snapshot.is_file():
-        found.registry = _read_registry(snapshot.read_text(encoding="utf-8"), str(snapshot))
+    add_folder(found, folder)
     return found
 
 
@@ -118,7 +129,7 @@ def _from_revision(repo: Path, revision: str) -> ContractSet:
         if name.endswith(".json"):
             found.registry = _read_registry(shown.stdout, where)
         else:
-            _add(found, _parse(shown.stdout, where, strict=False), where)
+            _add(found, shown.stdout, where, strict=False)
     if not found.contracts:
         raise _source_error(revision, f"no contracts under {SPECS_IN_REPO} at this revision")
     return found
@@ -129,10 +140,13 @@ def load_side(spec: str, repo: Path | None = None) -> ContractSet:
     path = Path(spec)
     if path.is_file():
         found = ContractSet(label=spec)
-        _add(found, _parse(path.read_text(encoding="utf-8"), spec, strict=True), spec)
+        _add(found, path.read_text(encoding="utf-8"), spec, strict=True)
         return found
     if path.is_dir():
-        return _from_folder(path, spec)
+        # A recorded release is labelled by its tag (v0.2.0), which is what a list of intended
+        # breaks names in `against`, wherever the folder is.
+        record = path / RELEASE_FILE
+        return _from_folder(path, read_release(record).tag if record.is_file() else spec)
     where = repo or Path.cwd()
     if _is_revision(where, spec):
         return _from_revision(where, spec)
