@@ -138,16 +138,32 @@ def running_replicas(
     ``b_env`` are added to each replica's environment (test pause points)."""
     a_env = {**REPLICA_ENV, **a_env}
     with running_mesh(base, database_url=database_url, orchestrator_env=a_env) as mesh:
-        b_dir = base / "replica-b"
-        b_dir.mkdir(parents=True, exist_ok=True)
-        b_env = {**mesh.env, **REPLICA_ENV, **b_env, "ACCORD_DATA_DIR": str(b_dir)}
-        running = run_service(
-            "orchestrator-b",
-            ["serve", "orchestrator"],
-            port=free_port(),
-            env=b_env,
-            log_dir=mesh.log_dir,
-            deadline_s=90.0,
-        )
-        b = mesh.stack.enter_context(running)
+        b = start_replica(mesh, base / "replica-b", "orchestrator-b", b_env)
         yield Replicas(mesh=mesh, database_url=database_url, b=b, a_env=a_env)
+
+
+def start_replica(
+    mesh: Mesh,
+    data_dir: Path,
+    name: str,
+    env: dict[str, str],
+    *,
+    python: str | None = None,
+    cwd: Path | None = None,
+) -> Service:
+    """Another orchestrator replica beside ``mesh``'s, on a port and a data directory of its
+    own, with the mesh's settings and ``env``; it stops with the mesh. ``python`` and ``cwd``
+    run it from another environment (another release's: tests/storage/releases.py)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    full_env = {**mesh.env, **REPLICA_ENV, **env, "ACCORD_DATA_DIR": str(data_dir)}
+    running = run_service(
+        name,
+        ["serve", "orchestrator"],
+        port=free_port(),
+        env=full_env,
+        log_dir=mesh.log_dir,
+        deadline_s=90.0,
+        python=python,
+        cwd=cwd,
+    )
+    return mesh.stack.enter_context(running)

@@ -6,7 +6,7 @@ import asyncio
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -53,10 +53,13 @@ class Mesh:
         self.services[name] = service
         return service
 
-    def start_all(self, service_env: dict[str, dict[str, str]]) -> None:
-        """All five at once (start-up is mostly imports: two cores do two at a time)."""
-        with ThreadPoolExecutor(len(SERVICES)) as pool:
-            futures = [pool.submit(self.start, n, service_env.get(n)) for n in SERVICES]
+    def start_all(
+        self, service_env: dict[str, dict[str, str]], names: Sequence[str] = SERVICES
+    ) -> None:
+        """All five (or ``names``) at once (start-up is mostly imports: two cores do two at a
+        time)."""
+        with ThreadPoolExecutor(max(1, len(names))) as pool:
+            futures = [pool.submit(self.start, n, service_env.get(n)) for n in names]
         for future in futures:
             future.result()  # re-raise a service that did not start
 
@@ -117,9 +120,12 @@ def running_mesh(
     database_url: str | None = None,
     orchestrator_env: dict[str, str] | None = None,
     service_env: dict[str, dict[str, str]] | None = None,
+    services: Sequence[str] = SERVICES,
 ) -> Iterator[Mesh]:
     """The five services; ``service_env`` adds variables per service (``orchestrator_env``
-    is short for ``service_env={"orchestrator": ...}``)."""
+    is short for ``service_env={"orchestrator": ...}``). Only ``services`` are started; every
+    one has its port and URL all the same, so a test can start the others later
+    (``Mesh.start``)."""
     data_dir, log_dir = base / "data", base / "logs"
     data_dir.mkdir(parents=True, exist_ok=True)
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -137,7 +143,7 @@ def running_mesh(
         extra = dict(service_env or {})
         if orchestrator_env:
             extra["orchestrator"] = {**extra.get("orchestrator", {}), **orchestrator_env}
-        mesh.start_all(extra)
+        mesh.start_all(extra, services)
         yield mesh
 
 

@@ -216,18 +216,31 @@ def forkable(env: Mapping[str, str]) -> bool:
 
 
 def start(
-    args: Sequence[str], env: Mapping[str, str], log_path: Path
+    args: Sequence[str],
+    env: Mapping[str, str],
+    log_path: Path,
+    *,
+    python: str | None = None,
+    cwd: Path | None = None,
 ) -> ForkedProcess | subprocess.Popen[bytes]:
     """``python -m accord.agents.cli.main ARGS`` with ``env``, its output appended to
-    ``log_path``: a fork of the zygote when it can be, else that very command."""
-    if forkable(env):
-        forked = _shared().spawn(args, env, log_path, deadline_s=120.0)
+    ``log_path``: a fork of the zygote when it can be, else that very command. ``python`` is
+    another interpreter (another release's environment: never a fork), ``cwd`` the command's
+    directory (default: this process's)."""
+    other = python is not None and python != sys.executable
+    if not other and forkable(env):
+        forked = _shared().spawn(args, env, log_path, deadline_s=120.0, cwd=cwd)
         if forked is not None:
             return forked
-    cmd = [sys.executable, "-m", "accord.agents.cli.main", *args]
+    cmd = [python or sys.executable, "-m", "accord.agents.cli.main", *args]
     with log_path.open("ab") as log:
         return subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, env=dict(env), start_new_session=True
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=dict(env),
+            cwd=cwd,
+            start_new_session=True,
         )
 
 

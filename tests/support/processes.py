@@ -96,12 +96,15 @@ def run_service(
     log_dir: Path,
     health_path: str = "/healthz",
     deadline_s: float = 30.0,
+    python: str | None = None,
+    cwd: Path | None = None,
 ) -> Iterator[Service]:
-    """Run ``python -m accord.agents.cli.main serve NAME`` (or ``args``) until the block ends."""
+    """Run ``python -m accord.agents.cli.main serve NAME`` (or ``args``) until the block ends;
+    ``python`` and ``cwd`` as in ``forked.start`` (another release's interpreter)."""
     port = port or free_port()
     log_path = log_dir / f"{name}-{port}.log"
     full_env = {**os.environ, **(env or {})}
-    proc = forked.start([*args, "--port", str(port)], full_env, log_path)
+    proc = forked.start([*args, "--port", str(port)], full_env, log_path, python=python, cwd=cwd)
     service = Service(name=name, port=port, process=proc, log_path=log_path)
     try:
         # `serve NAME` answers its name: a port taken by someone else is not a start.

@@ -23,6 +23,7 @@ SLOW_MODULES: Final[dict[str, float]] = {
     "tests/telemetry/test_sdk_wrappers.py": 24,
     "tests/tools/test_payments.py": 23,
     "tests/mesh/test_replicas.py": 23,
+    "tests/storage/test_rolling_upgrade.py": 28,  # alone, the release's environment cached
     "tests/interop/test_mcp_conformance.py": 21,
     "tests/mesh/test_crash.py": 20,
     "tests/workspace/test_service_ports.py": 20,
