@@ -30,11 +30,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-import yaml
-
-from accord.contracts.versions import semver
+from accord.contracts.evolution.baseline import baselines
+from accord.contracts.evolution.release_record import ReleaseRecord
 
 REPO: Final = Path(__file__).resolve().parents[2]
 RELEASES_DIR: Final = REPO / "contracts" / "releases"
@@ -47,16 +46,9 @@ class ReleaseUnavailableError(Exception):
     """The release's commit is not in this clone (a shallow clone, history rewritten)."""
 
 
-@dataclass(frozen=True)
-class Release:
-    version: str
-    commit: str
-    date: str
-    contract_version: str
-
-    @property
-    def tag(self) -> str:
-        return f"v{self.version}"
+# A recorded release (contracts/releases/vX.Y.Z/release.yaml), read as `accord contracts
+# compat` reads it.
+Release = ReleaseRecord
 
 
 @dataclass(frozen=True)
@@ -81,18 +73,7 @@ class ReleaseEnv:
 
 def releases(directory: Path = RELEASES_DIR) -> list[Release]:
     """Every recorded release, oldest first (by version, not by directory name)."""
-    found = []
-    for path in directory.glob("*/release.yaml"):
-        doc: dict[str, Any] = yaml.safe_load(path.read_text())
-        found.append(
-            Release(
-                version=str(doc["version"]),
-                commit=str(doc["commit"]),
-                date=str(doc["date"]),
-                contract_version=str(doc["contract_version"]),
-            )
-        )
-    return sorted(found, key=lambda r: semver(r.version))
+    return [baseline.record for baseline in baselines(directory)]
 
 
 def last_release(directory: Path = RELEASES_DIR) -> Release:
@@ -127,7 +108,7 @@ def interpreter() -> Path:
 
 def build(release: Release, cache: Path | None = None, repo: Path = REPO) -> ReleaseEnv:
     """``release`` installed under ``cache`` (built once per commit and interpreter)."""
-    if not has_commit(release.commit, repo):
+    if release.commit is None or not has_commit(release.commit, repo):
         raise ReleaseUnavailableError(
             f"release {release.tag}'s commit {release.commit} is not in this clone "
             f"({repo}); a shallow clone needs `git fetch --unshallow`"
