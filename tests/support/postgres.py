@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.support.processes import free_port
+from tests.support.ports import free_port
 
 
 def pg_bin() -> Path | None:
