@@ -11,16 +11,20 @@ import pytest
 
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.storage.migrate import current
-from tests.mesh.support import approve, get_task, running_mesh
+from tests.mesh.support import SERVICES, approve, get_task, running_mesh
 from tests.storage import schemas, v0_1
 from tests.support import postgres
 
 pytestmark = pytest.mark.timeout(300)
 
+# However old the fixture is, its finished tasks are still there to read: the default
+# retention (30 days after their last change) would delete them at start.
+KEEP = {n: {"ACCORD_TASK_RETENTION_S": str(100 * 365 * 86_400)} for n in SERVICES}
+
 
 async def check_services_work_on_v0_1_data(mesh_base: Path, dialect: str, url: str | None) -> None:
     tasks = v0_1.tasks(dialect)
-    with running_mesh(mesh_base, database_url=url) as mesh:
+    with running_mesh(mesh_base, database_url=url, service_env=KEEP) as mesh:
         refunded = await get_task(mesh, tasks["refunded"]["user"], tasks["refunded"]["task_id"])
         assert refunded.status is Status.COMPLETED
         assert (refunded.data or {})["decision"] == "refunded"
