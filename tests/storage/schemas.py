@@ -8,6 +8,7 @@ from sqlalchemy import Connection, inspect, text
 
 from accord.agents.workflow.tables import SCHEMA as WORKFLOW
 from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
+from accord.protocol.push.tables import push_schema, push_table_name
 from accord.protocol.storage.schema import Schema
 from accord.tools.commerce_store import SCHEMA as COMMERCE
 from accord.tools.ledger import SCHEMA as PAYMENTS
@@ -17,19 +18,25 @@ def task_schema_of(service: str) -> Schema:
     return task_schema(task_table(table_name(service)))
 
 
+def push_schema_of(service: str) -> Schema:
+    return push_schema(push_table_name(service))
+
+
+# v0.1's orchestrator task table is no longer a store (the orchestrator's tasks are views of
+# its workflow log): it is left as it was, unread, and a release since v0.2 has none.
+RETIRED: tuple[Schema, ...] = (task_schema_of("orchestrator"),)
 # SQLite: file -> schemas in it (as `accord up` lays them out); PostgreSQL: all in one database.
+# Each agent keeps its push notification tables (configs, outbox; since v0.2) in its own file.
 SQLITE_FILES: dict[str, tuple[Schema, ...]] = {
-    "orchestrator": (task_schema_of("orchestrator"),),
+    "orchestrator": (*RETIRED, push_schema_of("orchestrator")),
     "orchestrator-workflows": (WORKFLOW,),
-    "policy": (task_schema_of("policy"),),
-    "risk": (task_schema_of("risk"),),
+    "policy": (task_schema_of("policy"), push_schema_of("policy")),
+    "risk": (task_schema_of("risk"), push_schema_of("risk")),
     "commerce": (COMMERCE,),
     "payments": (PAYMENTS,),
 }
 ALL: tuple[Schema, ...] = tuple(s for group in SQLITE_FILES.values() for s in group)
-# What the services keep now: v0.1's orchestrator task table is no longer a store (the
-# orchestrator's tasks are views of its workflow log); it is left as it was, unread.
-RETIRED: tuple[Schema, ...] = SQLITE_FILES["orchestrator"]
+# What the services keep now.
 LIVE: tuple[Schema, ...] = tuple(s for s in ALL if s not in RETIRED)
 
 

@@ -1,4 +1,4 @@
-"""`accord db current` and `accord db upgrade` on the v0.1 databases of every service."""
+"""`accord db current` and `accord db upgrade` on every release's databases of every service."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.agents.cli.main import app
-from tests.storage import v0_1
+from tests.storage import release_fixtures
 
 # The orchestrator keeps one store, its workflow log: its A2A tasks are views of it (its v0.1
 # task table is left as it was, unread).
@@ -24,6 +24,8 @@ V0_1_SCHEMAS = {
 # Each agent's push notification tables: new since v0.1, so not there yet, and made by upgrade.
 PUSH_SCHEMAS = {(s, f"a2a_push_{s}") for s in ("orchestrator", "policy", "risk")}
 SCHEMAS = V0_1_SCHEMAS | PUSH_SCHEMAS
+# Every one of them is versioned from v0.2 on.
+V0_2_SCHEMAS = {schema for _, schema in SCHEMAS}
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -31,18 +33,26 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def check(where: list[str]) -> None:
+def check(release: str, where: list[str]) -> None:
     code, out = run("db", "current", *where, "--json")
-    assert code == 1  # behind: v0.1, never upgraded
     rows = json.loads(out)
+    assert code == (0 if all(r["up_to_date"] for r in rows) else 1)  # 1: a schema is behind
     assert {(r["service"], r["schema"]) for r in rows} == SCHEMAS
-    assert all(r["current"] is None for r in rows)
     unversioned = {(r["service"], r["schema"]) for r in rows if r["unversioned_v0_1"]}
-    assert unversioned == V0_1_SCHEMAS
+    if release in release_fixtures.UNVERSIONED:
+        assert code == 1  # v0.1, never upgraded
+        assert all(r["current"] is None for r in rows)
+        assert unversioned == V0_1_SCHEMAS
+    else:
+        assert not unversioned
+        assert all(r["current"] is not None for r in rows if r["schema"] in V0_2_SCHEMAS)
+    was = {(r["service"], r["schema"]): r["current"] for r in rows}
 
     code, out = run("db", "upgrade", *where, "--json")
     assert code == 0, out
-    assert all(r["up_to_date"] and r["before"] is None for r in json.loads(out))
+    upgraded = json.loads(out)
+    assert all(r["up_to_date"] for r in upgraded)
+    assert {(r["service"], r["schema"]): r["before"] for r in upgraded} == was
 
     code, out = run("db", "current", *where, "--json")
     assert code == 0, out
@@ -54,15 +64,17 @@ def check(where: list[str]) -> None:
     assert "policy" not in out
 
 
-def test_db_commands_on_v0_1_sqlite_files(tmp_path: Path) -> None:
-    v0_1.load_sqlite(tmp_path)
-    check(["--data-dir", str(tmp_path)])
+@pytest.mark.parametrize("release", release_fixtures.RELEASES)
+def test_db_commands_on_the_sqlite_files_of_a_release(release: str, tmp_path: Path) -> None:
+    release_fixtures.load_sqlite(release, tmp_path)
+    check(release, ["--data-dir", str(tmp_path)])
 
 
 @pytest.mark.postgres
-def test_db_commands_on_a_v0_1_postgres_database(postgres_url: str) -> None:
-    asyncio.run(v0_1.load_postgres(postgres_url))  # the CLI runs its own event loop
-    check(["--database-url", postgres_url])
+@pytest.mark.parametrize("release", release_fixtures.RELEASES)
+def test_db_commands_on_the_postgres_database_of_a_release(release: str, postgres_url: str) -> None:
+    asyncio.run(release_fixtures.load_postgres(release, postgres_url))  # the CLI runs its own loop
+    check(release, ["--database-url", postgres_url])
 
 
 def test_unknown_service_and_unreachable_database(tmp_path: Path) -> None:
