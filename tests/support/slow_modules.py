@@ -24,6 +24,7 @@ SLOW_MODULES: Final[dict[str, float]] = {
     "tests/tools/test_payments.py": 23,
     "tests/mesh/test_replicas.py": 23,
     "tests/storage/test_rolling_upgrade.py": 28,  # alone, the release's environment cached
+    "tests/storage/test_upgrade_mesh.py": 28,  # four meshes: every release on both databases
     "tests/interop/test_mcp_conformance.py": 21,
     "tests/mesh/test_crash.py": 20,
     "tests/workspace/test_service_ports.py": 20,
