@@ -11,7 +11,10 @@ from typing import Any
 import asyncpg
 import pytest
 
+from accord.contracts.evolution.baseline import baselines
 from tests.storage import release_fixtures
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # (table, SQL) -> rows: the fixture's tables, wherever they are (a SQLite file, or the one
 # PostgreSQL database).
@@ -170,3 +173,13 @@ async def test_postgres_fixture_has_every_table_with_rows(
         await check_contents(release, "postgresql", found, query)
     finally:
         await conn.close()
+
+
+def test_every_recorded_release_has_a_database_fixture() -> None:
+    """Upgrades are tested from every release: a release recorded in contracts/releases/ (what
+    `make release` writes) has its fixture here, and no fixture names an unrecorded release."""
+    recorded = {
+        f"v{record.key[0]}_{record.key[1]}"
+        for record in (b.record for b in baselines(ROOT / "contracts" / "releases"))
+    }
+    assert recorded == set(release_fixtures.RELEASES)
