@@ -8,6 +8,7 @@ import itertools
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -242,3 +243,66 @@ def test_accord_version_prints_the_package_and_mesh_contract_versions() -> None:
     result = CliRunner().invoke(app, ["--version"])
     assert result.exit_code == 0
     assert result.output == f"accord {WORKSPACE.version()} (mesh contract {CONTRACT_VERSION})\n"
+
+
+def test_compat_finds_its_workspace_from_a_subfolder_and_says_when_there_is_none(
+    copy: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(_specs(copy) / "tools")
+    code, out = _cli("compat")
+    assert code == 0, out
+    assert str(copy / "contracts/releases") in out
+    monkeypatch.chdir(tmp_path_factory.mktemp("elsewhere"))
+    code, out = _cli("compat")
+    assert code == 2
+    assert "no pyproject.toml with a [tool.accord.release] table" in out
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "reason"),
+    [
+        ("contracts/releases/v0.2.0/release.yaml", "version: 0.2.0\ncommit: nope\n", "commit"),
+        ("contracts/releases/v0.2.0/release.yaml", "version: [", "YAML"),
+        ("contracts/intended-breaks.yaml", "against: v0.2.0\nbreaks: [{rule: x}]\n", "breaks"),
+        ("pyproject.toml", "[tool.accord.release]\nspecs = 3\n", "[tool.accord.release]"),
+    ],
+)
+def test_a_malformed_record_is_a_clear_error_and_nothing_is_written(
+    copy: Path, path: str, text: str, reason: str
+) -> None:
+    (copy / path).write_text(text, encoding="utf-8")
+    before = _snapshot(copy)
+    code, out = _cli("compat", "--root", str(copy))
+    assert code == 2, out
+    assert reason in out
+    code, out = _cli("release", "9.0.0", "--root", str(copy))
+    assert code == 1, out
+    assert _snapshot(copy) == before
+
+
+def test_release_records_its_commit_and_refuses_uncommitted_contracts(copy: Path) -> None:
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(copy), "-c", "user.email=t@example.org", "-c", "user.name=t", *args],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout.strip()
+
+    ws = Workspace.load(copy)
+    _unreleased(ws, "refunds.get describes itself better")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "the workspace")
+    _edit(_specs(copy) / "tools/refunds.get.yaml", {"description": "One refund, by order."})
+    before = _snapshot(copy / "contracts/releases")
+    (major, minor, _) = baselines(ws.releases)[-1].record.key
+    version = f"{major}.{minor + 1}.0"
+    code, out = _cli("release", version, "--root", str(copy))
+    assert (code, "uncommitted changes" in out) == (1, True), out
+    assert _snapshot(copy / "contracts/releases") == before
+    git("commit", "-qam", "the contract change")
+    code, out = _cli("release", version, "--root", str(copy))
+    assert code == 0, out
+    assert baselines(ws.releases)[-1].record.commit == git("rev-parse", "HEAD")

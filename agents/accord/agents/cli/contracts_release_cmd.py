@@ -26,16 +26,23 @@ from accord.agents.cli.contracts_diff_cmd import (
 from accord.contracts.errors import AccordError
 from accord.contracts.evolution.release import Workspace, check, cut
 
-ROOT_HELP: Final = "Workspace root: the folder whose pyproject.toml has [tool.accord.release]"
+ROOT_HELP: Final = (
+    "Workspace root: the folder whose pyproject.toml has [tool.accord.release] "
+    "(default: the nearest one, here or above)"
+)
+
+
+def _workspace(root: Path | None) -> Workspace:
+    return Workspace.find(Path.cwd()) if root is None else Workspace.load(root)
 
 
 def compat(
-    root: Path = typer.Option(Path("."), "--root", help=ROOT_HELP),
+    root: Path | None = typer.Option(None, "--root", help=ROOT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print JSON"),
 ) -> None:
     """Check version, changelog and contracts against the last recorded release."""
     try:
-        ws = Workspace.load(root)
+        ws = _workspace(root)
         result = check(ws)
     except (AccordError, ValueError, OSError) as error:
         message = error.message if isinstance(error, AccordError) else str(error)
@@ -70,11 +77,11 @@ def compat(
 
 def release(
     version: str = typer.Argument(help="The release's version, X.Y.Z"),
-    root: Path = typer.Option(Path("."), "--root", help=ROOT_HELP),
+    root: Path | None = typer.Option(None, "--root", help=ROOT_HELP),
 ) -> None:
     """Record release VERSION (baseline, changelog, versions) when compat holds for it."""
     try:
-        baseline = cut(Workspace.load(root), version, dt.date.today())
+        baseline = cut(_workspace(root), version, dt.date.today())
     except (AccordError, ValueError, OSError) as error:
         message = error.message if isinstance(error, AccordError) else str(error)
         typer.echo(f"accord contracts release: {message}", err=True)

@@ -61,6 +61,20 @@ class Workspace:
     changelog: Path
 
     @classmethod
+    def find(cls, start: Path) -> Workspace:
+        """The workspace ``start`` is in: the nearest folder, ``start`` or above, whose
+        ``pyproject.toml`` has a [tool.accord.release] table (as git finds its repository)."""
+        for folder in (start.resolve(), *start.resolve().parents):
+            pyproject = folder / "pyproject.toml"
+            if pyproject.is_file() and "[tool.accord.release]" in pyproject.read_text("utf-8"):
+                return cls.load(folder)
+        raise _invalid(
+            f"no pyproject.toml with a [tool.accord.release] table in {start.resolve()} or "
+            "above (--root names the workspace)",
+            start=str(start),
+        )
+
+    @classmethod
     def load(cls, root: Path) -> Workspace:
         pyproject = root / "pyproject.toml"
         try:
@@ -75,7 +89,11 @@ class Workspace:
                 intended_breaks=root / table["intended_breaks"],
                 changelog=root / table["changelog"],
             )
-        except (OSError, KeyError, TypeError, tomllib.TOMLDecodeError) as exc:
+        except OSError as exc:
+            raise _invalid(
+                f"{pyproject}: cannot be read ({exc.strerror})", file=str(pyproject)
+            ) from None
+        except (KeyError, TypeError, tomllib.TOMLDecodeError) as exc:
             raise _invalid(
                 f"{pyproject}: no usable [tool.accord.release] table ({exc!r})",
                 file=str(pyproject),
@@ -188,10 +206,10 @@ def history(ws: Workspace) -> list[tuple[Baseline, Baseline, list[str]]]:
     return found
 
 
-def _head_commit(root: Path) -> str | None:
+def _git(root: Path, *args: str) -> str | None:
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            ["git", "-C", str(root), *args],
             capture_output=True,
             text=True,
             timeout=30,
@@ -200,6 +218,12 @@ def _head_commit(root: Path) -> str | None:
     except OSError:
         return None
     return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _uncommitted_specs(ws: Workspace) -> str | None:
+    """What git says is changed in the specs (None outside git): the commit a release records
+    must hold exactly the contracts it records."""
+    return _git(ws.root, "status", "--porcelain", "--", *(str(p) for p in ws.specs))
 
 
 def cut(ws: Workspace, version: str, today: dt.date) -> Baseline:
@@ -223,11 +247,13 @@ def cut(ws: Workspace, version: str, today: dt.date) -> Baseline:
     unreleased = _unreleased_body(text)
     if not unreleased.strip("\n -#").strip():
         blocking.append(f"{ws.changelog.name}: the [{UNRELEASED}] section is empty")
+    if _uncommitted_specs(ws):
+        blocking.append("the contracts have uncommitted changes: commit them first")
     if blocking:
         raise _invalid("cannot release " + version + ": " + "; ".join(blocking))
     record = ReleaseRecord(
         version=version,
-        commit=_head_commit(ws.root),
+        commit=_git(ws.root, "rev-parse", "HEAD"),
         date=today,
         contract_version=CONTRACT_VERSION,
     )
