@@ -98,6 +98,10 @@ class DerivedTaskStore(TaskStore):
         if not await self._has(task.id, scope):
             await self.source.record_refused(view_of(task), scope)
 
+    async def has(self, owner: str, task_id: str) -> bool:
+        """Whether ``owner`` has the task (the send keys live as long as their task)."""
+        return await self._has(task_id, owner)
+
     async def _has(self, task_id: str, scope: str) -> bool:
         # Every finished task passes here: a source that can say whether it has one (one row)
         # is asked that, not for the view (its whole log folded: 2% of the orchestrator: #16).

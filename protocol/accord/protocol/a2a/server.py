@@ -21,7 +21,6 @@ from typing import Any, Final
 
 from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
 from a2a.server.context import ServerCallContext
-from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import (
     DefaultServerCallContextBuilder,
     create_agent_card_routes,
@@ -43,7 +42,12 @@ from accord.contracts.keys import HEALTH_PATH, READY_PATH, SKILL_SCHEMAS_PATH
 from accord.protocol.a2a.card import build_agent_card
 from accord.protocol.a2a.card_schemas import encode_schema_document, skill_schemas_route
 from accord.protocol.a2a.cors import browser_cors
+from accord.protocol.a2a.derived_store import DerivedTaskStore
 from accord.protocol.a2a.executor import ContractExecutor
+from accord.protocol.a2a.send_claim import SEND_STATE_KEY, SendClaim
+from accord.protocol.a2a.send_handler import IdempotentRequestHandler
+from accord.protocol.a2a.send_keys import SendKeys, TaskExists
+from accord.protocol.a2a.send_tables import send_schema, send_table, send_table_name
 from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
 from accord.protocol.a2a.store import AccordTaskStore
 from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
@@ -88,6 +92,7 @@ class PrincipalContextBuilder(DefaultServerCallContextBuilder):
         if isinstance(user, PrincipalUser):
             context.state[PRINCIPAL_STATE_KEY] = user.principal
         context.state[ENVELOPE_STATE_KEY] = request.scope.get(ENVELOPE_STATE_KEY)
+        context.state[SEND_STATE_KEY] = request.scope.get(SEND_STATE_KEY)
         return context
 
 
@@ -95,7 +100,9 @@ class TaskContextBuilder(SimpleRequestContextBuilder):
     """A follow-up that names its task but not its context continues in the task's context.
 
     The SDK would otherwise make up a fresh context id, and a task that is no longer live in
-    this process (after a restart) then fails with "Context in event doesn't match".
+    this process (after a restart) then fails with "Context in event doesn't match". A new task
+    gets the id its message's key assigned (send_claim.py), so every copy of the message, on
+    any replica, names the same task.
     """
 
     def __init__(self, store: TaskStore) -> None:
@@ -110,7 +117,10 @@ class TaskContextBuilder(SimpleRequestContextBuilder):
         context_id: str | None = None,
         task: Task | None = None,
     ) -> RequestContext:
-        if task_id and not context_id:
+        claim = context.state.get(SEND_STATE_KEY)
+        if not task_id and isinstance(claim, SendClaim):
+            task_id = claim.task_id
+        elif task_id and not context_id:
             stored = await self._store.get(task_id, context)
             if stored is not None:
                 context_id = stored.context_id
@@ -150,6 +160,26 @@ def _authenticator(options: ServeOptions) -> Authenticator:
     if options.extra.get(AUTH_OPTION) == AUTH_NONE:
         return AnonymousAuthenticator()
     return Authenticator()
+
+
+def send_keys_ref(options: ServeOptions, service_name: str) -> StoreRef:
+    """The agent's sent-message keys (idempotent send), for `accord db`."""
+    schema = send_schema(send_table(send_table_name(service_name)))
+    return StoreRef(schema, task_store_url(options, service_name))
+
+
+def task_exists(store: TaskStore) -> TaskExists:
+    """Whether ``store`` still holds a task of an owner (send keys live as long as it does)."""
+    if isinstance(store, AccordTaskStore):
+        return store.has
+    if isinstance(store, DerivedTaskStore):
+        return store.has
+
+    async def unknown(owner: str, task_id: str) -> bool:
+        del owner, task_id
+        return False  # a store that cannot say: its keys go after the retention period
+
+    return unknown
 
 
 def push_store_ref(options: ServeOptions, service_name: str) -> StoreRef:
@@ -195,7 +225,8 @@ def build_agent_app(
         task_store_url(options, service_name), table=push_table_name(service_name)
     )
     push = PushNotifications(push_store, reader_of(store))
-    handler = DefaultRequestHandler(
+    sends = SendKeys(task_store_url(options, service_name), table=send_table_name(service_name))
+    handler = IdempotentRequestHandler(
         agent_executor=executor,
         task_store=store,
         agent_card=card,
@@ -241,6 +272,12 @@ def build_agent_app(
                 stack.push_async_callback(_stop, keeper)
             await push_store.open()
             stack.push_async_callback(push_store.close)
+            # Closed after the hooks and the handler: a clean stop lets this process's
+            # claims lapse once its requests are over, so a live replica takes them over.
+            await sends.open()
+            stack.push_async_callback(sends.close)
+            renewer = asyncio.create_task(sends.keep_alive(task_exists(store)), name="send-keys")
+            stack.push_async_callback(_stop, renewer)
             pusher = asyncio.create_task(push.run(), name="push-delivery")
             stack.push_async_callback(_stop, pusher)
             for hook in lifespan_hooks:
@@ -266,6 +303,7 @@ def build_agent_app(
         "rpc_paths": [RPC_PATH],
         "public_paths": [AGENT_CARD_WELL_KNOWN_PATH, SKILL_SCHEMAS_PATH, HEALTH_PATH, READY_PATH],
         "max_body_bytes": max_body_bytes,
+        "sends": sends,
     }
     middleware = [Middleware(Gate, **gate_options)]
     if browser_origins:  # outside the gate: a preflight carries no credential
@@ -274,5 +312,6 @@ def build_agent_app(
     app.state.agent_card = card
     app.state.task_store = store
     app.state.push = push
+    app.state.sends = sends
     app.state.request_handler = handler
     return app

@@ -28,6 +28,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from accord.contracts.envelope import DelegationEnvelope, parse_envelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.delegation import check_on_behalf
+from accord.protocol.a2a.send_claim import SEND_STATE_KEY, SendClaim, claim_send
+from accord.protocol.a2a.send_keys import SendKeys
 from accord.protocol.a2a.server_errors import contract_error_filter
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY
 from accord.protocol.auth import Principal
@@ -98,13 +100,16 @@ class Gate:
         public_paths: Iterable[str],
         max_body_bytes: int = MAX_BODY_BYTES,
         limits: CallerLimits | None = None,
+        sends: SendKeys | None = None,
     ) -> None:
+        """``sends``: the keys of sent messages (idempotent send); None keys nothing."""
         self.app = app
         self.authenticator = authenticator
         self.rpc_paths = frozenset(rpc_paths)
         self.public_paths = frozenset(public_paths)
         self.max_body_bytes = max_body_bytes
         self.limits = limits or CallerLimits()
+        self.sends = sends
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in self.public_paths:
@@ -115,6 +120,7 @@ class Gate:
             k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
         }
         rpc_id: Any = None
+        claim: SendClaim | None = None
         try:
             principal = self._authenticate(headers)
             self._admit(principal)
@@ -134,19 +140,43 @@ class Gate:
             streaming = _is_stream(scope, is_rpc, parsed)
             if streaming:
                 self._open_stream(principal)
+            try:
+                claim = await self._claim(scope["path"], is_rpc, parsed, principal)
+            except _RefusedError:
+                if streaming:
+                    self.limits.close_stream(principal)
+                raise
         except _RefusedError as refused:
             await _respond(send, refused, is_rpc, rpc_id)
             return
         scope["user"] = PrincipalUser(principal)
         scope["auth"] = AuthCredentials(sorted(principal.roles))
         scope[ENVELOPE_STATE_KEY] = envelope
-        if not streaming:
-            await self.app(scope, receive, contract_error_filter(send, is_rpc))
-            return
+        scope[SEND_STATE_KEY] = claim
         try:
-            await self._stream(scope, receive, contract_error_filter(send, is_rpc))
+            if not streaming:
+                await self.app(scope, receive, contract_error_filter(send, is_rpc))
+                return
+            try:
+                await self._stream(scope, receive, contract_error_filter(send, is_rpc))
+            finally:
+                self.limits.close_stream(principal)
         finally:
-            self.limits.close_stream(principal)
+            if claim is not None:
+                await asyncio.shield(claim.end())
+
+    async def _claim(
+        self, path: str, is_rpc: bool, parsed: Any, principal: Principal
+    ) -> SendClaim | None:
+        """Claim a sent message's key (idempotent send: send_claim.py); another message under
+        the same id is refused here, in the caller's transport."""
+        message = _sent_message(path, is_rpc, parsed)
+        if self.sends is None or message is None:
+            return None
+        try:
+            return await claim_send(self.sends, principal.owner, message)
+        except AccordError as error:
+            raise _RefusedError(error) from None
 
     def _admit(self, principal: Principal) -> None:
         try:
@@ -229,19 +259,9 @@ class Gate:
     ) -> DelegationEnvelope | None:
         """Envelope and acting on behalf, before the SDK creates (and stores) a task; the
         envelope of a sent message, or None."""
-        if not isinstance(parsed, dict):
-            return None  # not JSON: the SDK answers with its parse error
-        if is_rpc:
-            if parsed.get("method") not in SEND_METHODS:
-                return None
-            params = parsed.get("params")
-        elif path.endswith(REST_SEND_SUFFIXES):
-            params = parsed
-        else:
-            return None
-        message = params.get("message") if isinstance(params, dict) else None
-        if not isinstance(message, dict):
-            return None  # the SDK reports the malformed request
+        message = _sent_message(path, is_rpc, parsed)
+        if message is None:
+            return None  # not a send, or malformed: the SDK answers with its own error
         size = _content_bytes(message.get("parts"))
         if size > self.limits.max_message_bytes:
             limit = self.limits.max_message_bytes
@@ -265,6 +285,22 @@ class Gate:
         except AccordError as error:
             raise _RefusedError(error) from None
         return envelope
+
+
+def _sent_message(path: str, is_rpc: bool, parsed: Any) -> dict[str, Any] | None:
+    """The message of a send request (JSON-RPC or HTTP+JSON), as received; None otherwise."""
+    if not isinstance(parsed, dict):
+        return None  # not JSON: the SDK answers with its parse error
+    if is_rpc:
+        if parsed.get("method") not in SEND_METHODS:
+            return None
+        params = parsed.get("params")
+    elif path.endswith(REST_SEND_SUFFIXES):
+        params = parsed
+    else:
+        return None
+    message = params.get("message") if isinstance(params, dict) else None
+    return message if isinstance(message, dict) else None
 
 
 def _content_bytes(parts: Any) -> int:

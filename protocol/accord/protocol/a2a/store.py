@@ -161,6 +161,9 @@ class AccordTaskStore(TaskStore):
         self._get = Prepared(
             select(t.c.blob).where(t.c.owner == bindparam("owner"), t.c.id == bindparam("id"))
         )
+        self._exists = Prepared(
+            select(t.c.state).where(t.c.owner == bindparam("owner"), t.c.id == bindparam("id"))
+        )
         workers = workers_table(self._table)
         alive = select(workers.c.worker).where(workers.c.expires_at > self.db.clock())
         # Unfinished and not this process's: another process's (SQLite: one process per file,
@@ -296,6 +299,13 @@ class AccordTaskStore(TaskStore):
         params = {"owner": self._owner(context), "id": task_id}
         row = await self.db.read(lambda conn: self._get.execute(conn, params).fetchone())
         return Task.FromString(bytes(row[0])) if row is not None else None
+
+    async def has(self, owner: str, task_id: str) -> bool:
+        """Whether ``owner`` has the task (the send keys live as long as their task)."""
+        await self.open()
+        params = {"owner": owner, "id": task_id}
+        row = await self.db.read(lambda conn: self._exists.execute(conn, params).fetchone())
+        return row is not None
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
         await self._submit(self._delete, {"owner": self._owner(context), "id": task_id})
