@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-CONTRACT_VERSION: Final = "1.2.0"
+CONTRACT_VERSION: Final = "1.3.0"
 """Version of the Accord contract (statuses, registry, envelope, contract file formats)."""
 
 # -- A2A extensions ---------------------------------------------------------------------------
@@ -20,6 +20,11 @@ CONTRACT_EXTENSION_URI: Final = "https://accord.dev/a2a/ext/contract/v1"
 DELEGATION_EXTENSION_URI: Final = "https://accord.dev/a2a/ext/delegation/v1"
 """A2A extension that carries the delegation envelope; the envelope sits in message
 metadata under this same URI as key."""
+
+IDEMPOTENT_SEND_EXTENSION_URI: Final = "https://accord.dev/a2a/ext/idempotent-send/v1"
+"""A2A extension an agent declares in its card to say a send is keyed by (principal,
+messageId): a resend of the same message returns what the first made, another message under
+the same id is IDEMPOTENCY_CONFLICT (docs/a2a-server.md)."""
 
 # -- A2A metadata -----------------------------------------------------------------------------
 

@@ -1,9 +1,10 @@
 """The Agent Card, generated from an AgentContract: one source of truth for what an agent does.
 
-The card declares two A2A extensions: the contract extension (statuses, error registry, status
-metadata, and where each skill's input and output JSON Schema is served: card_schemas.py) and
-the delegation extension (the envelope in message metadata;
-required for service callers). Security: bearer JWT or an API key, either one suffices.
+The card declares three A2A extensions: the contract extension (statuses, error registry, status
+metadata, and where each skill's input and output JSON Schema is served: card_schemas.py), the
+delegation extension (the envelope in message metadata; required for service callers) and the
+idempotent-send extension (a send is keyed by the caller and its messageId: send_claim.py).
+Security: bearer JWT or an API key, either one suffices.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from accord.contracts.keys import (
     CONTRACT_EXTENSION_URI,
     CONTRACT_VERSION,
     DELEGATION_EXTENSION_URI,
+    IDEMPOTENT_SEND_EXTENSION_URI,
     SKILL_SCHEMAS_PATH,
     STATUS_META_KEY,
 )
@@ -106,6 +108,16 @@ def build_agent_card(
                             CARD_METADATA_KEY_PARAM: DELEGATION_EXTENSION_URI,
                         }
                     ),
+                ),
+                AgentExtension(
+                    uri=IDEMPOTENT_SEND_EXTENSION_URI,
+                    description="A send is keyed by (principal, messageId): the same message "
+                    "again (same parts, skill and task) returns the task or reply the first "
+                    "made, in its current state; another message under the same messageId is "
+                    "IDEMPOTENCY_CONFLICT. Resend with the same messageId when unsure whether "
+                    "a send arrived.",
+                    required=False,
+                    params=card_params({CARD_WIRE_VERSION_PARAM: CONTRACT_VERSION}),
                 ),
             ],
         ),

@@ -19,11 +19,14 @@ What it does for the caller:
 - reads every answer as a :class:`TaskView` (contract state, data, question, error, node);
   a failed TASK is a view with ``error`` set, a failed CALL raises :class:`AccordError`;
 - retries a call by its error's retry class (:func:`accord.contracts.retry.decide`) only when
-  re-sending is known to be safe: the agent was unreachable, or answered with an error. A stream
-  that broke after its first event, or a read timeout, is never re-sent (the task may exist):
-  the client follows that task instead (:meth:`A2AClient._follow`: it reads the task again,
-  through an agent restart, until it stops for the caller), so a caller rides out a restart
-  of the agent it talks to;
+  re-sending is known to be safe: the agent was unreachable, or answered with an error. A send
+  whose fate is unknown (a timeout or a dropped connection before any answer, a stream broken
+  before its first event) is sent again, with the same messageId, to an agent whose card
+  declares idempotent send (the copy is answered with the task the first one made, which the
+  client then follows), and never to one that does not (it would make a second task). A stream
+  that broke after its first event is never re-sent: the client follows that task instead
+  (:meth:`A2AClient._follow`: it reads the task again, through an agent restart, until it stops
+  for the caller), so a caller rides out a restart of the agent it talks to;
 - keeps retrying a retry-safe failure (the agent unreachable: it is restarting) with backoff
   until the call's deadline (the envelope's, or ``CLIENT_RETRY``'s 60 s), not for a count;
 - ``deadline_s`` bounds a whole send: when it passes the caller gets RETRYABLE_TIMEOUT and the
@@ -253,7 +256,7 @@ class A2AClient:
                     async for view in self._follow(followed, exc.error, envelope):
                         yield view
                     return
-                if received or not exc.retry_safe:
+                if received or not self._resendable(exc):
                     raise exc.error from None
                 error, sent = as_last_of(exc.error, sent), sent or not never_sent(exc.error)
                 await self._pause_or_raise(error, attempt, started, envelope)
@@ -292,7 +295,7 @@ class A2AClient:
             request, headers = await self._prepare(
                 text, data, task, context_id, envelope, traceparent, skill
             )
-            answer = await self._call(lambda: self._wire.send(request, headers))
+            answer = await self._call(lambda: self._wire.send(request, headers), sending=True)
             tracker = TaskTracker()
             kind = answer.WhichOneof("payload")
             if kind is None:
@@ -458,8 +461,13 @@ class A2AClient:
         return headers
 
     async def _call(
-        self, op: Callable[[], Awaitable[T]], envelope: DelegationEnvelope | None = None
+        self,
+        op: Callable[[], Awaitable[T]],
+        envelope: DelegationEnvelope | None = None,
+        *,
+        sending: bool = False,
     ) -> T:
+        """``op`` with retries; ``sending``: it sends a message (same messageId each time)."""
         started = time.monotonic()
         attempt = 0
         shared = self._breaker()
@@ -478,10 +486,16 @@ class A2AClient:
                 shared.record(None)
                 return answer
             except WireError as exc:
-                if not exc.retry_safe:
+                if not (exc.retry_safe or (sending and self._resendable(exc))):
                     raise exc.error from None
                 error, sent = as_last_of(exc.error, sent), sent or not never_sent(exc.error)
                 await self._pause_or_raise(error, attempt, started, envelope)
+
+    def _resendable(self, exc: WireError) -> bool:
+        """May a send that failed this way go again? When it surely did not arrive, or when
+        its fate is unknown here (no answer came: a timeout, a dropped connection) and the
+        agent keys sends by messageId, so a copy is answered with what the first one made."""
+        return exc.retry_safe or (exc.local and self.card.idempotent_send)
 
     def _breaker(self) -> Breaker:
         return breaker(f"a2a:{self.card.name}", self.interface.url)

@@ -24,6 +24,7 @@ from accord.contracts.keys import (
     CARD_CONTRACT_VERSIONS_PARAM,
     CONTRACT_EXTENSION_URI,
     DELEGATION_EXTENSION_URI,
+    IDEMPOTENT_SEND_EXTENSION_URI,
 )
 from accord.protocol.a2a.card_params import card_param
 from accord.protocol.a2a.client_wire import HTTP_JSON, JSONRPC, error_from_response
@@ -55,6 +56,11 @@ class ResolvedCard:
     @property
     def accord_delegation(self) -> bool:
         return DELEGATION_EXTENSION_URI in self.extensions
+
+    @property
+    def idempotent_send(self) -> bool:
+        """The agent keys a send by (principal, messageId): resending it is safe."""
+        return IDEMPOTENT_SEND_EXTENSION_URI in self.extensions
 
     @property
     def contract_versions(self) -> list[str]:

@@ -8,7 +8,9 @@ SSE parser) and maps every failure to an :class:`AccordError` at one place:
 
     HTTP answered with an error body ──> AccordError.from_jsonrpc_error / from_rest / from_http
     connection refused / reset       ──> UNAVAILABLE        (safe to retry: nothing was sent)
-    read or write timeout            ──> RETRYABLE_TIMEOUT  (not retried: it may have arrived)
+    read or write timeout            ──> RETRYABLE_TIMEOUT  (it may have arrived: a send is
+                                                             re-sent only to an agent that
+                                                             keys sends, client.py)
     a body that is not A2A           ──> CONTRACT_VIOLATION
 """
 
@@ -56,6 +58,7 @@ class WireError(Exception):
         super().__init__(str(error))
         self.error = error if local else marked(error, None)
         self.retry_safe = retry_safe
+        self.local = local
 
 
 class Wire(Protocol):
