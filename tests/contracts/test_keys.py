@@ -17,6 +17,7 @@ PACKAGES = ("contracts", "protocol", "tools", "agents")
 WIRE_VALUES = {
     "CONTRACT_EXTENSION_URI": "https://accord.dev/a2a/ext/contract/v1",
     "DELEGATION_EXTENSION_URI": "https://accord.dev/a2a/ext/delegation/v1",
+    "IDEMPOTENT_SEND_EXTENSION_URI": "https://accord.dev/a2a/ext/idempotent-send/v1",
     "STATUS_META_KEY": "dev.accord/status",
     "ERROR_INFO_CODE_KEY": "accordCode",
     "WAITING_REASON_KEY": "waitingReason",

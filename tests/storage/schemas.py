@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import Connection, inspect, text
 
 from accord.agents.workflow.tables import SCHEMA as WORKFLOW
+from accord.protocol.a2a.send_tables import send_schema, send_table, send_table_name
 from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
 from accord.protocol.push.tables import push_schema, push_table_name
 from accord.protocol.storage.schema import Schema
@@ -22,16 +23,21 @@ def push_schema_of(service: str) -> Schema:
     return push_schema(push_table_name(service))
 
 
+def send_schema_of(service: str) -> Schema:
+    return send_schema(send_table(send_table_name(service)))
+
+
 # v0.1's orchestrator task table is no longer a store (the orchestrator's tasks are views of
 # its workflow log): it is left as it was, unread, and a release since v0.2 has none.
 RETIRED: tuple[Schema, ...] = (task_schema_of("orchestrator"),)
 # SQLite: file -> schemas in it (as `accord up` lays them out); PostgreSQL: all in one database.
-# Each agent keeps its push notification tables (configs, outbox; since v0.2) in its own file.
+# Each agent keeps its push notification tables (configs, outbox; since v0.2) and its sent-message
+# keys (since v0.3) in its own file.
 SQLITE_FILES: dict[str, tuple[Schema, ...]] = {
-    "orchestrator": (*RETIRED, push_schema_of("orchestrator")),
+    "orchestrator": (*RETIRED, push_schema_of("orchestrator"), send_schema_of("orchestrator")),
     "orchestrator-workflows": (WORKFLOW,),
-    "policy": (task_schema_of("policy"), push_schema_of("policy")),
-    "risk": (task_schema_of("risk"), push_schema_of("risk")),
+    "policy": (task_schema_of("policy"), push_schema_of("policy"), send_schema_of("policy")),
+    "risk": (task_schema_of("risk"), push_schema_of("risk"), send_schema_of("risk")),
     "commerce": (COMMERCE,),
     "payments": (PAYMENTS,),
 }

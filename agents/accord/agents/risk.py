@@ -37,7 +37,12 @@ from accord.agents.risk_rules import CustomerHistory, RiskRequest, assess
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
-from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_ref
+from accord.protocol.a2a.server import (
+    build_agent_app,
+    push_store_ref,
+    send_keys_ref,
+    task_store_ref,
+)
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
 from accord.protocol.settings import ServeOptions
@@ -157,5 +162,6 @@ service = ServiceSpec(
     stores=lambda options: [
         task_store_ref(options, SERVICE_NAME),
         push_store_ref(options, SERVICE_NAME),
+        send_keys_ref(options, SERVICE_NAME),
     ],
 )

@@ -36,7 +36,12 @@ from accord.agents.workflow.tables import SCHEMA as WORKFLOW_SCHEMA
 from accord.contracts.agents import agent_contract
 from accord.protocol.a2a.derived_store import DerivedTaskStore
 from accord.protocol.a2a.principal_routes import principal_route
-from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_url
+from accord.protocol.a2a.server import (
+    build_agent_app,
+    push_store_ref,
+    send_keys_ref,
+    task_store_url,
+)
 from accord.protocol.auth import Principal
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.private_files import private_file
@@ -57,10 +62,11 @@ def _settings(options: ServeOptions) -> RefundSettings:
 
 def stores(options: ServeOptions) -> list[StoreRef]:
     """What `accord db` upgrades: the workflow log, the orchestrator's only task store (its
-    A2A tasks are views of it), and the push notification tables."""
+    A2A tasks are views of it), the push notification tables and the sent-message keys."""
     return [
         StoreRef(WORKFLOW_SCHEMA, _settings(options).workflow_log_url),
         push_store_ref(options, SERVICE_NAME),
+        send_keys_ref(options, SERVICE_NAME),
     ]
 
 
