@@ -23,9 +23,11 @@ V0_1_SCHEMAS = {
 }
 # Each agent's push notification tables: new since v0.1, so not there yet, and made by upgrade.
 PUSH_SCHEMAS = {(s, f"a2a_push_{s}") for s in ("orchestrator", "policy", "risk")}
-SCHEMAS = V0_1_SCHEMAS | PUSH_SCHEMAS
-# Every one of them is versioned from v0.2 on.
-V0_2_SCHEMAS = {schema for _, schema in SCHEMAS}
+# Each agent's sent-message keys (idempotent send): new since v0.2, made by upgrade.
+SEND_SCHEMAS = {(s, f"a2a_sends_{s}") for s in ("orchestrator", "policy", "risk")}
+SCHEMAS = V0_1_SCHEMAS | PUSH_SCHEMAS | SEND_SCHEMAS
+# Every one of v0.2's is versioned from v0.2 on.
+V0_2_SCHEMAS = {schema for _, schema in V0_1_SCHEMAS | PUSH_SCHEMAS}
 
 
 def run(*args: str) -> tuple[int, str]:
