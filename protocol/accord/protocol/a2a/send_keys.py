@@ -75,15 +75,15 @@ class SendKeys:
         self._open_lock = asyncio.Lock()
         self._purged_at = 0.0
         t = self._table
-        self._key = and_(t.c.owner == bindparam("owner"), t.c.message_id == bindparam("mid"))
+        self._key = and_(t.c.owner == bindparam("k_owner"), t.c.message_id == bindparam("k_mid"))
         self._insert = (
             self.db.insert(t)
             .values(
-                owner=bindparam("owner"),
-                message_id=bindparam("mid"),
-                fingerprint=bindparam("fingerprint"),
-                task_id=bindparam("task_id"),
-                worker=bindparam("me"),
+                owner=bindparam("k_owner"),
+                message_id=bindparam("k_mid"),
+                fingerprint=bindparam("k_fingerprint"),
+                task_id=bindparam("k_task"),
+                worker=bindparam("k_me"),
                 lease_until=self.db.clock() + bindparam("lease"),
                 created_at=self.db.clock(),
             )
@@ -103,9 +103,9 @@ class SendKeys:
         self._take = (
             update(t)
             .where(self._key, lapsed, t.c.reply.is_(None))
-            .values(worker=bindparam("me"), lease_until=self.db.clock() + bindparam("lease"))
+            .values(worker=bindparam("k_me"), lease_until=self.db.clock() + bindparam("lease"))
         )
-        mine = and_(self._key, t.c.worker == bindparam("me"))
+        mine = and_(self._key, t.c.worker == bindparam("k_me"))
         self._renew = update(t).where(mine).values(lease_until=self.db.clock() + bindparam("lease"))
         self._settle = update(t).where(mine).values(worker=None, lease_until=0.0, reply=None)
         self._settle_reply = (
@@ -180,8 +180,8 @@ class SendKeys:
         await self.open()
         params = {
             **self._params(owner, message_id),
-            "fingerprint": fingerprint,
-            "task_id": task_id,
+            "k_fingerprint": fingerprint,
+            "k_task": task_id,
             "lease": self.lease_s,
         }
 
@@ -270,7 +270,8 @@ class SendKeys:
         await self.db.write(lambda txn: txn.conn.execute(self._drop, keys))
 
     def _params(self, owner: str, message_id: str) -> dict[str, Any]:
-        return {"owner": owner, "mid": message_id, "me": self.worker}
+        # Not the columns' own names: SQLAlchemy reserves those in an UPDATE's parameters.
+        return {"k_owner": owner, "k_mid": message_id, "k_me": self.worker}
 
 
 def _request(row: Row[Any]) -> SentRequest:
