@@ -9,6 +9,8 @@
 In front of the A2A routes sits the :class:`~accord.protocol.a2a.server_gate.Gate` (credential, body
 limit, A2A-Version, acting on behalf). Tasks live in :class:`AccordTaskStore` owned by the
 principal's ``app/subject``; a gone process's unfinished tasks are recovered (replica-safe).
+Every send is keyed by ``(principal, messageId)`` (:class:`SendKeys`, the gate's claim and the
+:class:`IdempotentRequestHandler`): a copy of a message is answered with what the first made.
 """
 
 from __future__ import annotations
