@@ -13,7 +13,11 @@ import jwt
 import pytest
 
 from accord.contracts.errors import ErrorCode
-from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
+from accord.contracts.keys import (
+    CONTRACT_EXTENSION_URI,
+    DELEGATION_EXTENSION_URI,
+    IDEMPOTENT_SEND_EXTENSION_URI,
+)
 from accord.protocol.auth import mint_token
 from tests.protocol.a2a.helpers import contract_state
 from tests.protocol.a2a.wire_client import VERSION, AgentClient, auth, message
@@ -31,7 +35,11 @@ def test_card_is_public_and_declares_extensions_and_security(agent: Service) -> 
     assert card["skills"][0]["id"] == "echo"
     assert card["skills"][0]["tags"] == ["test"]
     uris = {e["uri"]: e for e in card["capabilities"]["extensions"]}
-    assert set(uris) == {CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI}
+    assert set(uris) == {
+        CONTRACT_EXTENSION_URI,
+        DELEGATION_EXTENSION_URI,
+        IDEMPOTENT_SEND_EXTENSION_URI,
+    }
     assert uris[CONTRACT_EXTENSION_URI]["params"]["agentContractVersion"] == "1.2.3"
     assert card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["bearerFormat"] == "JWT"
     assert card["securitySchemes"]["apiKey"]["apiKeySecurityScheme"]["name"] == "X-API-Key"
