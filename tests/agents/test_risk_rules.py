@@ -7,13 +7,17 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accord.agents.risk_rules import (
-    LARGE_AMOUNT_CENTS,
-    CustomerHistory,
-    Signal,
-    assess,
-)
+from accord.agents.risk_rules import CustomerHistory, RiskAssessment, Signal
+from accord.agents.risk_rules import assess as assess_under
 from accord.contracts.domain import RiskLevel
+from accord.protocol.settings import DEFAULT_APPROVAL_THRESHOLD_CENTS
+
+LARGE_AMOUNT_CENTS = DEFAULT_APPROVAL_THRESHOLD_CENTS
+
+
+def assess(amount_cents: int, facts: CustomerHistory) -> RiskAssessment:
+    """The assessment under the default approval threshold."""
+    return assess_under(amount_cents, facts, DEFAULT_APPROVAL_THRESHOLD_CENTS)
 
 
 def history(**overrides: Any) -> CustomerHistory:
@@ -40,6 +44,25 @@ def test_large_amount_is_high() -> None:
     assert assess(LARGE_AMOUNT_CENTS - 1, history()).risk is RiskLevel.LOW
     a = assess(LARGE_AMOUNT_CENTS, history())
     assert (a.risk, a.signals) == (RiskLevel.HIGH, [Signal.LARGE_AMOUNT])
+
+
+def test_large_amount_judges_what_was_paid_without_an_approver() -> None:
+    # $499 of the laptop paid without an approver: another $499 (or $301) reaches 500.00.
+    paid = history(order_unapproved_cents=49_900, unapproved_cents_90d=49_900)
+    for amount in (49_900, 30_100, 100):
+        a = assess(amount, paid)
+        assert (a.risk, a.signals) == (RiskLevel.HIGH, [Signal.LARGE_AMOUNT]), amount
+    # The customer's other orders count too (90 days), and so does the order's alone.
+    assert Signal.LARGE_AMOUNT in assess(1000, history(unapproved_cents_90d=49_000)).signals
+    assert Signal.LARGE_AMOUNT in assess(1000, history(order_unapproved_cents=49_000)).signals
+    # Approved money does not: refunded_cents_90d is not what the threshold is judged on.
+    assert assess(1000, history(refunded_cents_90d=90_000)).risk is RiskLevel.LOW
+    assert assess(99, history(unapproved_cents_90d=49_900)).risk is RiskLevel.LOW
+
+
+def test_the_threshold_is_the_callers_setting() -> None:
+    assert assess_under(5999, history(), 5000).signals == [Signal.LARGE_AMOUNT]
+    assert assess_under(5999, history(), 6000).signals == []
 
 
 def test_three_refunds_in_90_days_is_high() -> None:

@@ -4,7 +4,9 @@ It reads the customer's recent history over MCP (commerce tool server, through
 :class:`accord.protocol.mcp.client.ToolClient`) and scores it with the pure rules in
 :mod:`accord.agents.risk_rules`. When the caller names the amount (the orchestrator always
 does), that is one call, ``orders.customer_history``: the history, answered only when the order
-is the customer's. Without an amount the order's refundable rest is needed too, so
+is the customer's, with what was paid without an approver (``approval_totals``), so that
+``large_amount`` judges the money already paid and not the message alone (risk_rules.py).
+Without an amount the order's refundable rest is needed too, so
 ``orders.lookup`` runs beside it. A tools configuration whose commerce does not list
 ``orders.customer_history`` (written before it existed) gets the two calls of risk-check 1.0,
 ``orders.lookup`` and ``customers.history``. A tool failure is the task's failure with the
@@ -40,7 +42,7 @@ from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput
 from accord.protocol.a2a.server import build_agent_app, push_store_ref, task_store_ref
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions
+from accord.protocol.settings import ServeOptions, current
 
 CONTRACT_NAME: Final = "risk-check"
 SERVICE_NAME: Final = "risk"
@@ -80,7 +82,9 @@ class RiskExecutor(ContractExecutor):
             )
         await progress.update(note, node=LOOKUP_TOOL if look_up else ORDER_HISTORY_TOOL)
         if one_call:
-            tool, arguments = ORDER_HISTORY_TOOL, {"order_id": request.order_id}
+            # With what was paid without an approver: large_amount judges the money.
+            tool = ORDER_HISTORY_TOOL
+            arguments: dict[str, Any] = {"order_id": request.order_id, "approval_totals": True}
         else:
             tool, arguments = HISTORY_TOOL, {}
         arguments["customer_id"] = request.customer_id
@@ -114,7 +118,7 @@ class RiskExecutor(ContractExecutor):
             raise AccordError(
                 ErrorCode.CONTRACT_VIOLATION, "the history tool answered outside its contract"
             ) from None
-        result = assess(amount, history)
+        result = assess(amount, history, current().approval_threshold_cents)
         why = ", ".join(s.value for s in result.signals) or "no risk signals"
         text = f"Refund risk for order {request.order_id}: {result.risk.value} ({why})."
         return Completed(data=result.model_dump(mode="json"), text=text)

@@ -2,7 +2,10 @@
 
 Three hard signals make a refund high risk on their own (a human approver then decides):
 
-    large_amount       amount_cents >= 50,000 (500.00)
+    large_amount       amount_cents plus what was paid without an approver (the order's, or
+                       the customer's in 90 days, whichever is larger) reaches the approval
+                       threshold (``ACCORD_APPROVAL_THRESHOLD_CENTS``, 50,000 = 500.00): the
+                       money, not the message, so $499 + $499 of one laptop needs a person
     frequent_refunds   3 or more refunds in the last 90 days
     chargebacks        any chargeback on record
 
@@ -25,7 +28,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from accord.contracts.domain import RiskLevel
 
-LARGE_AMOUNT_CENTS: Final = 50_000
 FREQUENT_REFUNDS_90D: Final = 3
 NEW_ACCOUNT_DAYS: Final = 30
 HIGH_REFUND_VOLUME_CENTS: Final = 100_000
@@ -72,6 +74,16 @@ class CustomerHistory(BaseModel):
     refunds_90d: int = Field(ge=0)
     refunded_cents_90d: int = Field(ge=0)
     chargebacks: int = Field(ge=0)
+    # Paid without an approver (orders.customer_history with approval_totals); 0 from a
+    # history that does not say (customers.history): the amount alone then, and payments,
+    # which judges the money itself, still refuses past the threshold.
+    unapproved_cents_90d: int = Field(default=0, ge=0)
+    order_unapproved_cents: int = Field(default=0, ge=0)
+
+    @property
+    def unapproved_cents(self) -> int:
+        """What the approval threshold is judged on besides the amount."""
+        return max(self.unapproved_cents_90d, self.order_unapproved_cents)
 
 
 class RiskAssessment(BaseModel):
@@ -84,10 +96,10 @@ class RiskAssessment(BaseModel):
     signals: list[Signal]
 
 
-def signals_of(amount_cents: int, history: CustomerHistory) -> list[Signal]:
+def signals_of(amount_cents: int, history: CustomerHistory, threshold_cents: int) -> list[Signal]:
     """The signals present, in a stable order (hard ones first)."""
     found: list[Signal] = []
-    if amount_cents >= LARGE_AMOUNT_CENTS:
+    if history.unapproved_cents + amount_cents >= threshold_cents:
         found.append(Signal.LARGE_AMOUNT)
     if history.refunds_90d >= FREQUENT_REFUNDS_90D:
         found.append(Signal.FREQUENT_REFUNDS)
@@ -100,8 +112,10 @@ def signals_of(amount_cents: int, history: CustomerHistory) -> list[Signal]:
     return found
 
 
-def assess(amount_cents: int, history: CustomerHistory) -> RiskAssessment:
-    signals = signals_of(amount_cents, history)
+def assess(amount_cents: int, history: CustomerHistory, threshold_cents: int) -> RiskAssessment:
+    """The assessment of refunding ``amount_cents`` with ``history``, under the approval
+    threshold the caller is configured with (``ACCORD_APPROVAL_THRESHOLD_CENTS``)."""
+    signals = signals_of(amount_cents, history, threshold_cents)
     score = min(1.0, BASE_SCORE + sum(WEIGHTS[s] for s in signals))
     risk = RiskLevel.HIGH if HARD_SIGNALS.intersection(signals) else RiskLevel.LOW
     return RiskAssessment(risk=risk, score=round(score, 3), signals=signals)

@@ -7,20 +7,18 @@ Orders and customers are commerce's; what was refunded is the payments ledger's,
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
 from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.server import CallContext, ToolServer, tool
 from accord.protocol.settings import ServeOptions
-from accord.tools._serving import (
-    database_for,
-    make_service,
-    package_version,
-    verified_customer,
-)
-from accord.tools.commerce_store import HISTORY_DAYS, SCHEMA, CommerceStore, order_view
+from accord.tools._serving import database_for, make_service, package_version
+from accord.tools.approval_rule import HISTORY_DAYS
+from accord.tools.commerce_store import SCHEMA, CommerceStore, order_view
 from accord.tools.ledger_view import LedgerView
+from accord.tools.tenancy import TenantCustomer, verified_tenant
 
 NAME = "commerce"
 
@@ -49,31 +47,41 @@ def build_server(options: ServeOptions) -> ToolServer:
     store = CommerceStore(database_for(NAME, options))
     ledger = LedgerView()
 
-    # The customer is the verified one (the caller's own, or its delegation's), never just the
-    # argument: the server refused a call whose argument names anyone else (contract access).
+    # The customer and app are the verified ones (the caller's own, or its delegation's),
+    # never just the argument: the server refused a call whose argument names anyone else, or
+    # whose app it does not serve (contract access).
     async def orders_lookup(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        customer = verified_customer(args, ctx)
-        rows = await store.lookup_order(args["order_id"], customer)  # NOT_FOUND before payments
-        paid_back = await ledger.refunds(ctx, customer, order_id=args["order_id"])
+        who = verified_tenant(args, ctx)
+        rows = await store.lookup_order(args["order_id"], who)  # NOT_FOUND before payments
+        paid_back = await ledger.refunds(ctx, who, order_id=args["order_id"])
         return order_view(rows, paid_back, datetime.now(UTC))
 
-    async def history(ctx: CallContext, customer: str, of_order: str | None) -> dict[str, Any]:
-        found = await store.customer_history(customer, of_order=of_order)
-        recent = await ledger.refunds(ctx, customer, since_days=HISTORY_DAYS)
-        return {
-            **found,
-            "refunds_90d": recent["count"],
-            "refunded_cents_90d": recent["total_cents"],
-        }
+    async def history(ctx: CallContext, who: TenantCustomer) -> dict[str, Any]:
+        found = await store.customer_history(who)
+        recent = await ledger.refunds(ctx, who, since_days=HISTORY_DAYS)
+        return {**found, **_recent(recent)}
 
     async def customers_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        return await history(ctx, verified_customer(args, ctx), None)
+        return await history(ctx, verified_tenant(args, ctx))
 
     # risk-check's one call: the history, given only for the customer's own order (the proof
-    # orders.lookup gave it before, without a second request and a second ledger read).
+    # orders.lookup gave it before, without a second request). Asked for approval_totals, also
+    # what was paid without an approver on the order and to the customer, so that risk-check
+    # asks for an approver before payments would refuse to pay without one
+    # (approval_rule.py). The ledger reads run together, once the order proved the customer's.
     async def orders_customer_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        order_id = args["order_id"]
-        return {"order_id": order_id, **await history(ctx, verified_customer(args, ctx), order_id)}
+        order_id, who = args["order_id"], verified_tenant(args, ctx)
+        found = await store.customer_history(who, of_order=order_id)
+        reads = [ledger.refunds(ctx, who, since_days=HISTORY_DAYS)]
+        if args.get("approval_totals"):
+            reads.append(ledger.refunds(ctx, who, since_days=HISTORY_DAYS, approved=False))
+            reads.append(ledger.refunds(ctx, who, order_id=order_id, approved=False))
+        recent, *unapproved = await asyncio.gather(*reads)
+        answer = {"order_id": order_id, **found, **_recent(recent)}
+        if unapproved:
+            answer["unapproved_cents_90d"] = unapproved[0]["total_cents"]
+            answer["order_unapproved_cents"] = unapproved[1]["total_cents"]
+        return answer
 
     return ToolServer(
         "accord-commerce",
@@ -86,6 +94,11 @@ def build_server(options: ServeOptions) -> ToolServer:
         resources=_Resources(store, ledger),
         instructions="Orders and customer history of the Accord demo shop. Money is in cents.",
     )
+
+
+def _recent(listed: dict[str, Any]) -> dict[str, Any]:
+    """customers.history's refund figures, from the ledger's refunds.list of the window."""
+    return {"refunds_90d": listed["count"], "refunded_cents_90d": listed["total_cents"]}
 
 
 service = make_service(
