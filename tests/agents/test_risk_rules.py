@@ -46,20 +46,6 @@ def test_large_amount_is_high() -> None:
     assert (a.risk, a.signals) == (RiskLevel.HIGH, [Signal.LARGE_AMOUNT])
 
 
-def test_large_amount_judges_what_was_paid_without_an_approver() -> None:
-    # $499 of the laptop paid without an approver: another $499 (or $301) reaches 500.00.
-    paid = history(order_unapproved_cents=49_900, unapproved_cents_90d=49_900)
-    for amount in (49_900, 30_100, 100):
-        a = assess(amount, paid)
-        assert (a.risk, a.signals) == (RiskLevel.HIGH, [Signal.LARGE_AMOUNT]), amount
-    # The customer's other orders count too (90 days), and so does the order's alone.
-    assert Signal.LARGE_AMOUNT in assess(1000, history(unapproved_cents_90d=49_000)).signals
-    assert Signal.LARGE_AMOUNT in assess(1000, history(order_unapproved_cents=49_000)).signals
-    # Approved money does not: refunded_cents_90d is not what the threshold is judged on.
-    assert assess(1000, history(refunded_cents_90d=90_000)).risk is RiskLevel.LOW
-    assert assess(99, history(unapproved_cents_90d=49_900)).risk is RiskLevel.LOW
-
-
 def test_the_threshold_is_the_callers_setting() -> None:
     assert assess_under(5999, history(), 5000).signals == [Signal.LARGE_AMOUNT]
     assert assess_under(5999, history(), 6000).signals == []

@@ -5,9 +5,9 @@ O-1004, and all three were refunded without an approver: the threshold (500.00) 
 message. The rule now (docs/refund-assistant.md, "Approval by the money"): a refund no approver
 approved is paid only while what was paid without one, plus its amount, stays below the
 threshold, for the order and for the customer over 90 days. Payments enforces it where the money
-is written, in the transaction that writes it (per-customer locks); risk-check sees the same
-totals, so the usual path asks the approver up front, and when payments refuses anyway the
-orchestrator asks the approver instead of failing.
+is written, in the transaction that writes it (per-customer locks), and when payments refuses
+the orchestrator asks the approver instead of failing (a request of the threshold or more is
+sent to the approver up front by risk-check's ``large_amount``, as before).
 
 Real processes throughout: the five services (SQLite), two payments processes on one PostgreSQL
 database, and two orchestrator replicas on PostgreSQL.
@@ -75,27 +75,16 @@ async def _queue(mesh: Mesh) -> dict[str, dict[str, Any]]:
     return {item["task_id"]: item["facts"] for item in answer.json()["approvals"]}
 
 
-# risk-check judges the same totals (the usual path asks the approver up front); with a
-# risk-check that never says large_amount (its threshold far above payments'), payments alone
-# decides and the refund node asks the approver after the refusal: same outcome.
-MESHES: Final = {
-    "risk asks up front": {},
-    "payments alone decides": {"risk": {"ACCORD_APPROVAL_THRESHOLD_CENTS": "100000000"}},
-}
-
-
-@pytest.fixture(scope="module", params=list(MESHES))
-def split_mesh(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, Mesh]]:
-    with running_mesh(tmp_path_factory.mktemp("split"), service_env=MESHES[request.param]) as mesh:
-        yield request.param, mesh
+@pytest.fixture(scope="module")
+def split_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
+    with running_mesh(tmp_path_factory.mktemp("split")) as mesh:
+        yield mesh
 
 
 async def test_a_split_refund_goes_to_the_approver_once_the_money_reaches_the_threshold(
-    split_mesh: tuple[str, Mesh],
+    split_mesh: Mesh,
 ) -> None:
-    name, mesh = split_mesh
+    mesh = split_mesh
     views: list[TaskView] = []
     for _cents, dollars in SPLIT:
         views.append(await ask(mesh, "C-03", _ask_text(dollars)))
@@ -114,13 +103,10 @@ async def test_a_split_refund_goes_to_the_approver_once_the_money_reaches_the_th
     for view in rest:
         facts = queue[view.task_id]
         assert facts["order_id"] == "O-1004"
-        if name == "payments alone decides":
-            # Asked by the refund node after payments refused: the refusal is in the facts.
-            assert facts["payments"]["reason"] == "approval_required"
-            assert facts["payments"]["unapproved_cents"] == 49_900
-            assert facts["payments"]["threshold_cents"] == THRESHOLD
-        else:
-            assert "large_amount" in facts["signals"]
+        # Asked by the refund node after payments refused: the refusal is in the facts.
+        assert facts["payments"]["reason"] == "approval_required"
+        assert facts["payments"]["unapproved_cents"] == 49_900
+        assert facts["payments"]["threshold_cents"] == THRESHOLD
 
     # The approver approves both: each is paid, under the approver's name.
     for view in rest:
@@ -255,7 +241,7 @@ async def test_concurrent_requests_through_two_replicas_pay_no_more_than_the_thr
     a, b = replicas.via("a"), replicas.via("b")
     # Four $300 requests of the laptop at once, two through each replica: each is below
     # 500.00, any two are not. Whatever the interleaving, one is paid without an approver and
-    # the others wait for one (asked up front, or after payments refused).
+    # the others wait for one (payments refused them; nothing of them was paid).
     views = await asyncio.gather(
         *(ask(mesh, "C-03", _ask_text("300")) for mesh in (a, b, a, b)),
     )

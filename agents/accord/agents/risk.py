@@ -4,9 +4,7 @@ It reads the customer's recent history over MCP (commerce tool server, through
 :class:`accord.protocol.mcp.client.ToolClient`) and scores it with the pure rules in
 :mod:`accord.agents.risk_rules`. When the caller names the amount (the orchestrator always
 does), that is one call, ``orders.customer_history``: the history, answered only when the order
-is the customer's, with what was paid without an approver (``approval_totals``), so that
-``large_amount`` judges the money already paid and not the message alone (risk_rules.py).
-Without an amount the order's refundable rest is needed too, so
+is the customer's. Without an amount the order's refundable rest is needed too, so
 ``orders.lookup`` runs beside it. A tools configuration whose commerce does not list
 ``orders.customer_history`` (written before it existed) gets the two calls of risk-check 1.0,
 ``orders.lookup`` and ``customers.history``. A tool failure is the task's failure with the
@@ -82,9 +80,7 @@ class RiskExecutor(ContractExecutor):
             )
         await progress.update(note, node=LOOKUP_TOOL if look_up else ORDER_HISTORY_TOOL)
         if one_call:
-            # With what was paid without an approver: large_amount judges the money.
-            tool = ORDER_HISTORY_TOOL
-            arguments: dict[str, Any] = {"order_id": request.order_id, "approval_totals": True}
+            tool, arguments = ORDER_HISTORY_TOOL, {"order_id": request.order_id}
         else:
             tool, arguments = HISTORY_TOOL, {}
         arguments["customer_id"] = request.customer_id

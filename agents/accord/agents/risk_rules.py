@@ -2,10 +2,8 @@
 
 Three hard signals make a refund high risk on their own (a human approver then decides):
 
-    large_amount       amount_cents plus what was paid without an approver (the order's, or
-                       the customer's in 90 days, whichever is larger) reaches the approval
-                       threshold (``ACCORD_APPROVAL_THRESHOLD_CENTS``, 50,000 = 500.00): the
-                       money, not the message, so $499 + $499 of one laptop needs a person
+    large_amount       amount_cents >= the approval threshold
+                       (``ACCORD_APPROVAL_THRESHOLD_CENTS``, 50,000 = 500.00)
     frequent_refunds   3 or more refunds in the last 90 days
     chargebacks        any chargeback on record
 
@@ -17,6 +15,12 @@ Two soft signals raise the score but never make a refund high risk alone:
 The score is a bounded sum of signal weights, so it is deterministic and monotone: adding a
 signal never lowers it. ``risk`` is decided by the hard signals, not by a score threshold, so
 that a reviewer can always tell which fact made a refund high risk.
+
+The threshold is the one payments judges the money on: a refund no approver approved is paid
+only while what was paid without one, plus it, stays below the threshold (per order, and per
+customer over 90 days; tools/approval_rule.py). A request below it whose money would cross it
+(the second $499 of a laptop) is refused by payments, and the orchestrator then asks an
+approver (docs/refund-assistant.md, "Approval by the money").
 """
 
 from __future__ import annotations
@@ -74,16 +78,6 @@ class CustomerHistory(BaseModel):
     refunds_90d: int = Field(ge=0)
     refunded_cents_90d: int = Field(ge=0)
     chargebacks: int = Field(ge=0)
-    # Paid without an approver (orders.customer_history with approval_totals); 0 from a
-    # history that does not say (customers.history): the amount alone then, and payments,
-    # which judges the money itself, still refuses past the threshold.
-    unapproved_cents_90d: int = Field(default=0, ge=0)
-    order_unapproved_cents: int = Field(default=0, ge=0)
-
-    @property
-    def unapproved_cents(self) -> int:
-        """What the approval threshold is judged on besides the amount."""
-        return max(self.unapproved_cents_90d, self.order_unapproved_cents)
 
 
 class RiskAssessment(BaseModel):
@@ -99,7 +93,7 @@ class RiskAssessment(BaseModel):
 def signals_of(amount_cents: int, history: CustomerHistory, threshold_cents: int) -> list[Signal]:
     """The signals present, in a stable order (hard ones first)."""
     found: list[Signal] = []
-    if history.unapproved_cents + amount_cents >= threshold_cents:
+    if amount_cents >= threshold_cents:
         found.append(Signal.LARGE_AMOUNT)
     if history.refunds_90d >= FREQUENT_REFUNDS_90D:
         found.append(Signal.FREQUENT_REFUNDS)

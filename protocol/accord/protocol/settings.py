@@ -383,9 +383,10 @@ class AccordSettings(BaseSettings):
         le=100_000_000,
         description=(
             "Money paid back without an approver stays below this, per order and per customer "
-            "over 90 days: risk-check asks for an approver when a refund would reach it "
-            "(`large_amount`), and payments refuses an unapproved refund that would "
-            "(POLICY_DENIED, `approval_required`). Give risk-check and payments the same value "
+            "over 90 days: payments refuses an unapproved refund that would reach it "
+            "(POLICY_DENIED, `approval_required`; the orchestrator then asks an approver), and "
+            "risk-check sends a request of this much or more to the approver up front "
+            "(`large_amount`). Give risk-check and payments the same value "
             "(docs/refund-assistant.md)."
         ),
         json_schema_extra=_in("orchestrator", "50000 (500.00)"),

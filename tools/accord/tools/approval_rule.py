@@ -2,7 +2,8 @@
 
 A refund no approver approved is paid only while what was paid without an approver, plus this
 refund, stays below the approval threshold (``ACCORD_APPROVAL_THRESHOLD_CENTS``, the one
-setting risk-check's ``large_amount`` reads too), for the order (all its refunds) and for the
+setting risk-check's ``large_amount`` reads too, for a single request), for the order (all its
+refunds) and for the
 customer (the last :data:`HISTORY_DAYS` days, the window of customers.history and of the risk
 rules). Judged per message, $499 + $499 + $301 of one laptop each passed a 500.00 threshold;
 judged on the money, the second already needs a person.

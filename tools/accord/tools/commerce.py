@@ -7,7 +7,6 @@ Orders and customers are commerce's; what was refunded is the payments ledger's,
 
 from __future__ import annotations
 
-import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,32 +55,26 @@ def build_server(options: ServeOptions) -> ToolServer:
         paid_back = await ledger.refunds(ctx, who, order_id=args["order_id"])
         return order_view(rows, paid_back, datetime.now(UTC))
 
-    async def history(ctx: CallContext, who: TenantCustomer) -> dict[str, Any]:
-        found = await store.customer_history(who)
+    async def history(
+        ctx: CallContext, who: TenantCustomer, of_order: str | None = None
+    ) -> dict[str, Any]:
+        found = await store.customer_history(who, of_order=of_order)
         recent = await ledger.refunds(ctx, who, since_days=HISTORY_DAYS)
-        return {**found, **_recent(recent)}
+        return {
+            **found,
+            "refunds_90d": recent["count"],
+            "refunded_cents_90d": recent["total_cents"],
+        }
 
     async def customers_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         return await history(ctx, verified_tenant(args, ctx))
 
     # risk-check's one call: the history, given only for the customer's own order (the proof
-    # orders.lookup gave it before, without a second request). Asked for approval_totals, also
-    # what was paid without an approver on the order and to the customer, so that risk-check
-    # asks for an approver before payments would refuse to pay without one
-    # (approval_rule.py). The ledger reads run together, once the order proved the customer's.
+    # orders.lookup gave it before, without a second request and a second ledger read).
     async def orders_customer_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        order_id, who = args["order_id"], verified_tenant(args, ctx)
-        found = await store.customer_history(who, of_order=order_id)
-        reads = [ledger.refunds(ctx, who, since_days=HISTORY_DAYS)]
-        if args.get("approval_totals"):
-            reads.append(ledger.refunds(ctx, who, since_days=HISTORY_DAYS, approved=False))
-            reads.append(ledger.refunds(ctx, who, order_id=order_id, approved=False))
-        recent, *unapproved = await asyncio.gather(*reads)
-        answer = {"order_id": order_id, **found, **_recent(recent)}
-        if unapproved:
-            answer["unapproved_cents_90d"] = unapproved[0]["total_cents"]
-            answer["order_unapproved_cents"] = unapproved[1]["total_cents"]
-        return answer
+        order_id = args["order_id"]
+        found = await history(ctx, verified_tenant(args, ctx), order_id)
+        return {"order_id": order_id, **found}
 
     return ToolServer(
         "accord-commerce",
@@ -94,11 +87,6 @@ def build_server(options: ServeOptions) -> ToolServer:
         resources=_Resources(store, ledger),
         instructions="Orders and customer history of the Accord demo shop. Money is in cents.",
     )
-
-
-def _recent(listed: dict[str, Any]) -> dict[str, Any]:
-    """customers.history's refund figures, from the ledger's refunds.list of the window."""
-    return {"refunds_90d": listed["count"], "refunded_cents_90d": listed["total_cents"]}
 
 
 service = make_service(

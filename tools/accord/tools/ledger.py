@@ -144,7 +144,7 @@ COUNT = select(func.count()).select_from(refunds)
 LIST_LIMIT = 100
 
 
-def _listing(by_order: bool, since: bool, approved: bool | None) -> tuple[Select[Any], Select[Any]]:
+def _listing(by_order: bool, since: bool) -> tuple[Select[Any], Select[Any]]:
     """refunds.list's two statements (count and sum; the rows) for one combination of its
     optional filters, built once: commerce asks on every lookup, and a statement built per call
     costs SQLAlchemy its construction and cache key each time (a third of payments' CPU)."""
@@ -153,8 +153,6 @@ def _listing(by_order: bool, since: bool, approved: bool | None) -> tuple[Select
         where.append(_OF_ORDER)
     if since:
         where.append(refunds.c.created_at >= bindparam("since", type_=UtcDateTime()))
-    if approved is not None:
-        where.append(refunds.c.approved_by.is_not(None) if approved else _UNAPPROVED)
     totals = select(func.count(), func.coalesce(func.sum(refunds.c.amount_cents), 0)).where(*where)
     rows = (
         select(refunds)
@@ -165,12 +163,7 @@ def _listing(by_order: bool, since: bool, approved: bool | None) -> tuple[Select
     return totals, rows
 
 
-LISTINGS: Final = {
-    (o, d, a): _listing(o, d, a)
-    for o in (False, True)
-    for d in (False, True)
-    for a in (None, False, True)
-}
+LISTINGS: Final = {(o, d): _listing(o, d) for o in (False, True) for d in (False, True)}
 
 # What makes two calls with one key "the same request".
 SAME_REQUEST = ("order_id", "amount_cents", "reason", "approved_by")
@@ -320,12 +313,11 @@ class Ledger(SeededStore):
         who: TenantCustomer,
         order_id: str | None = None,
         since_days: int | None = None,
-        approved: bool | None = None,
     ) -> dict[str, Any]:
         """``refunds.list``: one customer's refunds, newest first, with their count and sum.
 
         Read in one snapshot, so the count and the sum agree with the rows listed."""
-        totals, listed = LISTINGS[(order_id is not None, since_days is not None, approved)]
+        totals, listed = LISTINGS[(order_id is not None, since_days is not None)]
         params: dict[str, Any] = {"app": who.app, "customer_id": who.customer_id}
         if order_id is not None:
             params["order_id"] = order_id

@@ -54,12 +54,9 @@ class LedgerView:
         *,
         order_id: str | None = None,
         since_days: int | None = None,
-        approved: bool | None = None,
     ) -> dict[str, Any]:
         """``refunds.list`` for ``who`` (already verified by commerce's own gate)."""
         args: dict[str, Any] = {"customer_id": who.customer_id}
-        if approved is not None:
-            args["approved"] = approved
         if order_id is not None:
             args["order_id"] = order_id
         if since_days is not None:

@@ -32,7 +32,6 @@ def build_server(options: ServeOptions) -> ToolServer:
             verified_tenant(args, ctx),
             args.get("order_id"),
             args.get("since_days"),
-            args.get("approved"),
         )
 
     return ToolServer(
