@@ -51,6 +51,7 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
 
     from accord.tools.commerce_store import customers, order_items, orders
     from accord.tools.ledger import ledger_orders
+    from accord.tools.seed import APP
 
     now = datetime.now(UTC).replace(microsecond=0, tzinfo=None)
     pairs = [(f"O-{FIRST_ORDER + i}", f"C-{FIRST_ORDER + i}") for i in range(count)]
@@ -60,6 +61,7 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
             customers.insert(),
             [
                 {
+                    "app": APP,
                     "customer_id": cid,
                     "name": f"Bench customer {cid}",
                     "created_at": now - timedelta(days=400),
@@ -72,6 +74,7 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
             orders.insert(),
             [
                 {
+                    "app": APP,
                     "order_id": oid,
                     "customer_id": cid,
                     "status": "delivered",
@@ -86,6 +89,7 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
             order_items.insert(),
             [
                 {
+                    "app": APP,
                     "order_id": oid,
                     "line": 1,
                     "sku": "BEN-001",
@@ -105,6 +109,7 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
             ledger_orders.insert(),
             [
                 {
+                    "app": APP,
                     "order_id": oid,
                     "customer_id": cid,
                     "currency": "USD",

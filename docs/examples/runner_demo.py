@@ -41,7 +41,7 @@ def show(event: Event) -> None:
 
 
 async def main() -> None:
-    async with Runner(app_name="refund", in_process=True) as runner:
+    async with Runner(in_process=True) as runner:
         # A refund that goes straight through: lookup, policy, risk, refunds.get, refunds.issue.
         print("== C-01, session demo-1")
         async for event in runner.run_async(

@@ -7,13 +7,17 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accord.agents.risk_rules import (
-    LARGE_AMOUNT_CENTS,
-    CustomerHistory,
-    Signal,
-    assess,
-)
+from accord.agents.risk_rules import CustomerHistory, RiskAssessment, Signal
+from accord.agents.risk_rules import assess as assess_under
 from accord.contracts.domain import RiskLevel
+from accord.protocol.settings import DEFAULT_APPROVAL_THRESHOLD_CENTS
+
+LARGE_AMOUNT_CENTS = DEFAULT_APPROVAL_THRESHOLD_CENTS
+
+
+def assess(amount_cents: int, facts: CustomerHistory) -> RiskAssessment:
+    """The assessment under the default approval threshold."""
+    return assess_under(amount_cents, facts, DEFAULT_APPROVAL_THRESHOLD_CENTS)
 
 
 def history(**overrides: Any) -> CustomerHistory:
@@ -40,6 +44,11 @@ def test_large_amount_is_high() -> None:
     assert assess(LARGE_AMOUNT_CENTS - 1, history()).risk is RiskLevel.LOW
     a = assess(LARGE_AMOUNT_CENTS, history())
     assert (a.risk, a.signals) == (RiskLevel.HIGH, [Signal.LARGE_AMOUNT])
+
+
+def test_the_threshold_is_the_callers_setting() -> None:
+    assert assess_under(5999, history(), 5000).signals == [Signal.LARGE_AMOUNT]
+    assert assess_under(5999, history(), 6000).signals == []
 
 
 def test_three_refunds_in_90_days_is_high() -> None:

@@ -92,7 +92,7 @@ def test_tool_servers_keep_the_contract(
     assert must_pass <= _passed(report)
     if name == "payments":  # one TOOL-013 check per stated version, named for it
         stated = {r.check for r in report.results if r.requirement == "TOOL-013"}
-        assert "a stated contract version agrees with its contract: refunds.issue 1.1.0" in stated
+        assert "a stated contract version agrees with its contract: refunds.issue 1.2.0" in stated
 
 
 def test_the_kit_checks_each_contract_version_an_agent_states(

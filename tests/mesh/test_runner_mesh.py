@@ -20,7 +20,7 @@ import asyncio
 from accord.agents.runner import Runner
 
 async def main() -> None:
-    async with Runner("refund") as runner:
+    async with Runner() as runner:
         print("in_process", runner.in_process)
         async for event in runner.run_async(
             "I don't want a refund, just checking O-1002", user="C-01", session="mesh-1"

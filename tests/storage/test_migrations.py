@@ -15,11 +15,12 @@ from typing import Any, TypeVar
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, inspect, text
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.auth_names import DEFAULT_APP
 from accord.protocol.storage.migrate import current, head, upgrade
 from accord.protocol.storage.schema import Schema
 from accord.protocol.storage.sqlite import sqlite_engine
@@ -228,3 +229,40 @@ async def test_every_releases_workflows_are_listed_under_the_scope_and_context_t
         inp = (started if isinstance(started, dict) else json.loads(started))["input"]
         assert scope == inp["owner"]
         assert context_id == inp["session"]
+
+
+# Orders and money are kept per tenant app since commerce 0003 and payments 0002 (#30).
+TENANT_TABLES = (
+    "commerce_customers",
+    "commerce_orders",
+    "commerce_order_items",
+    "payments_orders",
+    "payments_refunds",
+)
+
+
+async def test_every_releases_orders_and_money_become_the_demo_apps(
+    release_databases: list[tuple[str, tuple[Schema, ...]]],
+) -> None:
+    seen: dict[str, tuple[int, int]] = {}
+    for url, group in release_databases:
+        for schema in group:
+            await upgrade(url, schema)
+
+        def count(conn: Connection) -> dict[str, tuple[int, int]]:
+            present = set(inspect(conn).get_table_names())
+            found: dict[str, tuple[int, int]] = {}
+            for table in TENANT_TABLES:
+                if table in present:
+                    rows, demo = conn.execute(
+                        text(f"SELECT count(*), count(*) FILTER (WHERE app = :app) FROM {table}"),
+                        {"app": DEFAULT_APP},
+                    ).one()
+                    found[table] = (int(rows), int(demo))
+            return found
+
+        seen |= await on(url, count)
+    assert set(seen) == set(TENANT_TABLES)
+    for table, (rows, demo) in seen.items():
+        assert rows > 0, table  # the release left rows in it ...
+        assert demo == rows, table  # ... and every one is the demo app's now

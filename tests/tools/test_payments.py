@@ -148,7 +148,7 @@ async def test_never_refunds_more_than_was_paid(
         )
     error = error_of(denied)
     assert error.code is ErrorCode.POLICY_DENIED
-    assert error.details == {"refundable_cents": 500}
+    assert error.details == {"reason": "exceeds_refundable", "refundable_cents": 500}
     output_of(fits)
     assert code_of(already_refunded) is ErrorCode.POLICY_DENIED
     assert await backend.ledger_rows("order_id = 'O-1005'") == rows + 2
@@ -157,8 +157,10 @@ async def test_never_refunds_more_than_was_paid(
 async def test_concurrent_refunds_with_different_keys_cannot_overspend(
     payments: Service, backend: Backend
 ) -> None:
-    # O-1004 is 129900 cents: of ten concurrent 20000-cent refunds only six fit.
-    calls = [refund(f"race:{n}", "O-1004", "C-03", 20000) for n in range(10)]
+    # O-1004 is 129900 cents: of ten concurrent 20000-cent refunds only six fit. Approved ones:
+    # paid without an approver, only two would stay below the approval threshold (500.00;
+    # tests/security/test_split_refunds.py).
+    calls = [refund(f"race:{n}", "O-1004", "C-03", 20000, approved_by="ops-1") for n in range(10)]
     results = await call_many(mcp_url(payments), calls)
     paid = [r for r in results if not r.is_error]
     assert len(paid) == 6

@@ -45,7 +45,7 @@ from accord.protocol.a2a.server import (
 )
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions
+from accord.protocol.settings import ServeOptions, current
 
 CONTRACT_NAME: Final = "risk-check"
 SERVICE_NAME: Final = "risk"
@@ -119,7 +119,7 @@ class RiskExecutor(ContractExecutor):
             raise AccordError(
                 ErrorCode.CONTRACT_VIOLATION, "the history tool answered outside its contract"
             ) from None
-        result = assess(amount, history)
+        result = assess(amount, history, current().approval_threshold_cents)
         why = ", ".join(s.value for s in result.signals) or "no risk signals"
         text = f"Refund risk for order {request.order_id}: {result.risk.value} ({why})."
         return Completed(data=result.model_dump(mode="json"), text=text)

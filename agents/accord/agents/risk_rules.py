@@ -2,7 +2,8 @@
 
 Three hard signals make a refund high risk on their own (a human approver then decides):
 
-    large_amount       amount_cents >= 50,000 (500.00)
+    large_amount       amount_cents >= the approval threshold
+                       (``ACCORD_APPROVAL_THRESHOLD_CENTS``, 50,000 = 500.00)
     frequent_refunds   3 or more refunds in the last 90 days
     chargebacks        any chargeback on record
 
@@ -14,6 +15,12 @@ Two soft signals raise the score but never make a refund high risk alone:
 The score is a bounded sum of signal weights, so it is deterministic and monotone: adding a
 signal never lowers it. ``risk`` is decided by the hard signals, not by a score threshold, so
 that a reviewer can always tell which fact made a refund high risk.
+
+The threshold is the one payments judges the money on: a refund no approver approved is paid
+only while what was paid without one, plus it, stays below the threshold (per order, and per
+customer over 90 days; tools/approval_rule.py). A request below it whose money would cross it
+(the second $499 of a laptop) is refused by payments, and the orchestrator then asks an
+approver (docs/refund-assistant.md, "Approval by the money").
 """
 
 from __future__ import annotations
@@ -25,7 +32,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from accord.contracts.domain import RiskLevel
 
-LARGE_AMOUNT_CENTS: Final = 50_000
 FREQUENT_REFUNDS_90D: Final = 3
 NEW_ACCOUNT_DAYS: Final = 30
 HIGH_REFUND_VOLUME_CENTS: Final = 100_000
@@ -84,10 +90,10 @@ class RiskAssessment(BaseModel):
     signals: list[Signal]
 
 
-def signals_of(amount_cents: int, history: CustomerHistory) -> list[Signal]:
+def signals_of(amount_cents: int, history: CustomerHistory, threshold_cents: int) -> list[Signal]:
     """The signals present, in a stable order (hard ones first)."""
     found: list[Signal] = []
-    if amount_cents >= LARGE_AMOUNT_CENTS:
+    if amount_cents >= threshold_cents:
         found.append(Signal.LARGE_AMOUNT)
     if history.refunds_90d >= FREQUENT_REFUNDS_90D:
         found.append(Signal.FREQUENT_REFUNDS)
@@ -100,8 +106,10 @@ def signals_of(amount_cents: int, history: CustomerHistory) -> list[Signal]:
     return found
 
 
-def assess(amount_cents: int, history: CustomerHistory) -> RiskAssessment:
-    signals = signals_of(amount_cents, history)
+def assess(amount_cents: int, history: CustomerHistory, threshold_cents: int) -> RiskAssessment:
+    """The assessment of refunding ``amount_cents`` with ``history``, under the approval
+    threshold the caller is configured with (``ACCORD_APPROVAL_THRESHOLD_CENTS``)."""
+    signals = signals_of(amount_cents, history, threshold_cents)
     score = min(1.0, BASE_SCORE + sum(WEIGHTS[s] for s in signals))
     risk = RiskLevel.HIGH if HARD_SIGNALS.intersection(signals) else RiskLevel.LOW
     return RiskAssessment(risk=risk, score=round(score, 3), signals=signals)

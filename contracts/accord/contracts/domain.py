@@ -167,3 +167,11 @@ class RefundDecision(StrEnum):
 class ApprovalDecision(StrEnum):
     APPROVE = "approve"
     REJECT = "reject"
+
+
+class PaymentRefusal(StrEnum):
+    """``details.reason`` of refunds.issue's POLICY_DENIED (its contract's description): what
+    the caller does next. Nothing was paid in either case."""
+
+    APPROVAL_REQUIRED = "approval_required"  # ask an approver, then send it with the approver
+    EXCEEDS_REFUNDABLE = "exceeds_refundable"  # more than is left (details.refundable_cents)

@@ -25,6 +25,8 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from accord.contracts.envelope import Identifier
+from accord.protocol.auth_names import DEFAULT_APP
 from accord.protocol.mcp.fault_injection import parse_faults
 from accord.protocol.private_files import private_dir
 
@@ -37,6 +39,7 @@ DEFAULT_PORTS: Final[dict[str, int]] = {
     "commerce": 8710,
     "payments": 8711,
 }
+DEFAULT_APPROVAL_THRESHOLD_CENTS: Final = 50_000
 CONSOLE_PORT: Final = 8720  # the web console (docs/console.md): not an A2A or MCP service
 DEFAULT_PAUSE_S: Final = 60.0
 DEV_FLAG: Final = "ACCORD_DEV"
@@ -239,6 +242,17 @@ class AccordSettings(BaseSettings):
         ),
         json_schema_extra=_in("auth", "unset: none (with ACCORD_DEV=1: loopback only)"),
     )
+    tenant_apps: Annotated[tuple[Identifier, ...], NoDecode] = Field(
+        default=(DEFAULT_APP,),
+        min_length=1,
+        description=(
+            "Comma-separated tenant apps this service acts for. A tool server answers a call "
+            "only for a tenant of one of them (the caller's own app, or the app a service's "
+            "verified delegation names); any other is PERMISSION_DENIED before data is read "
+            "(docs/security.md)."
+        ),
+        json_schema_extra=_in("auth", f"`{DEFAULT_APP}` (the demo app)", shown_type="list"),
+    )
     authorization_servers: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(),
         description=(
@@ -362,6 +376,20 @@ class AccordSettings(BaseSettings):
         default=86_400.0,
         description="How long a refund may wait for an approver.",
         json_schema_extra=_in("orchestrator"),
+    )
+    approval_threshold_cents: int = Field(
+        default=DEFAULT_APPROVAL_THRESHOLD_CENTS,
+        ge=1,
+        le=100_000_000,
+        description=(
+            "Money paid back without an approver stays below this, per order and per customer "
+            "over 90 days: payments refuses an unapproved refund that would reach it "
+            "(POLICY_DENIED, `approval_required`; the orchestrator then asks an approver), and "
+            "risk-check sends a request of this much or more to the approver up front "
+            "(`large_amount`). Give risk-check and payments the same value "
+            "(docs/refund-assistant.md)."
+        ),
+        json_schema_extra=_in("orchestrator", "50000 (500.00)"),
     )
     workflow_lease_ttl_s: Seconds = Field(
         default=15.0,
@@ -491,6 +519,7 @@ class AccordSettings(BaseSettings):
         "authorization_servers",
         "jwt_issuers",
         "push_allowed_hosts",
+        "tenant_apps",
         mode="before",
     )
     @classmethod

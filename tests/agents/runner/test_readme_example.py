@@ -30,7 +30,7 @@ def readme_example() -> str:
 
 def test_the_readme_example_is_one_call() -> None:
     code = readme_example()
-    assert 'Runner("refund").run(' in code
+    assert "Runner().run(" in code
     assert "in_process" not in code
 
 

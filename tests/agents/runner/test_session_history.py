@@ -21,13 +21,13 @@ async def test_a_session_reads_back_with_its_events_and_state(data_dir: Path) ->
         session = await runner.get_session(user="C-01", session="s-1")
         listed = await runner.list_sessions(user="C-01")
         service = runner.session_service
-        same = await service.get_session(app_name="refund", user_id="C-01", session_id="s-1")
+        same = await service.get_session(app_name="accord", user_id="C-01", session_id="s-1")
         assert await runner.get_session(user="C-02", session="s-1") is None
         assert await runner.list_sessions(user="C-02") == []
         assert await runner.get_session(user="C-01", session="none") is None
     assert session is not None
     assert same == session
-    assert (session.id, session.app_name, session.user_id) == ("s-1", "refund", "C-01")
+    assert (session.id, session.app_name, session.user_id) == ("s-1", "accord", "C-01")
     said = [(e.author, e.text) for e in session.events if e.author == "user"]
     assert said == [("user", "退款 O-1001"), ("user", "鞋子太小了")]
     waiting = [e for e in session.events if e.status is Status.WAITING]

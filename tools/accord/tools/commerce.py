@@ -13,14 +13,11 @@ from typing import Any
 from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.server import CallContext, ToolServer, tool
 from accord.protocol.settings import ServeOptions
-from accord.tools._serving import (
-    database_for,
-    make_service,
-    package_version,
-    verified_customer,
-)
-from accord.tools.commerce_store import HISTORY_DAYS, SCHEMA, CommerceStore, order_view
+from accord.tools._serving import database_for, make_service, package_version
+from accord.tools.approval_rule import HISTORY_DAYS
+from accord.tools.commerce_store import SCHEMA, CommerceStore, order_view
 from accord.tools.ledger_view import LedgerView
+from accord.tools.tenancy import TenantCustomer, verified_tenant
 
 NAME = "commerce"
 
@@ -49,17 +46,20 @@ def build_server(options: ServeOptions) -> ToolServer:
     store = CommerceStore(database_for(NAME, options))
     ledger = LedgerView()
 
-    # The customer is the verified one (the caller's own, or its delegation's), never just the
-    # argument: the server refused a call whose argument names anyone else (contract access).
+    # The customer and app are the verified ones (the caller's own, or its delegation's),
+    # never just the argument: the server refused a call whose argument names anyone else, or
+    # whose app it does not serve (contract access).
     async def orders_lookup(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        customer = verified_customer(args, ctx)
-        rows = await store.lookup_order(args["order_id"], customer)  # NOT_FOUND before payments
-        paid_back = await ledger.refunds(ctx, customer, order_id=args["order_id"])
+        who = verified_tenant(args, ctx)
+        rows = await store.lookup_order(args["order_id"], who)  # NOT_FOUND before payments
+        paid_back = await ledger.refunds(ctx, who, order_id=args["order_id"])
         return order_view(rows, paid_back, datetime.now(UTC))
 
-    async def history(ctx: CallContext, customer: str, of_order: str | None) -> dict[str, Any]:
-        found = await store.customer_history(customer, of_order=of_order)
-        recent = await ledger.refunds(ctx, customer, since_days=HISTORY_DAYS)
+    async def history(
+        ctx: CallContext, who: TenantCustomer, of_order: str | None = None
+    ) -> dict[str, Any]:
+        found = await store.customer_history(who, of_order=of_order)
+        recent = await ledger.refunds(ctx, who, since_days=HISTORY_DAYS)
         return {
             **found,
             "refunds_90d": recent["count"],
@@ -67,13 +67,14 @@ def build_server(options: ServeOptions) -> ToolServer:
         }
 
     async def customers_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        return await history(ctx, verified_customer(args, ctx), None)
+        return await history(ctx, verified_tenant(args, ctx))
 
     # risk-check's one call: the history, given only for the customer's own order (the proof
     # orders.lookup gave it before, without a second request and a second ledger read).
     async def orders_customer_history(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         order_id = args["order_id"]
-        return {"order_id": order_id, **await history(ctx, verified_customer(args, ctx), order_id)}
+        found = await history(ctx, verified_tenant(args, ctx), order_id)
+        return {"order_id": order_id, **found}
 
     return ToolServer(
         "accord-commerce",

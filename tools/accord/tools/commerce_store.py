@@ -1,4 +1,8 @@
-"""Commerce storage: customers and orders with items. No refunds.
+"""Commerce storage: customers and orders with items, per tenant app. No refunds.
+
+Every row belongs to an app (the tenant's, as the server verified it): customer C-01 of app
+``shop`` is another person than C-01 of the demo app, and an order of another app is
+NOT_FOUND exactly like no order (migration 0003 gave the rows v0.2 left the demo app).
 
 Money paid back is the payments ledger's alone: commerce reads it over MCP (``refunds.list``,
 tools/ledger_view.py) when it answers, and combines it here (:func:`order_view`). Its own
@@ -18,9 +22,11 @@ from sqlalchemy import (
     Boolean,
     Column,
     Connection,
-    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
     Integer,
     MetaData,
+    PrimaryKeyConstraint,
     Row,
     String,
     Table,
@@ -33,51 +39,61 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.storage.schema import Schema
 from accord.protocol.storage.types import UtcDateTime, iso
 from accord.tools import seed
+from accord.tools.approval_rule import HISTORY_DAYS
 from accord.tools.db import SeededStore
+from accord.tools.tenancy import TenantCustomer
 
 metadata = MetaData()
 
 customers = Table(
     "commerce_customers",
     metadata,
-    Column("customer_id", String(16), primary_key=True),
+    Column("customer_id", String(16), nullable=False),
     Column("name", String(200), nullable=False),
     Column("created_at", UtcDateTime(), nullable=False),
     Column("chargebacks", Integer, nullable=False, default=0),
+    Column("app", String(128), nullable=False),  # the tenant app (migration 0003)
+    PrimaryKeyConstraint("app", "customer_id", name="commerce_customers_pk"),
 )
 
 orders = Table(
     "commerce_orders",
     metadata,
-    Column("order_id", String(16), primary_key=True),
-    Column(
-        "customer_id",
-        String(16),
-        ForeignKey("commerce_customers.customer_id"),
-        nullable=False,
-        index=True,
-    ),
+    Column("order_id", String(16), nullable=False),
+    Column("customer_id", String(16), nullable=False),
     Column("status", String(16), nullable=False),
     Column("currency", String(3), nullable=False),
     Column("ordered_at", UtcDateTime(), nullable=False),
     Column("delivered_at", UtcDateTime(), nullable=True),
+    Column("app", String(128), nullable=False),  # the tenant app (migration 0003)
+    PrimaryKeyConstraint("app", "order_id", name="commerce_orders_pk"),
+    ForeignKeyConstraint(
+        ["app", "customer_id"],
+        ["commerce_customers.app", "commerce_customers.customer_id"],
+        name="commerce_orders_customer_fk",
+    ),
+    Index("commerce_orders_by_customer", "app", "customer_id"),
 )
 
 order_items = Table(
     "commerce_order_items",
     metadata,
-    Column("order_id", String(16), ForeignKey("commerce_orders.order_id"), primary_key=True),
-    Column("line", Integer, primary_key=True),
+    Column("order_id", String(16), nullable=False),
+    Column("line", Integer, nullable=False, autoincrement=False),
     Column("sku", String(64), nullable=False),
     Column("name", String(200), nullable=False),
     Column("quantity", Integer, nullable=False),
     Column("unit_price_cents", Integer, nullable=False),
     Column("category", String(64), nullable=False),
     Column("final_sale", Boolean, nullable=False),
+    Column("app", String(128), nullable=False),  # the tenant app (migration 0003)
+    PrimaryKeyConstraint("app", "order_id", "line", name="commerce_order_items_pk"),
+    ForeignKeyConstraint(
+        ["app", "order_id"],
+        ["commerce_orders.app", "commerce_orders.order_id"],
+        name="commerce_order_items_order_fk",
+    ),
 )
-
-# customers.history's window: orders and refunds of the last 90 days.
-HISTORY_DAYS = 90
 
 SCHEMA = Schema(
     name="commerce",
@@ -97,9 +113,14 @@ LOOKUP = (
         order_items.c.category,
         order_items.c.final_sale,
     )
-    .join(order_items, order_items.c.order_id == orders.c.order_id)
+    .join(
+        order_items,
+        (order_items.c.app == orders.c.app) & (order_items.c.order_id == orders.c.order_id),
+    )
     .where(
-        orders.c.order_id == bindparam("order_id"), orders.c.customer_id == bindparam("customer_id")
+        orders.c.app == bindparam("app"),
+        orders.c.order_id == bindparam("order_id"),
+        orders.c.customer_id == bindparam("customer_id"),
     )
     .order_by(order_items.c.line)
 )
@@ -117,6 +138,7 @@ class CommerceStore(SeededStore):
                     customers,
                     [
                         {
+                            "app": seed.APP,
                             "customer_id": c.customer_id,
                             "name": c.name,
                             "created_at": seed.days_ago(now, c.account_age_days),
@@ -131,6 +153,7 @@ class CommerceStore(SeededStore):
                     orders,
                     [
                         {
+                            "app": seed.APP,
                             "order_id": o.order_id,
                             "customer_id": o.customer_id,
                             "status": o.status,
@@ -149,6 +172,7 @@ class CommerceStore(SeededStore):
                     order_items,
                     [
                         {
+                            "app": seed.APP,
                             "order_id": o.order_id,
                             "line": n,
                             "sku": i.sku,
@@ -167,17 +191,17 @@ class CommerceStore(SeededStore):
         await self.db.write(lambda txn: insert(txn.conn))
 
     # -- queries ---------------------------------------------------------------------------------
-    async def lookup_order(self, order_id: str, customer_id: str) -> Sequence[Row[Any]]:
-        """The rows behind ``orders.lookup``: another customer's order is NOT_FOUND, exactly
-        like no order (and is refused before the ledger is asked about it)."""
-        params = {"order_id": order_id, "customer_id": customer_id}
+    async def lookup_order(self, order_id: str, who: TenantCustomer) -> Sequence[Row[Any]]:
+        """The rows behind ``orders.lookup``: another customer's (or app's) order is NOT_FOUND,
+        exactly like no order (and is refused before the ledger is asked about it)."""
+        params = {"app": who.app, "order_id": order_id, "customer_id": who.customer_id}
         rows = await self.db.read(lambda conn: conn.execute(LOOKUP, params).all())
         if not rows:
             raise _no_order(order_id)
         return rows
 
     async def customer_history(
-        self, customer_id: str, *, of_order: str | None = None
+        self, who: TenantCustomer, *, of_order: str | None = None
     ) -> dict[str, Any]:
         """``customers.history`` without the refund figures (those are the ledger's).
 
@@ -188,7 +212,12 @@ class CommerceStore(SeededStore):
         since = seed.days_ago(now, HISTORY_DAYS)
 
         def query(conn: Connection) -> dict[str, Any] | None:
-            params = {"customer_id": customer_id, "since": since, "order_id": of_order}
+            params = {
+                "app": who.app,
+                "customer_id": who.customer_id,
+                "since": since,
+                "order_id": of_order,
+            }
             if of_order is not None and conn.execute(OWNED, params).first() is None:
                 raise _no_order(of_order)
             customer = conn.execute(CUSTOMER, params).first()
@@ -196,7 +225,7 @@ class CommerceStore(SeededStore):
                 return None
             order_counts = conn.execute(ORDER_COUNTS, params).one()
             return {
-                "customer_id": customer_id,
+                "customer_id": who.customer_id,
                 "account_age_days": max(0, (now - customer.created_at).days),
                 "orders_total": int(order_counts[0]),
                 "orders_90d": int(order_counts[1]),
@@ -205,7 +234,7 @@ class CommerceStore(SeededStore):
 
         found = await self.db.read(query, snapshot=True)
         if found is None:
-            raise AccordError(ErrorCode.NOT_FOUND, f"no customer {customer_id}")
+            raise AccordError(ErrorCode.NOT_FOUND, f"no customer {who.customer_id}")
         return found
 
 
@@ -214,13 +243,17 @@ def _no_order(order_id: str) -> AccordError:
     return AccordError(ErrorCode.NOT_FOUND, f"no order {order_id} for this customer")
 
 
-CUSTOMER = select(customers).where(customers.c.customer_id == bindparam("customer_id"))
+CUSTOMER = select(customers).where(
+    customers.c.app == bindparam("app"), customers.c.customer_id == bindparam("customer_id")
+)
 OWNED = select(orders.c.order_id).where(
-    orders.c.order_id == bindparam("order_id"), orders.c.customer_id == bindparam("customer_id")
+    orders.c.app == bindparam("app"),
+    orders.c.order_id == bindparam("order_id"),
+    orders.c.customer_id == bindparam("customer_id"),
 )
 ORDER_COUNTS = select(
     func.count(), func.count().filter(orders.c.ordered_at >= bindparam("since"))
-).where(orders.c.customer_id == bindparam("customer_id"))
+).where(orders.c.app == bindparam("app"), orders.c.customer_id == bindparam("customer_id"))
 
 
 def order_view(

@@ -19,10 +19,10 @@ from typing import Any, Final
 
 from accord.contracts.envelope import Tenant
 from accord.contracts.tool_access import ToolDelegation
-from accord.protocol.auth import DEFAULT_APP
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
 from accord.protocol.mcp.server import CallContext
+from accord.tools.tenancy import TenantCustomer
 
 LIST_TOOL: Final = "refunds.list"
 SERVICE: Final = "commerce"
@@ -50,26 +50,26 @@ class LedgerView:
     async def refunds(
         self,
         ctx: CallContext,
-        customer_id: str,
+        who: TenantCustomer,
         *,
         order_id: str | None = None,
         since_days: int | None = None,
     ) -> dict[str, Any]:
-        """``refunds.list`` for ``customer_id`` (already verified by commerce's own gate)."""
-        args: dict[str, Any] = {"customer_id": customer_id}
+        """``refunds.list`` for ``who`` (already verified by commerce's own gate)."""
+        args: dict[str, Any] = {"customer_id": who.customer_id}
         if order_id is not None:
             args["order_id"] = order_id
         if since_days is not None:
             args["since_days"] = since_days
         return await self._tools.call(
-            LIST_TOOL, args, traceparent=ctx.traceparent, acting_for=_delegation(ctx, customer_id)
+            LIST_TOOL, args, traceparent=ctx.traceparent, acting_for=_delegation(ctx, who)
         )
 
 
-def _delegation(ctx: CallContext, customer_id: str) -> ToolDelegation:
-    """Commerce acts for exactly the customer its caller was verified for: the caller's own
-    tenant when a service delegated to commerce, else the end user's (or stdio parent's)."""
-    if ctx.tenant is not None and ctx.tenant.user == customer_id:
+def _delegation(ctx: CallContext, who: TenantCustomer) -> ToolDelegation:
+    """Commerce acts for exactly the tenant its caller was verified for: the caller's own
+    tenant when a service delegated to commerce, else the end user's (or stdio parent's), in
+    the app commerce verified (so payments answers for that app's customer only)."""
+    if ctx.tenant is not None and (ctx.tenant.app, ctx.tenant.user) == (who.app, who.customer_id):
         return ToolDelegation(tenant=ctx.tenant)
-    app = ctx.principal.app if ctx.principal is not None else DEFAULT_APP
-    return ToolDelegation(tenant=Tenant(app=app, user=customer_id, session=_SESSION))
+    return ToolDelegation(tenant=Tenant(app=who.app, user=who.customer_id, session=_SESSION))

@@ -7,13 +7,9 @@ from typing import Any
 from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.server import CallContext, ToolServer, tool
 from accord.protocol.settings import ServeOptions
-from accord.tools._serving import (
-    database_for,
-    make_service,
-    package_version,
-    verified_customer,
-)
+from accord.tools._serving import database_for, make_service, package_version
 from accord.tools.ledger import SCHEMA, Ledger
+from accord.tools.tenancy import verified_tenant
 
 NAME = "payments"
 
@@ -21,19 +17,21 @@ NAME = "payments"
 def build_server(options: ServeOptions) -> ToolServer:
     ledger = Ledger(database_for(NAME, options))
 
-    # Customer and approver as the server verified them (contract access): the ledger records
-    # the approver the caller's delegation names, never one an argument made up.
+    # App, customer and approver as the server verified them (contract access): the ledger
+    # records the approver the caller's delegation names, never one an argument made up.
     async def refunds_issue(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        verified = {**args, "customer_id": verified_customer(args, ctx)}
-        verified["approved_by"] = ctx.approved_by
-        return await ledger.issue(verified)
+        return await ledger.issue(
+            verified_tenant(args, ctx), {**args, "approved_by": ctx.approved_by}
+        )
 
     async def refunds_get(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        return await ledger.get(verified_customer(args, ctx), args["idempotency_key"])
+        return await ledger.get(verified_tenant(args, ctx), args["idempotency_key"])
 
     async def refunds_list(args: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         return await ledger.list_refunds(
-            verified_customer(args, ctx), args.get("order_id"), args.get("since_days")
+            verified_tenant(args, ctx),
+            args.get("order_id"),
+            args.get("since_days"),
         )
 
     return ToolServer(

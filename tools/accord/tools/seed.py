@@ -1,7 +1,8 @@
 """Demo data shared by the commerce and payments servers, with dates relative to "now".
 
 Both servers seed from this one module (each into its own tables), so payments knows the same
-order totals and the same past refunds that commerce reports. Seeding is idempotent: rows are
+order totals and the same past refunds that commerce reports. All of it belongs to the demo
+app (:data:`APP`); customers and orders are kept per app. Seeding is idempotent: rows are
 inserted with ON CONFLICT DO NOTHING, so a restart keeps the dates of the first start.
 
 The cases the refund assistant is exercised with:
@@ -24,8 +25,11 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from accord.contracts.domain import OrderStatus
+from accord.protocol.auth_names import DEFAULT_APP
 
 CURRENCY: Final = "USD"
+# Every demo row is the demo app's: another app's C-01 has none of them.
+APP: Final = DEFAULT_APP
 
 
 @dataclass(frozen=True)

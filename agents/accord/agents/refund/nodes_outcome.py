@@ -13,6 +13,14 @@ customer, key). Otherwise the workflow stops with IDEMPOTENCY_CONFLICT, the cust
 neutrally that a person will look at it (never an amount), and the approvers are told
 (attention.py). ``refunds.issue`` answering IDEMPOTENCY_CONFLICT (issued under the key in
 between) stops the same way.
+
+Approval by the money: payments refuses a refund no approver approved when what was paid
+without one would reach the approval threshold (POLICY_DENIED, ``reason: approval_required``;
+nothing was paid). risk-check normally sees the same totals and the workflow asks up front
+(``approval``); when it did not (two requests at once, through two replicas), ``refund`` asks
+the approver itself: the workflow waits for an approval exactly as ``approval`` does (same
+queue item, same ``refund.approve``), and on the answer pays with the approver or ends
+rejected.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from accord.agents.refund.outputs import (
 )
 from accord.agents.refund.pause_points import pause
 from accord.agents.workflow import NodeContext, Route
+from accord.contracts.domain import PaymentRefusal
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
 
@@ -119,22 +128,44 @@ async def decide(deps: Deps, ctx: NodeContext) -> Route:
 async def approval(deps: Deps, ctx: NodeContext) -> Route:
     inp = WorkflowInput.model_validate(ctx.input)
     upstream = Upstream(ctx.outputs)
-    summary = upstream.decide()
-    ask = {
+    ask = _approval_ask(inp, upstream, upstream.decide())
+    # A timeout makes this call raise RETRYABLE_TIMEOUT: the workflow fails with that code.
+    answer = ctx.interrupt(WaitingReason.APPROVAL, ask, timeout_s=deps.settings.approval_timeout_s)
+    decided = _decision(answer.value)
+    return Route(decided.decision, decided)
+
+
+def _approval_ask(inp: WorkflowInput, upstream: Upstream, summary: Summary) -> dict[str, Any]:
+    """What an approver is shown (the queue item's facts)."""
+    return {
         **summary.model_dump(mode="json"),
         "customer_id": inp.customer_id,
         **_case_facts(inp, upstream),
     }
-    # A timeout makes this call raise RETRYABLE_TIMEOUT: the workflow fails with that code.
-    answer = ctx.interrupt(WaitingReason.APPROVAL, ask, timeout_s=deps.settings.approval_timeout_s)
-    value = answer.value if isinstance(answer.value, dict) else {}
-    approver = value.get("approver")
-    decided = ApprovalDecision(
-        decision=APPROVE if value.get("decision") == APPROVE else REJECT,
-        note=str(value.get("note") or ""),
+
+
+def _decision(value: Any) -> ApprovalDecision:
+    """An approver's answer (the value ``refund.approve`` resumed the workflow with)."""
+    body = value if isinstance(value, dict) else {}
+    approver = body.get("approver")
+    return ApprovalDecision(
+        decision=APPROVE if body.get("decision") == APPROVE else REJECT,
+        note=str(body.get("note") or ""),
         approver=approver if isinstance(approver, str) else None,
     )
-    return Route(decided.decision, decided)
+
+
+def _escalated(ctx: NodeContext) -> ApprovalDecision | None:
+    """The answer to the approval ``refund`` asked for itself (its first interrupt), if any."""
+    answer = ctx.answers.get(0)
+    return _decision(answer.value) if answer is not None else None
+
+
+def _needs_approver(error: AccordError) -> bool:
+    return (
+        error.code is ErrorCode.POLICY_DENIED
+        and error.details.get("reason") == PaymentRefusal.APPROVAL_REQUIRED.value
+    )
 
 
 async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -> RefundResult:
@@ -143,7 +174,11 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
     keeps that key, so a resumed attempt finds what its first attempt paid."""
     inp = WorkflowInput.model_validate(ctx.input)
     upstream = Upstream(ctx.outputs)
-    summary, asked, approved = upstream.decide(), upstream.intake(), upstream.approval()
+    summary, asked = upstream.decide(), upstream.intake()
+    escalated = _escalated(ctx)  # payments asked for an approver, and one answered
+    if escalated is not None and escalated.decision != APPROVE:
+        return await _rejected(deps, ctx, inp, summary, asked, escalated)
+    approved = upstream.approval() or escalated
     approver = approved.approver if approved else None
     order_id = summary.order_id
     key = (
@@ -185,6 +220,14 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
                 acting_for=deps.acting_for(inp, approved_by=approver),
             )
         except AccordError as error:
+            if _needs_approver(error) and approver is None:
+                # Nothing was paid: the workflow waits for an approver (a timeout raises
+                # RETRYABLE_TIMEOUT, as in ``approval``), then this node runs again.
+                ask = {**_approval_ask(inp, upstream, summary), "payments": error.details}
+                ctx.interrupt(
+                    WaitingReason.APPROVAL, ask, timeout_s=deps.settings.approval_timeout_s
+                )
+                raise  # not reached: an answered interrupt was handled above
             if error.code is not ErrorCode.IDEMPOTENCY_CONFLICT:
                 overtaken = await _overtaken(deps, inp, summary, asked.language, error)
                 if overtaken is not None:
@@ -347,7 +390,19 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
 async def rejected(deps: Deps, ctx: NodeContext) -> RefundResult:
     inp = WorkflowInput.model_validate(ctx.input)
     upstream = Upstream(ctx.outputs)
-    summary, asked, decided = upstream.decide(), upstream.intake(), upstream.approval()
+    return await _rejected(
+        deps, ctx, inp, upstream.decide(), upstream.intake(), upstream.approval()
+    )
+
+
+async def _rejected(
+    deps: Deps,
+    ctx: NodeContext,
+    inp: WorkflowInput,
+    summary: Summary,
+    asked: Understood,
+    decided: ApprovalDecision | None,
+) -> RefundResult:
     note = decided.note if decided else ""
     explanation = await deps.model(inp, ctx).explain(
         DecisionFacts(

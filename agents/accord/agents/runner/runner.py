@@ -2,13 +2,13 @@
 
 ::
 
-    answer = Runner("refund").run("O-1001 耳机坏了，想退款", user="C-01", session="s-1")
+    answer = Runner().run("O-1001 耳机坏了，想退款", user="C-01", session="s-1")
 
     async with Runner() as runner:                 # the mesh if it runs, else in process
         async for event in runner.run_async("refund O-1001", user="C-01", session="s-1"):
             print(event.author, event.text, event.get_function_calls())
         session = await runner.session_service.get_session(
-            app_name="refund", user_id="C-01", session_id="s-1")
+            app_name="accord", user_id="C-01", session_id="s-1")
 
 One request is one run of the durable refund workflow (the orchestrator's graph and nodes, the
 same event log): a session is one conversation, and a workflow waiting for the customer is
@@ -49,12 +49,15 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import new_traceparent
 from accord.protocol.auth import owner_key
+from accord.protocol.auth_names import DEFAULT_APP as DEMO_APP
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec, ToolsConfig
 from accord.protocol.mcp.credentials import ServiceCredential
 from accord.protocol.settings import data_dir, service_url
 
-DEFAULT_APP: Final = "refund"
+# The Runner's app is the tenant app of its sessions and of every tool call it makes: orders and
+# money are kept per app (#30), and the demo data is the demo app's.
+DEFAULT_APP: Final = DEMO_APP
 DEFAULT_UNITS: Final = 100
 DEFAULT_DEADLINE_S: Final = 3600.0
 USER: Final = "user"

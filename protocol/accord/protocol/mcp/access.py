@@ -8,8 +8,11 @@
        ├── _meta delegation named by a non-service for another ─> PERMISSION_DENIED   (ENV-006)
        ├── customer: a customer's own subject, a service's delegation tenant user
        │     argument names someone else / service without one ─> PERMISSION_DENIED   (TOOL-012)
-       └── approver: the delegation's approved_by (services only)
-             argument names another approver ───────────────────> PERMISSION_DENIED   (TOOL-012)
+       ├── approver: the delegation's approved_by (services only)
+       │     argument names another approver ───────────────────> PERMISSION_DENIED   (TOOL-012)
+       └── app: the delegation's tenant app, else the credential's
+             an app this server is not configured for ─────────> PERMISSION_DENIED
+                                                     (ACCORD_TENANT_APPS, every call, stdio too)
 
 "Another customer's order" stays NOT_FOUND (the data question, answered by the handler for the
 verified customer, exactly like no order); "a call about another customer" is
@@ -28,16 +31,19 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import TOOL_DELEGATION_META_KEY
 from accord.contracts.tool_access import CallerRole, ToolDelegation, parse_tool_delegation
 from accord.contracts.tools import ToolContract
-from accord.protocol.auth import Principal
+from accord.protocol.auth import DEFAULT_APP, Principal
 from accord.protocol.on_behalf import check_acting_for
+from accord.protocol.tenant_apps import check_tenant_app
 
 DELEGATION_FIELD: Final = f"_meta.{TOOL_DELEGATION_META_KEY}"
 
 
 @dataclass(frozen=True)
 class Verified:
-    """What the server verified about a call: the customer and approver a handler may use."""
+    """What the server verified about a call: the tenant app, customer and approver a handler
+    may use."""
 
+    app: str = DEFAULT_APP
     customer_id: str | None = None
     approved_by: str | None = None
     tenant: Tenant | None = None
@@ -74,24 +80,27 @@ def authorize(
     or PERMISSION_DENIED / INVALID_INPUT (a malformed delegation)."""
     access = contract.access
     delegation = parse_tool_delegation(meta)
+    if principal is not None and access is not None:
+        check_caller(contract, principal)  # who may call at all, before whom it is about
+    if principal is not None and delegation is not None:
+        check_acting_for(
+            principal, delegation.tenant, field=DELEGATION_FIELD, requirement="TOOL-012"
+        )
+    app = _app(principal, delegation)
     if access is None:
         # No access section (a third-party contract): any verified principal, arguments as given.
-        return Verified(tenant=delegation.tenant if delegation else None)
+        return Verified(app=app, tenant=delegation.tenant if delegation else None)
     customer_arg = _argument(arguments, access.customer_field)
     approver_arg = _argument(arguments, access.approver_field)
     if principal is None:  # the stdio parent decides, as the MCP spec says of stdio
         return Verified(
+            app=app,
             customer_id=customer_arg,
             approved_by=delegation.approved_by if delegation else approver_arg,
             tenant=delegation.tenant if delegation else None,
         )
-    check_caller(contract, principal)
     rule = access.rule_for(principal.roles, principal.scopes)
     assert rule is not None  # check_caller refused otherwise
-    if delegation is not None:
-        check_acting_for(
-            principal, delegation.tenant, field=DELEGATION_FIELD, requirement="TOOL-012"
-        )
     acting_as_service = rule.role is CallerRole.SERVICE
     customer = _customer(contract, principal, delegation, acting_as_service)
     if access.customer_field is not None and customer_arg != customer:
@@ -112,10 +121,23 @@ def authorize(
             field=access.approver_field,
         )
     return Verified(
+        app=app,
         customer_id=customer,
         approved_by=approver,
         tenant=delegation.tenant if delegation else None,
     )
+
+
+def _app(principal: Principal | None, delegation: ToolDelegation | None) -> str:
+    """The tenant app of a call, once its delegation passed the acting-on-behalf rule: the app
+    the delegation names (a service's, or an end user's own), else the credential's (the demo
+    app for the stdio parent); PERMISSION_DENIED for an app this server does not serve."""
+    if delegation is not None:
+        app, field = delegation.tenant.app, f"{DELEGATION_FIELD}.tenant.app"
+    else:
+        app, field = (principal.app if principal else DEFAULT_APP), "credential.app"
+    check_tenant_app(app, field=field)
+    return app
 
 
 def _customer(

@@ -55,7 +55,7 @@ from accord.contracts.keys import (
 )
 from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContract
 from accord.protocol import telemetry
-from accord.protocol.auth import Principal
+from accord.protocol.auth import DEFAULT_APP, Principal
 from accord.protocol.auth_verify import Authenticator
 from accord.protocol.mcp._server_auth import ToolAuthGate, metadata_routes, principal_of
 from accord.protocol.mcp._server_http import transport_security
@@ -80,14 +80,16 @@ class CallContext:
 
     ``customer_id`` and ``approved_by`` are the verified values of the contract's
     ``access.customer_field`` / ``approver_field`` (equal to the arguments when they are given:
-    a differing argument was refused before the handler ran). ``principal`` is None for the
-    stdio parent process, which the transport trusts.
+    a differing argument was refused before the handler ran). ``app`` is the verified tenant
+    app (the delegation's, else the credential's; one this server serves). ``principal`` is
+    None for the stdio parent process, which the transport trusts.
     """
 
     tool: str
     traceparent: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     principal: Principal | None = None
+    app: str = DEFAULT_APP
     customer_id: str | None = None
     approved_by: str | None = None
     tenant: Tenant | None = None
@@ -368,6 +370,7 @@ class ToolServer:
             traceparent,
             meta,
             principal=principal,
+            app=verified.app,
             customer_id=verified.customer_id,
             approved_by=verified.approved_by,
             tenant=verified.tenant,
