@@ -21,6 +21,7 @@ import asyncio
 import logging
 from typing import Final
 
+from accord.agents.models.base import Language
 from accord.agents.permissions import refund_customer
 from accord.agents.refund.approvals import (
     APPROVAL_GRAPH,
@@ -37,6 +38,7 @@ from accord.agents.refund.conversation import (
     outcome,
 )
 from accord.agents.refund.facts import WorkflowInput
+from accord.agents.refund.reported_errors import told
 from accord.agents.workflow import Event, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
 from accord.contracts.domain import is_customer_id
@@ -141,10 +143,22 @@ class OrchestratorExecutor(ContractExecutor):
 
 
 def _answer(snapshot: WorkflowSnapshot) -> Completed | NeedsInput:
-    told = outcome(snapshot)
-    if isinstance(told, Finished):
-        return Completed(data=told.result, text=told.text)
-    return NeedsInput(question=told.question, data=told.data, reason=told.reason)
+    try:
+        settled = outcome(snapshot)
+    except AccordError as error:
+        # The task's read from the log says the same (task_views.py): another service's words
+        # stay in the log.
+        raise told(error, _language(snapshot)) from None
+    if isinstance(settled, Finished):
+        return Completed(data=settled.result, text=settled.text)
+    return NeedsInput(question=settled.question, data=settled.data, reason=settled.reason)
+
+
+def _language(snapshot: WorkflowSnapshot) -> Language:
+    """The customer's language as intake read it (English before intake ran)."""
+    intake = snapshot.outputs.get("intake")
+    found = intake.get("language") if isinstance(intake, dict) else None
+    return Language(found) if found in (Language.EN.value, Language.ZH.value) else Language.EN
 
 
 async def _pump(events: asyncio.Queue[Event | None], progress: Progress) -> None:
