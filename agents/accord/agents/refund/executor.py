@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 from accord.agents.models.base import Language
@@ -51,13 +52,28 @@ logger = logging.getLogger(__name__)
 CANCEL_REASON: Final = "canceled by the caller"
 
 
+TaskCreated = Callable[[str], Awaitable[None]]
+
+
+async def _created_at_once(_task_id: str) -> None:
+    """No task store to wait for (a store that is not derived from the workflow log)."""
+
+
 class OrchestratorExecutor(ContractExecutor):
-    def __init__(self, contract: AgentContract, runtime: Runtime) -> None:
+    def __init__(
+        self, contract: AgentContract, runtime: Runtime, created: TaskCreated = _created_at_once
+    ) -> None:
         super().__init__(contract)
         self.runtime = runtime
         self.conversation = Conversation(runtime)
+        self._created = created
 
     async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
+        if not turn.is_continuation:
+            # A new task's workflow starts once the request handler has created the task:
+            # started first, the log would make the task exist already for the handler, which
+            # then logs an ERROR for every request (DerivedTaskStore.created).
+            await self._created(turn.task_id)
         if turn.skill.id == APPROVE_SKILL:
             return await self._approve(turn, progress)
         if not turn.is_continuation:

@@ -1,0 +1,84 @@
+"""The demo flows leave no ERROR line and no traceback in any service's log, graceful stop
+included.
+
+Found against `accord up` (issue #30): ordinary requests made the orchestrator log ERROR lines
+("Task ... already exists. Ignoring task replacement", "Task was destroyed but it is
+pending!"), and a graceful stop logged an UNAVAILABLE traceback. An operator who alerts on ERROR
+would be paged by the happy path, and learn to ignore the real thing. Real processes: the five
+services run the demo's scenes (refunded, approved, explained, asked for evidence) plus a
+cancel and the reads a client makes, are stopped with SIGTERM, and then every log is read.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from accord.contracts.errors import ErrorCode
+from accord.contracts.status import Status, WaitingReason
+from accord.protocol.a2a.client import A2AClient
+from tests.mesh.support import SERVICES, Mesh, answer, approve, ask, customer, running_mesh
+
+pytestmark = pytest.mark.timeout(300)
+
+# A line a logger wrote at ERROR or CRITICAL (the text format: "<date> <time> LEVEL logger").
+SEVERE: Final = re.compile(r"^\S+ \S+ (ERROR|CRITICAL) ", re.MULTILINE)
+TRACEBACK: Final = "Traceback (most recent call last)"
+
+
+async def _demo_flows(mesh: Mesh) -> None:
+    """The scenes of `accord demo`, a cancel, and the reads around them."""
+    refunded = await ask(mesh, "C-01", "鞋码不合适，想退款，订单 O-1001")
+    assert (refunded.data or {}).get("decision") == "refunded", refunded.error
+
+    laptop = await ask(mesh, "C-03", "I changed my mind about the laptop, refund order O-1004")
+    assert laptop.waiting_reason is WaitingReason.APPROVAL, laptop.error
+    decided = await approve(mesh, "approver-1", ("approver",), laptop.task_id, note="by phone")
+    assert decided.status is Status.COMPLETED, decided.error
+
+    late = await ask(mesh, "C-01", "The running shoes from order O-1002 are too small, refund")
+    assert (late.data or {}).get("decision") == "not_eligible", late.error
+
+    mug = await ask(mesh, "C-01", "my mug arrived broken, order O-1005")
+    assert mug.waiting_reason is WaitingReason.INPUT, mug.error
+    paid = await answer(mesh, "C-01", mug, "the handle snapped off in the box, photo IMG_2291.jpg")
+    assert (paid.data or {}).get("decision") == "refunded", paid.error
+
+    asked = await ask(mesh, "C-02", "my jacket from order O-1003 arrived torn")
+    async with await customer(mesh, "C-02") as client:
+        canceled = await client.cancel(asked.task_id)
+        assert canceled.error is not None
+        assert canceled.error.code is ErrorCode.CANCELED
+        await client.get(asked.task_id)
+        await client.list_tasks(page_size=10)
+    async with await A2AClient.connect(mesh.orchestrator, token=None) as anonymous:
+        del anonymous  # the public card, read by every client first
+
+
+def _problems(log: str) -> list[str]:
+    lines = [m.group(0) + log[m.end() :].split("\n", 1)[0] for m in SEVERE.finditer(log)]
+    if TRACEBACK in log:
+        at = log.index(TRACEBACK)
+        lines.append(log[max(0, at - 300) : at + 1500])
+    return lines
+
+
+async def test_the_demo_flows_and_a_graceful_stop_log_no_error(tmp_path: Path) -> None:
+    with running_mesh(tmp_path) as mesh:
+        await _demo_flows(mesh)
+        services = dict(mesh.services)
+    # The block's end stopped every service with SIGTERM and waited for it to exit.
+    assert set(services) == set(SERVICES)
+    found: dict[str, list[str]] = {}
+    for name, service in services.items():
+        # uvicorn re-raises the signal once it has shut down: -SIGTERM is a graceful stop too.
+        code = service.process.poll()
+        assert code in (0, -signal.SIGTERM), f"{name} did not stop on SIGTERM ({code})"
+        log = service.log()
+        if problems := _problems(log):
+            found[name] = problems
+    assert not found, "\n".join(f"{n}:\n  " + "\n  ".join(p) for n, p in found.items())
