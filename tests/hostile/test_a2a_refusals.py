@@ -25,12 +25,10 @@ pytestmark = pytest.mark.timeout(120)
 
 VERSION: Final = {"A2A-Version": "1.0"}
 JSON: Final = {**VERSION, "Content-Type": "application/json"}
-# Base64 of a task id that does not exist (passes the SDK's own base64 check), then not base64.
+# Base64 of a task id that does not exist (it passes the SDK's own base64 check and was echoed
+# whole), then a token that is not base64 at all.
 MARKER: Final = "caller-text-5f3a"
-TOKENS: Final = (
-    base64.urlsafe_b64encode(f"<script>{MARKER}</script>".encode()).decode(),
-    f"{MARKER}!!",
-)
+TOKENS: Final = (base64.b64encode(f"no-such-task-{MARKER}".encode()).decode(), f"{MARKER}!!")
 AGENT_ROLES: Final = ("ROLE_AGENT", 2, "ROLE_UNSPECIFIED")
 
 
