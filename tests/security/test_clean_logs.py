@@ -20,7 +20,6 @@ import pytest
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status, WaitingReason
-from accord.protocol.a2a.client import A2AClient
 from tests.mesh.support import SERVICES, Mesh, answer, approve, ask, customer, running_mesh
 
 pytestmark = pytest.mark.timeout(300)
@@ -55,8 +54,16 @@ async def _demo_flows(mesh: Mesh) -> None:
         assert canceled.error.code is ErrorCode.CANCELED
         await client.get(asked.task_id)
         await client.list_tasks(page_size=10)
-    async with await A2AClient.connect(mesh.orchestrator, token=None) as anonymous:
-        del anonymous  # the public card, read by every client first
+    async with await customer(mesh, "C-01") as client:  # blocking, not streamed
+        blocking = await client.send(
+            text="I changed my mind, refund $5 of order O-1001", streaming=False
+        )
+        assert blocking.status in (Status.COMPLETED, Status.WAITING), blocking.error
+    # Left waiting when the services stop: a question, and an approval.
+    waits = await ask(mesh, "C-02", "my jacket from order O-1003 arrived torn")
+    assert waits.waiting_reason is WaitingReason.INPUT, waits.error
+    pending = await ask(mesh, "C-04", "please refund order O-1006, I changed my mind")
+    assert pending.waiting_reason is WaitingReason.APPROVAL, pending.error
 
 
 def _problems(log: str) -> list[str]:
