@@ -73,7 +73,15 @@ async def lookup(deps: Deps, ctx: NodeContext) -> OrderFacts | None:
             )
         )
         deps.lookups[key] = call
-        call.add_done_callback(lambda _: deps.lookups.pop(key, None))
+
+        def settled(done: asyncio.Future[dict[str, Any]]) -> None:
+            deps.lookups.pop(key, None)
+            if not done.cancelled():
+                # Read here: when every waiter was canceled (a graceful stop), the call's own
+                # failure (UNAVAILABLE: the tool client closed) was logged as never retrieved.
+                done.exception()
+
+        call.add_done_callback(settled)
     try:
         found = await asyncio.shield(call)
     except AccordError as error:
