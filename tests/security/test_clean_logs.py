@@ -24,7 +24,7 @@ from typing import Final
 
 import pytest
 
-from accord.contracts.errors import ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import TaskView
 from tests.mesh.support import SERVICES, Mesh, answer, approve, ask, customer, running_mesh
@@ -34,6 +34,7 @@ pytestmark = pytest.mark.timeout(300)
 
 # A line a logger wrote at ERROR or CRITICAL (the text format: "<date> <time> LEVEL logger").
 LOOKUP_LATENCY_MS: Final = 8_000
+TERMINAL_MESSAGES: Final = 20
 SEVERE: Final = re.compile(r"^\S+ \S+ (ERROR|CRITICAL) ", re.MULTILINE)
 TRACEBACK: Final = "Traceback (most recent call last)"
 
@@ -42,6 +43,13 @@ async def _demo_flows(mesh: Mesh) -> None:
     """The scenes of `accord demo`, a cancel, and the reads around them."""
     refunded = await ask(mesh, "C-01", "鞋码不合适，想退款，订单 O-1001")
     assert (refunded.data or {}).get("decision") == "refunded", refunded.error
+    # A customer who writes again to a finished task is told it has ended. (Each such message
+    # used to leave two of the SDK's queue tasks pending: "Task was destroyed but it is
+    # pending!" once the collector ran, which the flows below make it do.)
+    for n in range(TERMINAL_MESSAGES):
+        with pytest.raises(AccordError) as ended:
+            await answer(mesh, "C-01", refunded, f"thank you! ({n})")
+        assert ended.value.code is ErrorCode.UNSUPPORTED_OPERATION
 
     laptop = await ask(mesh, "C-03", "I changed my mind about the laptop, refund order O-1004")
     assert laptop.waiting_reason is WaitingReason.APPROVAL, laptop.error
