@@ -29,7 +29,7 @@ JSON: Final = {**VERSION, "Content-Type": "application/json"}
 # whole), then a token that is not base64 at all.
 MARKER: Final = "caller-text-5f3a"
 TOKENS: Final = (base64.b64encode(f"no-such-task-{MARKER}".encode()).decode(), f"{MARKER}!!")
-AGENT_ROLES: Final = ("ROLE_AGENT", 2, "ROLE_UNSPECIFIED")
+AGENT_ROLES: Final[tuple[object, ...]] = ("ROLE_AGENT", 2, "ROLE_UNSPECIFIED", ["ROLE_USER"], True)
 
 
 def _auth() -> dict[str, str]:
@@ -90,9 +90,7 @@ def test_an_invalid_page_token_is_not_echoed(a2a_service: Service, page_token: s
 
 
 @pytest.mark.parametrize("role", AGENT_ROLES)
-def test_a_sent_message_marked_as_the_agents_is_refused(
-    a2a_service: Service, role: str | int
-) -> None:
+def test_a_sent_message_marked_as_the_agents_is_refused(a2a_service: Service, role: object) -> None:
     def message(n: str) -> dict[str, Any]:
         return {
             "messageId": f"m-role-{role}-{n}",

@@ -246,7 +246,7 @@ class Gate:
         if not isinstance(message, dict):
             return None  # the SDK reports the malformed request
         role = message.get("role")
-        if role is not None and role not in USER_ROLES:
+        if role is not None and not _is_user_role(role):
             # A client speaks as the user; a message marked as the agent's would put words in
             # the agent's mouth (its history, what a later turn or a model reads as its own).
             raise _RefusedError(
@@ -280,6 +280,11 @@ class Gate:
         except AccordError as error:
             raise _RefusedError(error) from None
         return envelope
+
+
+def _is_user_role(role: object) -> bool:
+    """The role a sent message may have (any JSON value may come: a list is not hashable)."""
+    return isinstance(role, str | int) and not isinstance(role, bool) and role in USER_ROLES
 
 
 def _content_bytes(parts: Any) -> int:
