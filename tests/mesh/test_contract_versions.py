@@ -3,8 +3,9 @@ contract shipped with it (1.1.0: it needs 1.x), talks to a policy-check process 
 versions through ACCORD_CONTRACTS_DIR (the supported way, docs/contract-evolution.md):
 
 * 1.2.0 (a compatible minor ahead): the refund works;
-* 2.0.0 only (breaking): the policy check fails with VERSION_UNSUPPORTED naming both versions,
-  the refund fails cleanly and nothing is written to the payments ledger;
+* 2.0.0 only (breaking): the policy check fails with VERSION_UNSUPPORTED naming both versions
+  (in the workflow log; the customer reads a plain sentence), the refund fails cleanly and
+  nothing is written to the payments ledger;
 * 2.0.0 with 1.0.0 side by side: the card lists both, the orchestrator's task names 1.0.0 and
   policy-check answers in 1.0 (no ``params``): the refund works.
 
@@ -92,8 +93,11 @@ async def _major_ahead(mesh: Mesh, tmp_path: Path) -> None:
     error = done.error
     assert error is not None
     assert error.code is ErrorCode.VERSION_UNSUPPORTED, error
-    assert "2.0.0" in error.message, error.message
-    assert BUILT_AGAINST in error.message, error.message
+    # The customer reads a plain sentence; the workflow log names both versions (#30).
+    [(_, finished)] = mesh.workflow_events(done.task_id, "workflow_finished")
+    logged = str(finished["error"]["message"])
+    assert "2.0.0" in logged, logged
+    assert BUILT_AGAINST in logged, logged
     assert ledger_sums(mesh) == before  # nothing written
 
 

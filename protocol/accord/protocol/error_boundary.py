@@ -4,7 +4,8 @@ INTERNAL answer, and the connection stays usable.
 uvicorn answers an exception that escapes the app with a bare ``500 Internal Server Error`` and
 closes the connection, so the caller's next request on that keep-alive connection was reset.
 Here the exception is logged (with its traceback, for us) and answered with a contract body
-(never Python's text, for them); a response that had already started is ended as it is.
+(never Python's text, for them); a response that had already started is ended as it is, and
+so is one the app returned from without ending it.
 """
 
 from __future__ import annotations
@@ -55,3 +56,8 @@ class ErrorBoundary:
                 await send({"type": "http.response.body", "body": _BODY})
             elif not ended:
                 await send({"type": "http.response.body", "body": b""})
+            return
+        if started and not ended:
+            # sse-starlette stops an event stream at a graceful shutdown by returning without
+            # its last body message (uvicorn logs that as an ERROR): the stream ends here.
+            await send({"type": "http.response.body", "body": b""})

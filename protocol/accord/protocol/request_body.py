@@ -83,7 +83,8 @@ def parse_strict(raw: bytes | str) -> Any:
     except UnicodeDecodeError:
         raise _RejectedError("the body is not UTF-8") from None
     except json.JSONDecodeError as exc:
-        raise _RejectedError(f"not JSON ({exc.msg[:80]} at character {exc.pos})") from None
+        # Our words, not the decoder's: where it broke is all a caller needs to fix it.
+        raise _RejectedError(f"not JSON (it breaks at character {exc.pos})") from None
     except ValueError:  # Python's own limits (a number of more than 4,300 digits)
         raise _RejectedError("a number is too long") from None
     if _too_deep(value, MAX_DEPTH):

@@ -86,6 +86,18 @@ MESSAGES: Final[dict[str, dict[Language, str]]] = {
         EN: "Risk {level} (score {score}): {signals}.",
         ZH: "风险{level}（评分 {score}）：{signals}。",
     },
+    # what a customer is told of another service's error (refund/reported_errors.py): the
+    # code goes with it; the service's own words stay in the workflow log
+    "failure.retry": {
+        EN: "Sorry, a service this request needs is not available right now. Please try "
+        "again in a little while.",
+        ZH: "抱歉，处理此请求所需的服务暂时不可用，请稍后再试。",
+    },
+    "failure.stop": {
+        EN: "Sorry, this request could not be completed because of a problem on our side. "
+        "Please contact support if you still need help.",
+        ZH: "抱歉，由于我们这边的问题，此请求无法完成。如仍需帮助，请联系客服。",
+    },
     "budget_exhausted": {
         EN: "Sorry, this request has used up its budget ({spent} of {units} units), so I have "
         "to stop here. Please start a new request if you still need help.",

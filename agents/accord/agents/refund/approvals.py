@@ -30,10 +30,12 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict
 
+from accord.agents.models.base import Language
 from accord.agents.permissions import Operation, require
 from accord.agents.refund.attention import attention_items
 from accord.agents.refund.conversation import final_result
 from accord.agents.refund.facts import WorkflowInput
+from accord.agents.refund.reported_errors import told
 from accord.agents.workflow import Event, EventType, Graph, NodeContext, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
@@ -189,5 +191,6 @@ def _outcome(snapshot: WorkflowSnapshot) -> dict[str, Any]:
     if snapshot.status is Status.COMPLETED:
         out["result"] = final_result(snapshot.result)
     elif snapshot.error is not None:
-        out["error"] = snapshot.error.to_dict()
+        # The approver reads what the customer reads: another service's words stay in the log.
+        out["error"] = told(snapshot.error, Language.EN).to_dict()
     return out

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Final
 
+from accord.agents.models.base import Language
 from accord.agents.permissions import refund_customer
 from accord.agents.refund.approvals import (
     APPROVAL_GRAPH,
@@ -37,6 +39,7 @@ from accord.agents.refund.conversation import (
     outcome,
 )
 from accord.agents.refund.facts import WorkflowInput
+from accord.agents.refund.reported_errors import told
 from accord.agents.workflow import Event, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
 from accord.contracts.domain import is_customer_id
@@ -49,13 +52,28 @@ logger = logging.getLogger(__name__)
 CANCEL_REASON: Final = "canceled by the caller"
 
 
+TaskCreated = Callable[[str], Awaitable[None]]
+
+
+async def _created_at_once(_task_id: str) -> None:
+    """No task store to wait for (a store that is not derived from the workflow log)."""
+
+
 class OrchestratorExecutor(ContractExecutor):
-    def __init__(self, contract: AgentContract, runtime: Runtime) -> None:
+    def __init__(
+        self, contract: AgentContract, runtime: Runtime, created: TaskCreated = _created_at_once
+    ) -> None:
         super().__init__(contract)
         self.runtime = runtime
         self.conversation = Conversation(runtime)
+        self._created = created
 
     async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput:
+        if not turn.is_continuation:
+            # A new task's workflow starts once the request handler has created the task:
+            # started first, the log would make the task exist already for the handler, which
+            # then logs an ERROR for every request (DerivedTaskStore.created).
+            await self._created(turn.task_id)
         if turn.skill.id == APPROVE_SKILL:
             return await self._approve(turn, progress)
         if not turn.is_continuation:
@@ -141,10 +159,22 @@ class OrchestratorExecutor(ContractExecutor):
 
 
 def _answer(snapshot: WorkflowSnapshot) -> Completed | NeedsInput:
-    told = outcome(snapshot)
-    if isinstance(told, Finished):
-        return Completed(data=told.result, text=told.text)
-    return NeedsInput(question=told.question, data=told.data, reason=told.reason)
+    try:
+        settled = outcome(snapshot)
+    except AccordError as error:
+        # The task's read from the log says the same (task_views.py): another service's words
+        # stay in the log.
+        raise told(error, _language(snapshot)) from None
+    if isinstance(settled, Finished):
+        return Completed(data=settled.result, text=settled.text)
+    return NeedsInput(question=settled.question, data=settled.data, reason=settled.reason)
+
+
+def _language(snapshot: WorkflowSnapshot) -> Language:
+    """The customer's language as intake read it (English before intake ran)."""
+    intake = snapshot.outputs.get("intake")
+    found = intake.get("language") if isinstance(intake, dict) else None
+    return Language(found) if found in (Language.EN.value, Language.ZH.value) else Language.EN
 
 
 async def _pump(events: asyncio.Queue[Event | None], progress: Progress) -> None:

@@ -13,6 +13,7 @@ from accord.agents.refund.budget import BudgetedModel, RequestBudget
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
+from accord.agents.refund.reported_errors import reported_errors
 from accord.agents.workflow import NodeContext
 from accord.contracts.envelope import Tenant
 from accord.contracts.errors import AccordError
@@ -54,11 +55,13 @@ class Deps:
         self, ctx: NodeContext, tool: str, arguments: dict[str, Any], **options: Any
     ) -> dict[str, Any]:
         """``tools.call`` for this workflow, paid first from the request's tool calls
-        (BUDGET_EXHAUSTED, and no call, when none is left)."""
+        (BUDGET_EXHAUSTED, and no call, when none is left). An error of the call is the tool's
+        (reported_errors.py: the customer is not shown its words)."""
         budget = RequestBudget(WorkflowInput.model_validate(ctx.input), ctx)
         budget.charge_tool_call(tool)
         try:
-            return await self.tools.call(tool, arguments, **options)
+            with reported_errors(tool):
+                return await self.tools.call(tool, arguments, **options)
         except AccordError as error:
             if never_sent(error):
                 budget.give_back_tool_call()

@@ -31,6 +31,7 @@ from accord.agents.refund.outputs import (
 )
 from accord.agents.refund.pause_points import pause
 from accord.agents.refund.peers import child_envelope
+from accord.agents.refund.reported_errors import reported_by, reported_errors
 from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
@@ -40,6 +41,8 @@ from accord.protocol.sent import never_sent
 ORDER_TOOL: Final = "orders.lookup"
 POLICY_SKILL: Final = "refund.policy"
 RISK_SKILL: Final = "refund.risk"
+POLICY_AGENT: Final = "policy-check"
+RISK_AGENT: Final = "risk-check"
 CHILD_KEY: Final = "child_task_id"  # NodeContext.state: the child task the attempt waits on
 POLL_S: Final = (0.05, 1.0)
 # Both input forms are in the agents' contracts: order facts, or order_id + customer_id for
@@ -70,7 +73,15 @@ async def lookup(deps: Deps, ctx: NodeContext) -> OrderFacts | None:
             )
         )
         deps.lookups[key] = call
-        call.add_done_callback(lambda _: deps.lookups.pop(key, None))
+
+        def settled(done: asyncio.Future[dict[str, Any]]) -> None:
+            deps.lookups.pop(key, None)
+            if not done.cancelled():
+                # Read here: when every waiter was canceled (a graceful stop), the call's own
+                # failure (UNAVAILABLE: the tool client closed) was logged as never retrieved.
+                done.exception()
+
+        call.add_done_callback(settled)
     try:
         found = await asyncio.shield(call)
     except AccordError as error:
@@ -91,7 +102,8 @@ async def order(deps: Deps, ctx: NodeContext) -> OrderFound | OrderNotFound:
 
 async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
     inp, asked = _facts(ctx)
-    agent = await deps.peers.client("policy")
+    with reported_errors(POLICY_AGENT):
+        agent = await deps.peers.client("policy")
     # Answers already recorded: replay them in order (they return at once), then deliver the
     # newest one to the child task, unless a previous attempt delivered it before a crash.
     replayed = [ctx.interrupt(WaitingReason.INPUT) for _ in range(len(ctx.answers))]
@@ -115,15 +127,16 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
         envelope = child_envelope(
             inp, ctx.workflow_id, f"refund policy for {asked.order_id}", grant
         )
-        async with _given_back_if_unsent(budget, grant):
+        async with _child_turn(POLICY_AGENT, budget, grant):
             view = await agent.send(
                 data=data, envelope=envelope, skill=POLICY_SKILL, on_update=remember
             )
-        budget.settle(grant, await _reported(agent, view))
+        budget.settle(grant, await _reported(agent, view, POLICY_AGENT))
     else:
         latest = replayed[-1].value
         child = str(asked_payload(latest).get(CHILD_KEY) or "")
-        view = await agent.get(child)
+        with reported_errors(POLICY_AGENT):
+            view = await agent.get(child)
         await remember(view)
         if view.status is Status.WAITING:
             # The follow-up turn runs under the child's first envelope: reserve what is left
@@ -132,13 +145,13 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
             before = child_spent(view.metadata)
             granted = child_grant(view.metadata)
             reserved = budget.reserve(granted[0] - before[0], granted[1] - before[1])
-            async with _given_back_if_unsent(budget, reserved):
+            async with _child_turn(POLICY_AGENT, budget, reserved):
                 view = await agent.send(
                     text=answer_text(latest) or "-", task=view, on_update=remember
                 )
-            after = await _reported(agent, view)
+            after = await _reported(agent, view, POLICY_AGENT)
             budget.settle(reserved, (after[0] - before[0], after[1] - before[1]))
-        view = await _settled(agent, view)
+        view = await _settled(agent, view, POLICY_AGENT)
     while view.status is Status.WAITING:
         if view.waiting_reason is not WaitingReason.INPUT:
             raise _unexpected_wait("policy-check", view)
@@ -167,37 +180,40 @@ async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
         # The risk of what would be paid: the amount named (when within the rest), else the rest.
         requested = requested_cents(asked.amount, facts.refundable_cents)
         data["amount_cents"] = min(requested or facts.refundable_cents, facts.refundable_cents)
-    agent = await deps.peers.client("risk")
+    with reported_errors(RISK_AGENT):
+        agent = await deps.peers.client("risk")
     budget = RequestBudget(inp, ctx)
     grant = budget.grant("risk-check")
     envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked.order_id}", grant)
-    async with _given_back_if_unsent(budget, grant):
+    async with _child_turn(RISK_AGENT, budget, grant):
         view = await agent.send(
             data=data,
             envelope=envelope,
             skill=RISK_SKILL,
             on_update=_remembering(ctx),
         )
-    budget.settle(grant, await _reported(agent, view))
+    budget.settle(grant, await _reported(agent, view, RISK_AGENT))
     if view.status is Status.WAITING:
         raise _unexpected_wait("risk-check", view)
     return _result(view, RiskVerdict, "risk-check")
 
 
 @contextlib.asynccontextmanager
-async def _given_back_if_unsent(
-    budget: RequestBudget, reserved: tuple[int, int]
+async def _child_turn(
+    agent: str, budget: RequestBudget, reserved: tuple[int, int]
 ) -> AsyncIterator[None]:
-    """A child turn that provably never reached the child spent nothing of its grant."""
+    """A turn of ``agent``'s child task: its errors are the agent's (reported_errors.py), and
+    one that provably never reached the child spent nothing of its grant."""
     try:
-        yield
+        with reported_errors(agent):
+            yield
     except AccordError as error:
         if never_sent(error):
             budget.settle(reserved, (0, 0))
         raise
 
 
-async def _reported(agent: A2AClient, view: TaskView) -> tuple[int, int]:
+async def _reported(agent: A2AClient, view: TaskView, name: str) -> tuple[int, int]:
     """What a child task reports it spent over its turns: its task metadata. A streamed
     answer carries it in its status updates (TaskTracker merges them); a view without it (a
     peer that sends none there) is completed by reading the task once it stopped."""
@@ -205,7 +221,9 @@ async def _reported(agent: A2AClient, view: TaskView) -> tuple[int, int]:
         return (0, 0)
     if view.metadata:
         return child_spent(view.metadata)
-    return child_spent((await agent.get(view.task_id)).metadata)
+    with reported_errors(name):
+        read = await agent.get(view.task_id)
+    return child_spent(read.metadata)
 
 
 async def cancel_child(deps: Deps, ctx: NodeContext) -> None:
@@ -231,13 +249,14 @@ def _remembering(ctx: NodeContext) -> Any:
     return remember
 
 
-async def _settled(agent: A2AClient, view: TaskView) -> TaskView:
+async def _settled(agent: A2AClient, view: TaskView, name: str) -> TaskView:
     """A child another attempt left running: wait until it stops for us."""
     pause_s = POLL_S[0]
     while not view.is_interrupted:
         await asyncio.sleep(pause_s)
         pause_s = min(pause_s * 2, POLL_S[1])
-        view = await agent.get(view.task_id)
+        with reported_errors(name):
+            view = await agent.get(view.task_id)
     return view
 
 
@@ -246,7 +265,7 @@ def _result(view: TaskView, verdict: type[V], agent: str) -> V | NotFound:
         error = view.error or AccordError(ErrorCode.INTERNAL, "the child task failed")
         if error.code is ErrorCode.NOT_FOUND:
             return NotFound()
-        raise error
+        raise reported_by(error, agent)
     return from_peer(verdict, {**(view.data or {}), CHILD_KEY: view.task_id}, agent)
 
 

@@ -88,7 +88,8 @@ def build_app(options: ServeOptions) -> Any:
     runtime.register(build_approval_graph(runtime))
     deps.attention = attention_board(runtime)  # a stopped refund is told to the approvers
     contract = agent_contract(CONTRACT_NAME)
-    executor = OrchestratorExecutor(contract, runtime)
+    tasks = DerivedTaskStore(WorkflowTaskSource(runtime, contract.version))
+    executor = OrchestratorExecutor(contract, runtime, created=tasks.created)
 
     @asynccontextmanager
     async def running() -> AsyncIterator[None]:
@@ -110,7 +111,7 @@ def build_app(options: ServeOptions) -> Any:
         # The tool client first: it is started before recovery (resumed workflows call tools)
         # and closed after the runtime.
         lifespan_hooks=[tools.running, running],
-        task_store=DerivedTaskStore(WorkflowTaskSource(runtime, contract.version)),
+        task_store=tasks,
         # The web console calls the public API from the browser (docs/console.md).
         browser_origins=[current().console_url],
         # A task changes when its workflow does (an approval resumes it from another request):

@@ -30,6 +30,7 @@ from accord.agents.refund.config import GRAPH_NAME
 from accord.agents.refund.conversation import describe, final_result, waiting_answer
 from accord.agents.refund.facts import RefusedInput
 from accord.agents.refund.receipt_text import customer_language, receipt_text
+from accord.agents.refund.reported_errors import told
 from accord.agents.workflow import Event, EventType, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
@@ -248,7 +249,10 @@ def _status(
             )
         return state, message, artifacts
     if snapshot.status is Status.FAILED:
-        error = snapshot.error or AccordError(ErrorCode.INTERNAL, "the workflow failed")
+        # Another service's words stay in the log; the customer reads ours (reported_errors.py).
+        error = told(
+            snapshot.error or AccordError(ErrorCode.INTERNAL, "the workflow failed"), language
+        )
         if error.code is ErrorCode.CANCELED:
             error = AccordError(ErrorCode.CANCELED, CANCELED_TEXT)
         state = ContractState(status=Status.FAILED, error_code=error.code)

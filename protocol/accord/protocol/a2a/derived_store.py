@@ -14,15 +14,24 @@ the SDK's writes into what they mean for that record:
   permission, no budget) is recorded by the source, so it can still be read and listed;
 * every other write is the SDK's in-memory copy of progress the record already holds: it is
   not stored twice.
+
+One order matters within a task's first turn: the SDK creates a new task (its first write, the
+task ``submitted``) only if reading it finds nothing. A record started before the SDK got there
+makes the task exist already, and the SDK logs an ERROR ("Task ... already exists") on every
+request. :meth:`DerivedTaskStore.created` lets the agent start its record only once the SDK has
+created the task.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
 import math
+from collections import OrderedDict
 from datetime import UTC, datetime
+from typing import Final
 
 from a2a.server.context import ServerCallContext
 from a2a.server.owner_resolver import OwnerResolver, resolve_user_scope
@@ -64,6 +73,11 @@ from accord.protocol.a2a.wire import (
 
 logger = logging.getLogger(__name__)
 
+CREATE_WAIT_S: Final = 5.0
+"""How long an agent waits for the SDK to create its new task (it takes microseconds: the SDK
+handles the task's first event as soon as the agent's turn yields)."""
+MAX_PENDING_CREATIONS: Final = 4096
+
 _TERMINAL = frozenset(
     {
         TaskState.TASK_STATE_COMPLETED,
@@ -84,8 +98,34 @@ class DerivedTaskStore(TaskStore):
         self.source = source
         self._owner = owner_resolver
         self._presence = source if isinstance(source, TaskPresence) else None
+        # task id -> set once the SDK created it; an entry lives from the first of the SDK's
+        # create and the agent's wait to the other (bounded: a turn refused before it waited).
+        self._creations: OrderedDict[str, asyncio.Event] = OrderedDict()
+
+    async def created(self, task_id: str, timeout_s: float = CREATE_WAIT_S) -> None:
+        """Return once the SDK has created the new task ``task_id`` (at once if it has)."""
+        event = self._creation(task_id)
+        try:
+            await asyncio.wait_for(event.wait(), timeout_s)
+        except TimeoutError:
+            logger.warning(
+                "task %s: not created by the request handler in %.0f s", task_id, timeout_s
+            )
+        finally:
+            self._creations.pop(task_id, None)
+
+    def _creation(self, task_id: str) -> asyncio.Event:
+        event = self._creations.get(task_id)
+        if event is None:
+            event = self._creations[task_id] = asyncio.Event()
+            while len(self._creations) > MAX_PENDING_CREATIONS:
+                self._creations.popitem(last=False)
+        return event
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
+        if task.status.state == TaskState.TASK_STATE_SUBMITTED:
+            self._creation(task.id).set()  # the SDK's create: nothing of ours to write
+            return
         scope = self._owner(context)
         if task.status.state == TaskState.TASK_STATE_CANCELED:
             view = await self.source.cancel(task.id, scope)

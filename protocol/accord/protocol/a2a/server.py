@@ -30,8 +30,9 @@ from a2a.server.routes import (
     create_rest_routes,
 )
 from a2a.server.tasks.task_store import TaskStore
-from a2a.types import SendMessageRequest, Task
+from a2a.types import SendMessageRequest, Task, TaskState
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
+from a2a.utils.errors import UnsupportedOperationError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -41,6 +42,7 @@ from starlette.routing import BaseRoute, Route
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import HEALTH_PATH, READY_PATH, SKILL_SCHEMAS_PATH
+from accord.contracts.status import TERMINAL, from_a2a
 from accord.protocol.a2a.card import build_agent_card
 from accord.protocol.a2a.card_schemas import encode_schema_document, skill_schemas_route
 from accord.protocol.a2a.cors import browser_cors
@@ -99,12 +101,15 @@ class PrincipalContextBuilder(DefaultServerCallContextBuilder):
 
 
 class TaskContextBuilder(SimpleRequestContextBuilder):
-    """A follow-up that names its task but not its context continues in the task's context.
+    """A follow-up that names its task but not its context continues in the task's context,
+    and one that names a terminal task is refused, both from the task as the store has it.
 
     The SDK would otherwise make up a fresh context id, and a task that is no longer live in
     this process (after a restart) then fails with "Context in event doesn't match". A new task
     gets the id its message's key assigned (send_claim.py), so every copy of the message, on
-    any replica, names the same task.
+    any replica, names the same task. And the SDK judges "terminal" by its live copy of the task, outside its own cluster mode: a task
+    waiting here that another replica ended (canceled) would run a turn from a terminal state
+    (CONTRACT_VIOLATION, HTTP 500). The store is the one truth of a task's state.
     """
 
     def __init__(self, store: TaskStore) -> None:
@@ -122,9 +127,12 @@ class TaskContextBuilder(SimpleRequestContextBuilder):
         claim = context.state.get(SEND_STATE_KEY)
         if not task_id and isinstance(claim, SendClaim):
             task_id = claim.task_id
-        elif task_id and not context_id:
+        elif task_id:
             stored = await self._store.get(task_id, context)
-            if stored is not None:
+            state = TaskState.Name(stored.status.state) if stored is not None else None
+            if state is not None and from_a2a(state).status in TERMINAL:
+                raise UnsupportedOperationError(f"Task {task_id} is in terminal state: {state}")
+            if stored is not None and not context_id:
                 context_id = stored.context_id
         return await super().build(context, params, task_id, context_id, task)
 

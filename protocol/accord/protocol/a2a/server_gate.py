@@ -51,6 +51,9 @@ JSONRPC_INVALID_REQUEST: Final = -32600
 SEND_METHODS: Final = frozenset({"SendMessage", "SendStreamingMessage"})
 STREAM_METHODS: Final = frozenset({"SendStreamingMessage", "SubscribeToTask"})
 REST_SEND_SUFFIXES: Final = ("/message:send", "/message:stream")
+# REST routes whose request is their JSON body (the SDK parses it); the others read the path.
+REST_BODY_SUFFIXES: Final = (*REST_SEND_SUFFIXES, "/pushNotificationConfigs")
+USER_ROLES: Final = frozenset({"ROLE_USER", 1})  # proto3 JSON: the enum's name or its number
 REST_STREAM_SUFFIXES: Final = ("/message:stream", ":subscribe")
 _SSE_PING: Final = b":"  # an SSE comment line: sse-starlette's keep-alive, not an event
 REALM: Final = 'Bearer realm="accord"'
@@ -133,7 +136,7 @@ class Gate:
                     if isinstance(raw_id, str | int) and not isinstance(raw_id, bool)
                     else None
                 )
-            if body is not None and body.raw:
+            if body is not None and (body.raw or _needs_body(scope, is_rpc)):
                 _check_json(body, parsed, is_rpc)
             _check_version(headers.get("a2a-version", ""))
             envelope = self._check_send(scope["path"], is_rpc, parsed, principal)
@@ -262,6 +265,18 @@ class Gate:
         message = _sent_message(path, is_rpc, parsed)
         if message is None:
             return None  # not a send, or malformed: the SDK answers with its own error
+        role = message.get("role")
+        if role is not None and not _is_user_role(role):
+            # A client speaks as the user; a message marked as the agent's would put words in
+            # the agent's mouth (its history, what a later turn or a model reads as its own).
+            raise _RefusedError(
+                AccordError(
+                    ErrorCode.INVALID_INPUT,
+                    "a sent message must have the role ROLE_USER",
+                    {"field": "message.role"},
+                ),
+                None if is_rpc else 400,
+            )
         size = _content_bytes(message.get("parts"))
         if size > self.limits.max_message_bytes:
             limit = self.limits.max_message_bytes
@@ -303,6 +318,11 @@ def _sent_message(path: str, is_rpc: bool, parsed: Any) -> dict[str, Any] | None
     return message if isinstance(message, dict) else None
 
 
+def _is_user_role(role: object) -> bool:
+    """The role a sent message may have (any JSON value may come: a list is not hashable)."""
+    return isinstance(role, str | int) and not isinstance(role, bool) and role in USER_ROLES
+
+
 def _content_bytes(parts: Any) -> int:
     """About how many bytes a message's parts carry (text as UTF-8, data as compact JSON,
     files as their encoded form), which is what a task and its history store copies of."""
@@ -341,13 +361,27 @@ def _too_large(limit: int) -> AccordError:
     )
 
 
+def _needs_body(scope: Scope, is_rpc: bool) -> bool:
+    """Whether the request is its body (a JSON-RPC call, a REST send or push config)."""
+    if is_rpc:
+        return True
+    path: str = scope["path"]
+    return scope["method"] == "POST" and path.endswith(REST_BODY_SUFFIXES)
+
+
 def _check_json(body: RequestBody, parsed: Any, is_rpc: bool) -> None:
     """A body that is not (acceptable) JSON, or a JSON-RPC call that is not a request object,
     is refused here with a typed error: the SDK would answer some of them as INTERNAL (bytes
-    that are not UTF-8, a list as ``method``) or store what it cannot render (``NaN``)."""
-    if body.problem is not None:
+    that are not UTF-8, a list as ``method``) or store what it cannot render (``NaN``), and an
+    empty one with Python's decoder text."""
+    unreadable: str | None = None
+    if not body.raw:
+        unreadable = "the request body is empty: an A2A request is a JSON object"
+    elif body.problem is not None:
+        unreadable = f"request body is not valid JSON: {body.problem}"
+    if unreadable is not None:
         raise _RefusedError(
-            AccordError(ErrorCode.INVALID_INPUT, f"request body is not valid JSON: {body.problem}"),
+            AccordError(ErrorCode.INVALID_INPUT, unreadable),
             http_status=None if is_rpc else 400,
             jsonrpc_code=JSONRPC_PARSE_ERROR,
         )

@@ -326,7 +326,8 @@ class AccordTaskStore(TaskStore):
             else:
                 start = await self.get(decode_page_token(params.page_token), context)
                 if start is None:
-                    raise InvalidParamsError(f"Invalid page token: {params.page_token}")
+                    # Not echoed: the caller's own text is not for an error message.
+                    raise InvalidParamsError("Invalid page token (not one this agent issued)")
                 after, inclusive = (_sort_ts(start), start.id), True
         t = self._table
         where = [t.c.owner == owner]
