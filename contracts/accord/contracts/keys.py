@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-CONTRACT_VERSION: Final = "1.2.0"
+CONTRACT_VERSION: Final = "1.3.0"
 """Version of the Accord contract (statuses, registry, envelope, contract file formats)."""
 
 # -- A2A extensions ---------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The agents the orchestrator delegates to (policy-check, risk-check), as A2A clients.
 
 One shared HTTP connection pool; each agent's card is resolved once and kept; calls carry a
-service token (role ``service``, subject ``svc:orchestrator``, or the configured token file's),
+service token (role ``service``, subject ``svc:orchestrator``, granted the scopes the peers'
+contracts name for their skills, or the configured token file's),
 and a delegation envelope naming the customer as tenant. The token goes only to the origin of
 the configured peer URL (``ACCORD_POLICY_URL``...): a card that points its interfaces at another
 origin is refused before anything is sent (accord.protocol.a2a.origins). A peer whose card
@@ -37,6 +38,28 @@ PEER_CONTRACTS: Final = {"policy": "policy-check", "risk": "risk-check"}
 """Peer name -> the agent contract it is called by (and whose shipped version we expect)."""
 
 
+def peer_grants() -> list[str]:
+    """The grants the peers' contracts name for a service asking for their skills (AGENT-009):
+    what this service's token asks for. A deployment whose verifiers grant from their own
+    configuration (not the token's claim) must grant the orchestrator these."""
+    return sorted(
+        {
+            grant
+            for contract in PEER_CONTRACTS.values()
+            for skill in agent_contract(contract).skills
+            if skill.access is not None
+            for grant in skill.access.grants
+        }
+    )
+
+
+def peer_token() -> str:
+    """The bearer token for calls to the peers. Asked for every client: service_token()
+    keeps a minted token until half its life, and reads a configured token file again when
+    it is rotated."""
+    return service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S, scopes=peer_grants())
+
+
 class Peers:
     def __init__(self, urls: dict[str, str]) -> None:
         self._urls = urls
@@ -56,9 +79,7 @@ class Peers:
         if card is None:
             card = await resolve_card(self._http, self._urls[name])
         try:
-            # Asked for every client: service_token() keeps a minted token until half its
-            # life, and reads a configured token file again when it is rotated.
-            token = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)
+            token = peer_token()
             # expects: refused before anything is sent unless the card serves our major; the
             # tasks it starts name the version they speak (an agent may serve two majors).
             client = A2AClient(card, self._http, token=token, expects=self._expects.get(name))
