@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Final
+from typing import Final, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -37,6 +37,7 @@ from accord.contracts.errors import AccordError, ErrorCode
 
 CONSTRAINT_KEY: Final = r"^[a-z][a-z0-9_]{0,62}$"
 CHILD_SKILL: Final = r"^[a-z][a-z0-9-]{0,62}/[a-z][a-z0-9_.-]{0,62}$"
+V = TypeVar("V")
 
 
 class ConstraintType(StrEnum):
@@ -133,7 +134,7 @@ class EnvelopeUse(BaseModel):
                 {"field": "envelope.context_refs", "rule": "unread", "requirement": "ENV-008"},
             )
 
-    def forwarded(self, child: str, constraints: Mapping[str, object]) -> dict[str, object]:
+    def forwarded(self, child: str, constraints: Mapping[str, V]) -> dict[str, V]:
         """The constraints (of those given) that reach ``child`` ("agent/skill")."""
         return {
             key: value

@@ -30,7 +30,7 @@ from accord.agents.refund.outputs import (
     from_peer,
 )
 from accord.agents.refund.pause_points import pause
-from accord.agents.refund.peers import child_envelope
+from accord.agents.refund.peers import PEER_CONTRACTS, child_envelope
 from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
@@ -40,6 +40,8 @@ from accord.protocol.sent import never_sent
 ORDER_TOOL: Final = "orders.lookup"
 POLICY_SKILL: Final = "refund.policy"
 RISK_SKILL: Final = "refund.risk"
+POLICY_AGENT: Final = PEER_CONTRACTS["policy"]
+RISK_AGENT: Final = PEER_CONTRACTS["risk"]
 CHILD_KEY: Final = "child_task_id"  # NodeContext.state: the child task the attempt waits on
 POLL_S: Final = (0.05, 1.0)
 # Both input forms are in the agents' contracts: order facts, or order_id + customer_id for
@@ -113,7 +115,11 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
         budget = RequestBudget(inp, ctx)
         grant = budget.grant("policy-check")
         envelope = child_envelope(
-            inp, ctx.workflow_id, f"refund policy for {asked.order_id}", grant
+            inp,
+            ctx.workflow_id,
+            f"refund policy for {asked.order_id}",
+            grant,
+            child=f"{POLICY_AGENT}/{POLICY_SKILL}",
         )
         async with _given_back_if_unsent(budget, grant):
             view = await agent.send(
@@ -170,7 +176,13 @@ async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
     agent = await deps.peers.client("risk")
     budget = RequestBudget(inp, ctx)
     grant = budget.grant("risk-check")
-    envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked.order_id}", grant)
+    envelope = child_envelope(
+        inp,
+        ctx.workflow_id,
+        f"refund risk for {asked.order_id}",
+        grant,
+        child=f"{RISK_AGENT}/{RISK_SKILL}",
+    )
     async with _given_back_if_unsent(budget, grant):
         view = await agent.send(
             data=data,

@@ -22,6 +22,7 @@ import httpx
 
 from accord.agents.refund.config import SERVICE_NAME
 from accord.agents.refund.facts import WorkflowInput
+from accord.agents.refund.money import MAX_REFUND_CONSTRAINT
 from accord.contracts.agents import agent_contract
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
@@ -34,6 +35,8 @@ logger = logging.getLogger(__name__)
 
 TOKEN_TTL_S: Final = 3600
 MIN_CHILD_DEADLINE_S: Final = 30.0
+SELF_CONTRACT: Final = "orchestrator"
+REQUEST_SKILL: Final = "refund.request"
 PEER_CONTRACTS: Final = {"policy": "policy-check", "risk": "risk-check"}
 """Peer name -> the agent contract it is called by (and whose shipped version we expect)."""
 
@@ -101,15 +104,25 @@ class Peers:
 
 
 def child_envelope(
-    inp: WorkflowInput, workflow_id: str, goal: str, grant: tuple[int, int]
+    inp: WorkflowInput, workflow_id: str, goal: str, grant: tuple[int, int], *, child: str
 ) -> DelegationEnvelope:
-    """The envelope of a child task: the customer as tenant, this workflow as parent, the
-    ``grant`` of (units, tool calls) the request's budget reserved for it (budget.py), the
-    customer's deadline (at least a short grace, so a resumed workflow can still ask)."""
+    """The envelope of a child task (``child``: "agent/skill"): the customer as tenant, this
+    workflow as parent, the ``grant`` of (units, tool calls) the request's budget reserved for
+    it (budget.py), the customer's deadline (at least a short grace, so a resumed workflow can
+    still ask), and of the caller's constraints and context refs what refund.request's contract
+    forwards to that child (ENV-007, ENV-008: max_refund_cents to nobody, the context refs to
+    policy-check). The goal is the orchestrator's own for the child's part: no child reads the
+    caller's."""
     deadline = datetime.fromisoformat(inp.deadline)
     floor = datetime.now(UTC) + timedelta(seconds=MIN_CHILD_DEADLINE_S)
+    use = agent_contract(SELF_CONTRACT).skill(REQUEST_SKILL).envelope
+    given: dict[str, str | int | bool] = {}
+    if inp.max_refund_cents is not None:
+        given[MAX_REFUND_CONSTRAINT] = inp.max_refund_cents
     return DelegationEnvelope(
         goal=goal,
+        constraints=use.forwarded(child, given),
+        context_refs=list(inp.context_refs) if use.forwards_context_refs(child) else [],
         budget=Budget(
             units=grant[0],
             tool_calls=grant[1],
