@@ -10,7 +10,14 @@ orchestrator task: its one node resumes the customer's workflow. Rules, in this 
   an approver learns nothing about another app's refunds)
 - the approver is that refund's customer (same subject), or the
   owner of its task                                               -> PERMISSION_DENIED
-- the workflow is not waiting for an approval                     -> INVALID_INPUT
+- the workflow is not waiting for an approval (it ended: answered,
+  canceled, or its approval timeout passed, even if the timer has
+  not fired yet: the runtime fires it instead of taking the answer) -> INVALID_INPUT
+
+Which deadline governs a refund that waits (ENV-009): the approval timeout
+(``ACCORD_APPROVAL_TIMEOUT_S``) bounds the approval; the customer's envelope deadline bounds only
+the customer's own wait (their client gets RETRYABLE_TIMEOUT and may read the task later). No
+approval pays after the task has ended.
 
 So an approver decides only refunds of their own app (the app of the credential, compared with
 the refund's ``app``: the customer's, or the tenant app a service requested it for), and never
@@ -130,7 +137,19 @@ async def _decide(runtime: Runtime, ctx: NodeContext) -> dict[str, Any]:
             "approver": inp.approver,
             APPROVAL_TASK_KEY: ctx.workflow_id,
         }
-        handle = await runtime.resume(target, pending.interrupt_id, value, inp.approver)
+        try:
+            handle = await runtime.resume(target, pending.interrupt_id, value, inp.approver)
+        except AccordError as error:
+            if error.code is not ErrorCode.NOT_FOUND:
+                raise
+            # Answered, canceled or timed out in between (the runtime fires a due timer
+            # rather than take a late answer): the refund ended, this approval pays nothing.
+            ended = await runtime.snapshot(target)
+            raise AccordError(
+                ErrorCode.INVALID_INPUT,
+                "this refund is no longer waiting for an approval",
+                {"task_id": target, "status": ended.status.value},
+            ) from None
         after = await handle.settled()
     return {"task_id": target, "decision": inp.decision, "outcome": _outcome(after)}
 
