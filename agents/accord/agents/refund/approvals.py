@@ -43,7 +43,7 @@ from accord.agents.refund.conversation import final_result
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.workflow import Event, EventType, Graph, NodeContext, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.status import Status, WaitingReason
+from accord.contracts.status import TERMINAL, Status, WaitingReason
 from accord.protocol.auth import Principal, owner_key
 
 APPROVE_SKILL: Final = "refund.approve"
@@ -123,9 +123,10 @@ async def _decide(runtime: Runtime, ctx: NodeContext) -> dict[str, Any]:
     if already:  # this node ran before a crash and its resume was recorded
         after = await runtime.handle(target).settled()
     else:
-        snapshot = await runtime.snapshot(target)
+        # Read from the log (not loaded): an ended workflow (canceled too) answers as one.
+        snapshot = runtime.replay(events)
         pending = next((p for p in snapshot.interrupts if p.reason is WaitingReason.APPROVAL), None)
-        if pending is None:
+        if pending is None or snapshot.status in TERMINAL:
             raise AccordError(
                 ErrorCode.INVALID_INPUT,
                 "this refund is not waiting for an approval",
@@ -140,11 +141,11 @@ async def _decide(runtime: Runtime, ctx: NodeContext) -> dict[str, Any]:
         try:
             handle = await runtime.resume(target, pending.interrupt_id, value, inp.approver)
         except AccordError as error:
-            if error.code is not ErrorCode.NOT_FOUND:
+            if error.code not in (ErrorCode.NOT_FOUND, ErrorCode.UNSUPPORTED_OPERATION):
                 raise
             # Answered, canceled or timed out in between (the runtime fires a due timer
             # rather than take a late answer): the refund ended, this approval pays nothing.
-            ended = await runtime.snapshot(target)
+            ended = runtime.replay(await runtime.log.read(target))
             raise AccordError(
                 ErrorCode.INVALID_INPUT,
                 "this refund is no longer waiting for an approval",
