@@ -28,8 +28,8 @@ from tests.mesh.money_support import ledger_sums
 from tests.mesh.support import Mesh, ask, running_mesh
 from tests.support.policy_versions import (
     policy_1_0,
-    policy_minor_ahead,
     policy_2_0,
+    policy_minor_ahead,
     write_contracts,
 )
 

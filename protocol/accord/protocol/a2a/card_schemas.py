@@ -8,9 +8,9 @@ validate need the schemas; and the schemas change only with the contract, so one
 (the digest the card names) lets every client cache them until the card says otherwise.
 
 The document holds each skill's input and output JSON Schema exactly as the agent contract
-states them (draft 2020-12), its ``access`` and ``envelope`` sections (contract 1.3), plus the contract's error and status schemas, which every agent's
-status metadata follows. Its bytes are fixed when the app is built: the digest in the card is
-the digest of what this route serves.
+states them (draft 2020-12), its ``access`` and ``envelope`` sections (contract 1.3), plus the
+contract's error and status schemas, which every agent's status metadata follows. Its bytes are
+fixed when the app is built: the digest in the card is the digest of what this route serves.
 """
 
 from __future__ import annotations
