@@ -50,7 +50,7 @@ def _agent(**changes: Any) -> AgentContract:
 
 
 def test_contracts_serve_their_version_and_other_majors() -> None:
-    assert agent_contract("policy-check").served_versions == ["1.1.0"]
+    assert agent_contract("policy-check").served_versions == ["1.2.0"]
     assert tool_contract("refunds.issue").served_versions == ["1.2.0"]
     migrating = _agent(version="2.0.0", also_serves=["1.1.0"])
     assert migrating.served_versions == ["2.0.0", "1.1.0"]

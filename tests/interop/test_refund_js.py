@@ -21,7 +21,6 @@ from tests.mesh.mesh_support import JS, Mesh, declared, mesh_for_module, node_en
 from tests.mesh.support import token
 
 from accord.contracts.agents import shipped_agent_contracts
-from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import SKILL_SCHEMAS_PATH
 from accord.contracts.status import A2AState, Status, WaitingReason
 
@@ -82,9 +81,9 @@ def test_js_client_holds_the_refund_conversation(mesh_for_module: Mesh) -> None:
         assert ask["meta"]["status"] == Status.WAITING.value
         assert ask["meta"]["waitingReason"] == WaitingReason.APPROVAL.value
 
-        own = out["own"]
-        assert own["state"] == A2AState.FAILED.value
-        assert own["meta"]["error"]["code"] == ErrorCode.PERMISSION_DENIED.value
+        own = out["own"]  # refused before any task: a JSON-RPC error, not a failed task
+        assert own["refused"] is not None
+        assert "refund.approve may not be asked for" in own["refused"], own
 
         approve = out["approve"]
         assert approve["state"] == A2AState.COMPLETED.value

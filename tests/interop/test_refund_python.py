@@ -17,7 +17,7 @@ import pytest
 from tests.mesh import matrix
 from tests.mesh.mesh_support import Mesh, declared, mesh_for_module, python_version, token
 
-from accord.contracts.errors import ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 
@@ -47,13 +47,13 @@ async def approval_conversation(mesh: Mesh, binding: str) -> dict[str, Any]:
     assert asked.question is not None
     assert "approver" in asked.question
 
+    # refund.approve admits approvers only: the customer is refused before any task exists.
     async with await _client(mesh, customer, binding) as agent:
-        own = await agent.send(
-            data={"task_id": asked.task_id, "decision": "approve"}, skill="refund.approve"
-        )
-    assert own.status is Status.FAILED
-    assert own.error is not None
-    assert own.error.code is ErrorCode.PERMISSION_DENIED
+        with pytest.raises(AccordError) as own:
+            await agent.send(
+                data={"task_id": asked.task_id, "decision": "approve"}, skill="refund.approve"
+            )
+    assert own.value.code is ErrorCode.PERMISSION_DENIED
 
     async with await _client(mesh, "approver-7", binding, "approver") as approver:
         decided = await approver.send(

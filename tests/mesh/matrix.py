@@ -72,7 +72,7 @@ MARK: Final = {"pass": "pass", "fail": "**FAIL**", "skip": "skip", "xfail": "xfa
 VERSIONS_DIR: Final = "versions"
 VERSIONS_SOURCE: Final = "tests/mesh/test_contract_versions.py"
 # (service, versions it serves) of the contract-version table; test_matrix checks the doc.
-EXPECTED_VERSIONS: Final = (("policy", "1.2.0"), ("policy", "2.0.0"), ("policy", "2.0.0, 1.0.0"))
+EXPECTED_VERSIONS: Final = (("policy", "1.3.0"), ("policy", "2.0.0"), ("policy", "2.0.0, 1.0.0"))
 
 
 class Result(StrEnum):

@@ -72,8 +72,9 @@ def test_approve_and_tasks(mesh: Mesh) -> None:
     task_id = last_json(waiting.stdout)["task_id"]
 
     own = accord(mesh, "approve", task_id, "--user", "C-04")
-    assert own.returncode == 1
-    assert "PERMISSION_DENIED" in own.stdout
+    # refund.approve's access admits approvers only: refused before any task (AGENT-009).
+    assert own.returncode == 2, own.stdout + own.stderr
+    assert "PERMISSION_DENIED" in own.stderr
 
     queue = accord(mesh, "tasks", "--user", "approver-1", "--status", "waiting", "--json")
     assert queue.returncode == 0, queue.stderr

@@ -2,7 +2,7 @@
 contract shipped with it (1.1.0: it needs 1.x), talks to a policy-check process serving other
 versions through ACCORD_CONTRACTS_DIR (the supported way, docs/contract-evolution.md):
 
-* 1.2.0 (a compatible minor ahead): the refund works;
+* 1.3.0 (a compatible minor ahead): the refund works;
 * 2.0.0 only (breaking): the policy check fails with VERSION_UNSUPPORTED naming both versions
   (in the workflow log; the customer reads a plain sentence), the refund fails cleanly and
   nothing is written to the payments ledger;
@@ -27,7 +27,12 @@ from accord.contracts.status import Status
 from tests.mesh import matrix
 from tests.mesh.money_support import ledger_sums
 from tests.mesh.support import Mesh, ask, running_mesh
-from tests.support.policy_versions import policy_1_0, policy_1_2, policy_2_0, write_contracts
+from tests.support.policy_versions import (
+    policy_1_0,
+    policy_2_0,
+    policy_minor_ahead,
+    write_contracts,
+)
 
 BUILT_AGAINST = agent_contract("policy-check").version
 
@@ -64,12 +69,12 @@ def _cell(serves: str, expected: str, note: str) -> Any:
 
 
 async def test_a_compatible_minor_ahead_works(mesh: Mesh, tmp_path: Path) -> None:
-    with _cell("1.2.0", "refund works", "a minor ahead: one more optional input field"):
+    with _cell("1.3.0", "refund works", "a minor ahead: one more optional input field"):
         await _minor_ahead(mesh, tmp_path)
 
 
 async def _minor_ahead(mesh: Mesh, tmp_path: Path) -> None:
-    assert _serve_policy(mesh, write_contracts(tmp_path / "c", policy_1_2())) == ["1.2.0"]
+    assert _serve_policy(mesh, write_contracts(tmp_path / "c", policy_minor_ahead())) == ["1.3.0"]
     before = ledger_sums(mesh).get("O-1001", (0, 0))
     done = await ask(mesh, "C-01", "I changed my mind, refund $10 of order O-1001")
     assert done.status is Status.COMPLETED, done.error

@@ -26,6 +26,7 @@ from tests.mesh.mesh_support import (
     token,
 )
 from tests.mesh.support import SECRET
+from tests.support.tool_auth import SKILL_GRANTS
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -75,13 +76,23 @@ def _options(service: str) -> KitOptions:
     own = (
         token("C-01")
         if service == "orchestrator"
-        # granted every tool: the tool servers check the grant (TOOL-011)
-        else mint_token("svc:contract-test", ["service"], secret=SECRET, scopes=TOOL_GRANTS)
+        # granted every tool and skill: the tool servers and agents check the grant (TOOL-011,
+        # AGENT-009)
+        else mint_token(
+            "svc:contract-test", ["service"], secret=SECRET, scopes=TOOL_GRANTS + SKILL_GRANTS
+        )
+    )
+    # Another tenant (AGENT-004) the skills' access does not admit (AGENT-009): a customer
+    # may not approve refunds; a service granted nothing may not ask policy-check or risk-check.
+    other = (
+        mint_token("svc:contract-test-other", ["service"], secret=SECRET)
+        if service in ("policy", "risk")
+        else token("C-02")
     )
     probes = load_probes(None)
     return KitOptions(
         credential=Credential(token=own),
-        other=Credential(token=token("C-02")),
+        other=Credential(token=other),
         timeout_s=30.0,
         probes=probes,  # the built-in ones: the orchestrator's lifecycle runs without a file
     )

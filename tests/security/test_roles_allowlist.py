@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from accord.agents.refund.peers import peer_grants
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
@@ -35,6 +36,11 @@ OTHERS_RISK = {"order_id": "O-1004", "customer_id": "C-03"}
 
 def _token(subject: str, *roles: str) -> str:
     return mint_token(subject, roles, secret=SECRET)
+
+
+def _orchestrator() -> str:
+    """The orchestrator's token: granted policy-check's and risk-check's skills (AGENT-009)."""
+    return mint_token("svc:orchestrator", ["service"], secret=SECRET, scopes=peer_grants())
 
 
 async def _send(
@@ -93,7 +99,7 @@ async def test_a_service_reads_only_the_customer_its_envelope_names(
     mesh: Mesh, service: str
 ) -> None:
     data = OTHERS_ORDER if service == "policy" else OTHERS_RISK
-    service_token = _token("svc:orchestrator", "service")
+    service_token = _orchestrator()
     # Acting for C-04, asking about C-03's order: as if it did not exist.
     view = await _send(mesh, service, service_token, data, envelope("C-04"))
     assert _code(view) is ErrorCode.NOT_FOUND
@@ -109,7 +115,7 @@ async def test_risk_check_never_scores_another_customers_order_for_a_service(
     """Issue 13: risk-check, called by a service acting for C-04 about C-01's order O-1001
     (naming C-04 as the customer and bringing the amount, so nothing else is looked up), must
     not evaluate it: NOT_FOUND, as if the order did not exist."""
-    service_token = _token("svc:orchestrator", "service")
+    service_token = _orchestrator()
     data = {"order_id": "O-1001", "customer_id": "C-04", "amount_cents": 1000}
     view = await _send(mesh, "risk", service_token, data, envelope("C-04"))
     assert _code(view) is ErrorCode.NOT_FOUND

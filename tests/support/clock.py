@@ -86,6 +86,14 @@ class ManualClock(Clock):
         self._now = target
         await asyncio.sleep(0)  # let the woken tasks take their first step
 
+    def jump(self, seconds: float) -> None:
+        """Move the clock on by ``seconds`` and run nothing: what came due has not run yet (a
+        scheduler that looks later, a replica that set the timer). The next ``advance`` runs
+        it."""
+        if seconds < 0:
+            raise ValueError("a clock does not go back")
+        self._now += seconds
+
     def _run(self, call: _Call) -> None:
         if not call.canceled:
             call.canceled = True  # once only

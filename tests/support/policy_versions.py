@@ -23,9 +23,9 @@ def _skill(doc: dict[str, Any]) -> dict[str, Any]:
     return skill
 
 
-def policy_1_2() -> dict[str, Any]:
+def policy_minor_ahead() -> dict[str, Any]:
     """A compatible minor ahead: one more optional input field."""
-    doc = _policy_doc("1.2.0")
+    doc = _policy_doc("1.3.0")
     _skill(doc)["input_schema"]["properties"]["channel"] = {"type": "string", "maxLength": 40}
     return doc
 

@@ -12,6 +12,7 @@ from typing import Any, Final
 import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
+from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.envelope import Tenant
 from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.auth import ROLE_CUSTOMER, ROLE_SERVICE, mint_token
@@ -26,6 +27,19 @@ ALL_TOOLS: Final = (
     "refunds.get",
     "refunds.list",
 )
+
+SKILL_GRANTS: Final = tuple(
+    sorted(
+        {
+            grant
+            for contract in shipped_agent_contracts().values()
+            for skill in contract.skills
+            if skill.access is not None
+            for grant in skill.access.grants
+        }
+    )
+)
+"""Every grant the shipped agents' skills name for a service (AGENT-009)."""
 
 
 def secret_env() -> dict[str, str]:

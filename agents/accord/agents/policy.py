@@ -8,7 +8,9 @@ in the SAME task, with text (the description or photo reference) or a DataPart
 
 The caller may pass the order facts, or only ``order_id`` and ``customer_id``: then
 policy-check looks the order up itself (orders.lookup over MCP), so the orchestrator can run it
-in parallel with its own lookup. Who may ask about which customer is the allow-list of
+in parallel with its own lookup. The envelope's context refs are read as references to the
+customer's evidence when the input names none (the contract's ``envelope.context_refs``). Who
+may ask about which customer is the allow-list of
 :mod:`accord.agents.permissions` (operation ``check.order``).
 """
 
@@ -84,7 +86,9 @@ class PolicyExecutor(ContractExecutor):
     @staticmethod
     def _request(turn: Turn) -> PolicyRequest:
         if not turn.is_continuation:
-            return _parse(turn.data or {})
+            request = _parse(turn.data or {})
+            refs = _referenced_evidence(turn)
+            return request.with_evidence(refs) if refs and not request.evidence else request
         saved = turn.state.get(_REQUEST_KEY)
         if not isinstance(saved, dict):
             raise AccordError(
@@ -103,6 +107,14 @@ def _evidence(turn: Turn) -> str | None:
     answer = raw if isinstance(raw, str) and raw.strip() else turn.text
     answer = answer.strip()
     return answer[:_MAX_EVIDENCE] if answer else None
+
+
+def _referenced_evidence(turn: Turn) -> str | None:
+    """The envelope's context refs, read as evidence references (this skill's contract says
+    so, ENV-008): what a damage claim needs when its input names no evidence."""
+    refs = [r.strip() for r in (turn.envelope.context_refs if turn.envelope else []) if r.strip()]
+    joined = "; ".join(refs)
+    return joined[:_MAX_EVIDENCE] if joined else None
 
 
 def _parse(data: dict[str, Any]) -> PolicyRequest:

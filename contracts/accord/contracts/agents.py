@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.loading import load_model
+from accord.contracts.skill_access import SkillAccess
+from accord.contracts.skill_envelope import EnvelopeUse
 from accord.contracts.status import WaitingReason
 from accord.contracts.tools import check_also_serves, check_json_schema
 from accord.contracts.versions import SEMVER, major
@@ -41,6 +43,10 @@ class Skill(BaseModel):
     output_schema: dict[str, Any]
     # Absent in contract files before 1.2: they keep loading and answer with tasks.
     reply: Reply = Reply.TASK
+    # Contract 1.3: who may ask for the skill (absent in older files: any verified principal,
+    # as before) and which envelope constraints and refs it honours (absent: none).
+    access: SkillAccess | None = None
+    envelope: EnvelopeUse = Field(default_factory=EnvelopeUse)
 
     @field_validator("input_schema", "output_schema")
     @classmethod

@@ -15,7 +15,13 @@ from pydantic import BaseModel
 from accord.agents.models import Intake, Intent, Language, Missing, build_router
 from accord.agents.refund import nodes_outcome
 from accord.agents.refund.config import RefundSettings
-from accord.agents.refund.facts import answer_text, answer_value, asked_payload, order_refund_key
+from accord.agents.refund.facts import (
+    WorkflowInput,
+    answer_text,
+    answer_value,
+    asked_payload,
+    order_refund_key,
+)
 from accord.agents.refund.graph import NODES, NODES_V1, build_graph, build_graphs
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.nodes_intake import checked_order, with_given_order
@@ -67,8 +73,21 @@ def _deps() -> Deps:
     )
 
 
-def _ctx(outputs: dict[str, Any]) -> NodeContext:
-    return NodeContext("wf-1", "decide", {}, {}, outputs, 1)
+def _input(**fields: Any) -> dict[str, Any]:
+    """A workflow input as the executor writes it (C-01's request, no envelope constraint)."""
+    return WorkflowInput(
+        customer_id="C-01",
+        owner="accord/C-01",
+        app="accord",
+        session="s-1",
+        units=100,
+        deadline="2030-01-01T00:00:00+00:00",
+        **fields,
+    ).model_dump(mode="json")
+
+
+def _ctx(outputs: dict[str, Any], inp: dict[str, Any] | None = None) -> NodeContext:
+    return NodeContext("wf-1", "decide", inp or _input(), {}, outputs, 1)
 
 
 def test_the_graph_is_valid_and_shaped_as_documented() -> None:
@@ -124,6 +143,19 @@ async def test_decide_routes_by_eligibility_and_risk() -> None:
         _as_0_1("decide", missing.output.model_dump(mode="json"))
         == (OUTPUTS_0_1["not found O-9999"]["decide"])
     )
+
+
+async def test_decide_pays_nothing_above_the_envelopes_limit() -> None:
+    """max_refund_cents (contract 1.3, ENV-007): above it, explain (not capped, no approver)."""
+    outputs = OUTPUTS_0_1["refunded O-1001"]
+    over = await nodes_outcome.decide(_deps(), _ctx(outputs, _input(max_refund_cents=5998)))
+    assert over.label == "explain"
+    assert isinstance(over.output, Summary)
+    assert (over.output.rule, over.output.amount_cents) == ("amount_exceeds_limit", 0)
+    assert over.output.params["limit_cents"] == 5998
+    assert over.output.params["requested_cents"] == 5999
+    within = await nodes_outcome.decide(_deps(), _ctx(outputs, _input(max_refund_cents=5999)))
+    assert within.label == "refund"
 
 
 @pytest.mark.parametrize("run", sorted(OUTPUTS_0_1))

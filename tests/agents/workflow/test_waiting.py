@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from tests.agents.workflow.appended import Appended
 from tests.agents.workflow.conftest import RuntimeFactory
 from tests.support.clock import ManualClock
 
 from accord.agents.workflow import EventType, Graph, NodeContext, Route
-from accord.contracts.errors import AccordError
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 
 WAITING = 200
@@ -92,3 +93,23 @@ async def test_a_timer_another_runtime_set_fires_after_the_next_heartbeat(
     await appended.next(EventType.WORKFLOW_FINISHED)
     final = await survivor.snapshot("w")
     assert final.result == {"expired": "expired"}
+
+
+async def test_an_answer_after_the_timeout_is_refused_even_before_the_timer_fires(
+    make_runtime: RuntimeFactory,
+) -> None:
+    """ENV-009: the timeout bounds the wait, not the scheduler's next look. An answer that
+    comes when the timer is due but has not fired is refused, and the timeout takes effect."""
+    clock = ManualClock()
+    runtime = await make_runtime(approval_graph(), clock=clock, lease_ttl_s=TTL_S)
+    waiting = await (await runtime.start("wait", "late")).settled(30)
+    assert waiting.status is Status.WAITING
+    (pending,) = waiting.interrupts
+    clock.jump(DAY_S + 1)  # due, and the scheduler has not run
+    with pytest.raises(AccordError) as refused:
+        await runtime.resume("late", pending.interrupt_id, {"approved": True})
+    assert refused.value.code is ErrorCode.NOT_FOUND
+    assert refused.value.details.get("timed_out") is True
+    ended = await runtime.handle("late").settled(30)
+    assert ended.status is Status.COMPLETED
+    assert ended.result == {"expired": "expired"}, ended.result  # the timeout's route

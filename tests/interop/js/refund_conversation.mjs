@@ -127,14 +127,16 @@ const asked = await follow(
 );
 out.ask = { states: asked.states, ...view(asked.task, "refund.request", "ask") };
 
-// 2. the customer tries to approve their own refund
+// 2. the customer tries to approve their own refund: refund.approve admits approvers only, so
+// the orchestrator refuses it with a JSON-RPC error before any task exists (AGENT-009).
 const ownDecision = { task_id: asked.task.id, decision: "approve" };
 check("refund.approve input", ownDecision, "own approval: sent");
-const own = taskOf(await client.sendMessage(
-  message([data(ownDecision)], { skillId: "refund.approve" }),
-  customer,
-));
-out.own = view(own, "refund.approve", "own approval");
+try {
+  await client.sendMessage(message([data(ownDecision)], { skillId: "refund.approve" }), customer);
+  out.own = { refused: null };
+} catch (error) {
+  out.own = { refused: `${error?.code ?? ""} ${error?.message ?? error}` };
+}
 
 // 3. an approver approves
 const decision = { task_id: asked.task.id, decision: "approve", note: "verified by phone" };

@@ -11,6 +11,7 @@ from typing import Any, Final
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.protocol.auth import mint_token
 from tests.support.processes import Service, run_service
+from tests.support.tool_auth import SKILL_GRANTS
 
 SECRET: Final = "test-secret-for-a2a-client-tests-0123456789abcdef"
 TRANSPORTS: Final = ("jsonrpc", "rest")
@@ -31,8 +32,10 @@ def token(subject: str = "C-01", *roles: str) -> str:
     return mint_token(subject, roles or ("customer",), secret=SECRET)
 
 
-def service_token(name: str = "orchestrator") -> str:
-    return mint_token(f"svc:{name}", ["service"], secret=SECRET)
+def service_token(name: str = "orchestrator", grants: tuple[str, ...] = SKILL_GRANTS) -> str:
+    """A service token granted (by default) every shipped skill, as the orchestrator's token
+    is granted policy-check's and risk-check's (AGENT-009)."""
+    return mint_token(f"svc:{name}", ["service"], secret=SECRET, scopes=grants)
 
 
 def envelope(

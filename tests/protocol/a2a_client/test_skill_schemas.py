@@ -61,9 +61,17 @@ async def test_the_card_names_public_cacheable_schemas_that_are_the_contracts(
     assert "max-age=" in plain.headers["cache-control"]
     doc = plain.json()
     assert (doc["agent"], doc["version"]) == (CONTRACT.name, CONTRACT.version)
-    assert doc["skills"] == {
+    assert {k: {"input": v["input"], "output": v["output"]} for k, v in doc["skills"].items()} == {
         s.id: {"input": s.input_schema, "output": s.output_schema} for s in CONTRACT.skills
     }
+    # Contract 1.3: who may ask for each skill, and what of the envelope it honours.
+    for s in CONTRACT.skills:
+        assert doc["skills"][s.id].get("access") == (
+            s.access.model_dump(mode="json") if s.access else None
+        )
+        assert doc["skills"][s.id]["envelope"] == s.envelope.model_dump(
+            mode="json", exclude_none=True
+        )
     exported = schema_documents()
     assert doc["schemas"] == {
         "error": exported["error.schema.json"],

@@ -78,7 +78,7 @@ def _envelope(user: str, text: str | None) -> DelegationEnvelope:
 
 
 def _credentials(
-    token: str | None, api_key: str | None, user: str, role: str
+    token: str | None, api_key: str | None, user: str, role: str, scopes: list[str]
 ) -> tuple[str | None, str | None]:
     if token or api_key:
         return token, api_key
@@ -86,7 +86,7 @@ def _credentials(
     # ACCORD_JWT_SECRET): right for `accord up`, useless against anyone else's agent.
     from accord.protocol.auth import mint_token
 
-    return mint_token(user, [role]), None
+    return mint_token(user, [role], scopes=scopes), None
 
 
 async def _call(
@@ -133,6 +133,11 @@ def register(app: typer.Typer) -> None:
         ),
         user: str = typer.Option("C-01", "--user", help="Subject of a minted dev token"),
         role: str = typer.Option("customer", "--role", help="Role of a minted dev token"),
+        scope: list[str] = typer.Option(
+            [],
+            "--scope",
+            help="Grant of a minted service token (repeatable): the skill's, e.g. refund.risk",
+        ),
         skill: str = typer.Option(None, "--skill", help="Skill id (default: the first)"),
         on_behalf: str = typer.Option(
             None,
@@ -166,7 +171,7 @@ def register(app: typer.Typer) -> None:
                     payload,
                     task,
                     transport,
-                    _credentials(given_token(token), given_api_key(api_key), user, role),
+                    _credentials(given_token(token), given_api_key(api_key), user, role, scope),
                     False if no_stream else None,
                     skill,
                     _envelope(on_behalf, text) if on_behalf else None,

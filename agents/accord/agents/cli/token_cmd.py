@@ -1,7 +1,7 @@
 """`accord token`: print a development token; `accord token revoke`: refuse credentials.
 
     accord token --user C-01 --role customer [--app accord] [--ttl 3600] [--show-id]
-    accord token --user svc:kit --role service --scope orders.lookup   a grant (a tool name)
+    accord token --user svc:kit --role service --scope orders.lookup   a grant (a tool or a skill)
     accord token revoke --jti JTI              one token (or --key-id ID: one API key)
     accord token revoke --subject accord/C-01  every credential of that user issued until now
     accord token --revoke JTI                  the older spelling of --jti, kept
@@ -59,7 +59,9 @@ def token(
     ),
     show_id: bool = typer.Option(False, "--show-id", help="Print the token id (jti) too"),
     scope: list[str] = typer.Option(
-        [], "--scope", help="Grant (repeatable): a tool a service may call, e.g. refunds.get"
+        [],
+        "--scope",
+        help="Grant (repeatable): a tool or skill a service may call (refunds.get, refund.risk)",
     ),
 ) -> None:
     """Print a development bearer token (or revoke one with --revoke JTI)."""

@@ -10,7 +10,14 @@ orchestrator task: its one node resumes the customer's workflow. Rules, in this 
   an approver learns nothing about another app's refunds)
 - the approver is that refund's customer (same subject), or the
   owner of its task                                               -> PERMISSION_DENIED
-- the workflow is not waiting for an approval                     -> INVALID_INPUT
+- the workflow is not waiting for an approval (it ended: answered,
+  canceled, or its approval timeout passed, even if the timer has
+  not fired yet: the runtime fires it instead of taking the answer) -> INVALID_INPUT
+
+Which deadline governs a refund that waits (ENV-009): the approval timeout
+(``ACCORD_APPROVAL_TIMEOUT_S``) bounds the approval; the customer's envelope deadline bounds only
+the customer's own wait (their client gets RETRYABLE_TIMEOUT and may read the task later). No
+approval pays after the task has ended.
 
 So an approver decides only refunds of their own app (the app of the credential, compared with
 the refund's ``app``: the customer's, or the tenant app a service requested it for), and never
@@ -38,7 +45,7 @@ from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.reported_errors import told
 from accord.agents.workflow import Event, EventType, Graph, NodeContext, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.status import Status, WaitingReason
+from accord.contracts.status import TERMINAL, Status, WaitingReason
 from accord.protocol.auth import Principal, owner_key
 
 APPROVE_SKILL: Final = "refund.approve"
@@ -118,9 +125,10 @@ async def _decide(runtime: Runtime, ctx: NodeContext) -> dict[str, Any]:
     if already:  # this node ran before a crash and its resume was recorded
         after = await runtime.handle(target).settled()
     else:
-        snapshot = await runtime.snapshot(target)
+        # Read from the log (not loaded): an ended workflow (canceled too) answers as one.
+        snapshot = runtime.replay(events)
         pending = next((p for p in snapshot.interrupts if p.reason is WaitingReason.APPROVAL), None)
-        if pending is None:
+        if pending is None or snapshot.status in TERMINAL:
             raise AccordError(
                 ErrorCode.INVALID_INPUT,
                 "this refund is not waiting for an approval",
@@ -132,7 +140,19 @@ async def _decide(runtime: Runtime, ctx: NodeContext) -> dict[str, Any]:
             "approver": inp.approver,
             APPROVAL_TASK_KEY: ctx.workflow_id,
         }
-        handle = await runtime.resume(target, pending.interrupt_id, value, inp.approver)
+        try:
+            handle = await runtime.resume(target, pending.interrupt_id, value, inp.approver)
+        except AccordError as error:
+            if error.code not in (ErrorCode.NOT_FOUND, ErrorCode.UNSUPPORTED_OPERATION):
+                raise
+            # Answered, canceled or timed out in between (the runtime fires a due timer
+            # rather than take a late answer): the refund ended, this approval pays nothing.
+            ended = runtime.replay(await runtime.log.read(target))
+            raise AccordError(
+                ErrorCode.INVALID_INPUT,
+                "this refund is no longer waiting for an approval",
+                {"task_id": target, "status": ended.status.value},
+            ) from None
         after = await handle.settled()
     return {"task_id": target, "decision": inp.decision, "outcome": _outcome(after)}
 

@@ -10,8 +10,11 @@ envelope. Everything in its tree spends from it:
     child turns              a child (policy-check, risk-check) gets an envelope of what is
                              left (a share, so that its sibling running in parallel gets some
                              too); its grant is reserved while it runs, and what it reports
-                             spent (task metadata ``dev.accord/spent``, ``.../tool_calls``)
-                             is what stays charged
+                             spent (task metadata ``dev.accord/spent``, ``.../toolCallsSpent``)
+                             is what stays charged, once checked (a non-negative integer,
+                             never less than before, within the grant: otherwise the child
+                             broke the contract and its whole grant stays charged, ENV-010,
+                             accord.protocol.a2a.spent_report)
     not sent                 a tool call or a child turn that provably never left (refused
                              connection, open circuit breaker: accord.protocol.sent) is given
                              back: retrying a dead server does not use up the request
@@ -39,8 +42,6 @@ from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
     ENVELOPE_META_KEY,
-    SPENT_META_KEY,
-    TOOL_CALLS_SPENT_META_KEY,
 )
 
 UNITS: Final = "units"
@@ -146,16 +147,6 @@ class RequestBudget(UnitBudget):
         provably never reached the child)."""
         self._ctx.spend(UNITS, reported[0] - reserved[0])
         self._ctx.spend(TOOL_CALLS, reported[1] - reserved[1])
-
-
-def child_spent(metadata: Mapping[str, Any]) -> tuple[int, int]:
-    """What a child task reports it spent over all its turns (units, tool calls)."""
-    units = metadata.get(SPENT_META_KEY, 0)
-    calls = metadata.get(TOOL_CALLS_SPENT_META_KEY, 0)
-    return (
-        int(units) if isinstance(units, int | float) else 0,
-        int(calls) if isinstance(calls, int | float) else 0,
-    )
 
 
 def child_grant(metadata: Mapping[str, Any]) -> tuple[int, int]:

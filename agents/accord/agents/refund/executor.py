@@ -39,6 +39,7 @@ from accord.agents.refund.conversation import (
     outcome,
 )
 from accord.agents.refund.facts import WorkflowInput
+from accord.agents.refund.money import MAX_REFUND_CONSTRAINT
 from accord.agents.refund.reported_errors import told
 from accord.agents.workflow import Event, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
@@ -113,6 +114,8 @@ class OrchestratorExecutor(ContractExecutor):
             )
         data = turn.data or {}
         text = turn.text or str(data.get("text") or "")
+        # The gate admitted only the constraints refund.request declares, typed (ENV-007).
+        limit = envelope.constraints.get(MAX_REFUND_CONSTRAINT)
         return WorkflowInput(
             text=text,
             order_id=data.get("order_id"),
@@ -126,6 +129,10 @@ class OrchestratorExecutor(ContractExecutor):
             traceparent=envelope.traceparent,
             message_id=turn.message_id,
             data=turn.data,
+            max_refund_cents=limit
+            if isinstance(limit, int) and not isinstance(limit, bool)
+            else None,
+            context_refs=list(envelope.context_refs),
         )
 
     async def _approve(self, turn: Turn, progress: Progress) -> Completed:

@@ -36,6 +36,12 @@ class WorkflowInput(BaseModel):
     traceparent: str | None = None
     message_id: str | None = None  # the A2A message that started it (its task's history)
     data: dict[str, Any] | None = None  # that message's DataPart, as sent
+    # The envelope's constraint max_refund_cents (contract 1.3, ENV-007): no refund above it
+    # is paid. None: no limit given (and every workflow started before 1.3).
+    max_refund_cents: int | None = Field(default=None, ge=0)
+    # The envelope's context refs (the customer's evidence references), passed to policy-check
+    # as its contract says (ENV-008).
+    context_refs: list[str] = Field(default_factory=list)
 
 
 class RefusedInput(BaseModel):

@@ -30,6 +30,8 @@ from accord.agents.refund.facts import REFUND_KEY_PREFIX
 
 ALREADY_REFUNDED: Final = "already_refunded"
 AMOUNT_ABOVE_REFUNDABLE: Final = "amount_exceeds_refundable"
+AMOUNT_ABOVE_LIMIT: Final = "amount_exceeds_limit"
+MAX_REFUND_CONSTRAINT: Final = "max_refund_cents"  # the orchestrator contract's constraint
 _KEY_PART: Final = re.compile(r"[A-Za-z0-9._-]{1,96}")
 
 SENTENCES: Final[Mapping[str, Mapping[Language, str]]] = MappingProxyType(
@@ -49,6 +51,14 @@ SENTENCES: Final[Mapping[str, Mapping[Language, str]]] = MappingProxyType(
                 "{refundable}.",
                 Language.ZH: "您申请退款 {requested}，但订单 {order_id} 最多还能退 {refundable}。"
                 "本次未退款，您可以重新申请不超过 {refundable} 的金额。",
+            }
+        ),
+        "amount_above_limit": MappingProxyType(
+            {
+                Language.EN: "The refund of {amount} on order {order_id} is above the limit of "
+                "{limit} this request was given. Nothing was refunded.",
+                Language.ZH: "订单 {order_id} 的退款 {amount} 超过了本次请求设定的上限 {limit}，"
+                "本次未退款。",
             }
         ),
         "refunded_before": MappingProxyType(

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final, TypeVar
 
 from accord.agents.models.messages import say
-from accord.agents.refund.budget import RequestBudget, child_grant, child_spent
+from accord.agents.refund.budget import RequestBudget, child_grant
 from accord.agents.refund.facts import WorkflowInput, answer_text, asked_payload
 from accord.agents.refund.money import requested_cents
 from accord.agents.refund.node_deps import Deps
@@ -30,20 +30,22 @@ from accord.agents.refund.outputs import (
     from_peer,
 )
 from accord.agents.refund.pause_points import pause
-from accord.agents.refund.peers import child_envelope
+from accord.agents.refund.peers import PEER_CONTRACTS, child_envelope
 from accord.agents.refund.reported_errors import reported_by, reported_errors
 from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
+from accord.protocol.a2a.spent_report import NOTHING, Spent, checked_spent
 from accord.protocol.sent import never_sent
 
 ORDER_TOOL: Final = "orders.lookup"
 POLICY_SKILL: Final = "refund.policy"
 RISK_SKILL: Final = "refund.risk"
-POLICY_AGENT: Final = "policy-check"
-RISK_AGENT: Final = "risk-check"
+POLICY_AGENT: Final = PEER_CONTRACTS["policy"]
+RISK_AGENT: Final = PEER_CONTRACTS["risk"]
 CHILD_KEY: Final = "child_task_id"  # NodeContext.state: the child task the attempt waits on
+GRANT_KEY: Final = "child_grant"  # the question's payload: the (units, tool calls) granted
 POLL_S: Final = (0.05, 1.0)
 # Both input forms are in the agents' contracts: order facts, or order_id + customer_id for
 # the agent to look up itself. policy-check and risk-check 1.0 implement only the facts form,
@@ -125,32 +127,41 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
         budget = RequestBudget(inp, ctx)
         grant = budget.grant("policy-check")
         envelope = child_envelope(
-            inp, ctx.workflow_id, f"refund policy for {asked.order_id}", grant
+            inp,
+            ctx.workflow_id,
+            f"refund policy for {asked.order_id}",
+            grant,
+            child=f"{POLICY_AGENT}/{POLICY_SKILL}",
         )
         async with _child_turn(POLICY_AGENT, budget, grant):
             view = await agent.send(
                 data=data, envelope=envelope, skill=POLICY_SKILL, on_update=remember
             )
-        budget.settle(grant, await _reported(agent, view, POLICY_AGENT))
+        granted = grant
+        await _settle(budget, agent, view, POLICY_AGENT, granted=granted, reserved=grant)
     else:
         latest = replayed[-1].value
-        child = str(asked_payload(latest).get(CHILD_KEY) or "")
+        asked_before = asked_payload(latest)
+        child = str(asked_before.get(CHILD_KEY) or "")
         with reported_errors(POLICY_AGENT):
             view = await agent.get(child)
         await remember(view)
+        # The grant this workflow gave the child (kept with the question; a workflow that
+        # waited before it was kept reads the child's stored envelope).
+        granted = _grant_of(asked_before) or child_grant(view.metadata)
         if view.status is Status.WAITING:
             # The follow-up turn runs under the child's first envelope: reserve what is left
             # of its grant, then keep what this turn spent.
             budget = RequestBudget(inp, ctx)
-            before = child_spent(view.metadata)
-            granted = child_grant(view.metadata)
+            before = checked_spent(view.metadata, grant=granted, agent=POLICY_AGENT, worked=True)
             reserved = budget.reserve(granted[0] - before[0], granted[1] - before[1])
             async with _child_turn(POLICY_AGENT, budget, reserved):
                 view = await agent.send(
                     text=answer_text(latest) or "-", task=view, on_update=remember
                 )
-            after = await _reported(agent, view, POLICY_AGENT)
-            budget.settle(reserved, (after[0] - before[0], after[1] - before[1]))
+            await _settle(
+                budget, agent, view, POLICY_AGENT, granted=granted, reserved=reserved, before=before
+            )
         view = await _settled(agent, view, POLICY_AGENT)
     while view.status is Status.WAITING:
         if view.waiting_reason is not WaitingReason.INPUT:
@@ -164,6 +175,7 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
                 "question": say("evidence_needed", asked.language),
                 CHILD_KEY: view.task_id,
                 "child_context_id": view.context_id,
+                GRANT_KEY: list(granted),
                 "expecting": "evidence",
             },
         )
@@ -184,7 +196,13 @@ async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
         agent = await deps.peers.client("risk")
     budget = RequestBudget(inp, ctx)
     grant = budget.grant("risk-check")
-    envelope = child_envelope(inp, ctx.workflow_id, f"refund risk for {asked.order_id}", grant)
+    envelope = child_envelope(
+        inp,
+        ctx.workflow_id,
+        f"refund risk for {asked.order_id}",
+        grant,
+        child=f"{RISK_AGENT}/{RISK_SKILL}",
+    )
     async with _child_turn(RISK_AGENT, budget, grant):
         view = await agent.send(
             data=data,
@@ -192,7 +210,7 @@ async def risk(deps: Deps, ctx: NodeContext) -> RiskVerdict | NotFound:
             skill=RISK_SKILL,
             on_update=_remembering(ctx),
         )
-    budget.settle(grant, await _reported(agent, view, RISK_AGENT))
+    await _settle(budget, agent, view, RISK_AGENT, granted=grant, reserved=grant)
     if view.status is Status.WAITING:
         raise _unexpected_wait("risk-check", view)
     return _result(view, RiskVerdict, "risk-check")
@@ -213,17 +231,44 @@ async def _child_turn(
         raise
 
 
-async def _reported(agent: A2AClient, view: TaskView, name: str) -> tuple[int, int]:
+async def _settle(
+    budget: RequestBudget,
+    agent: A2AClient,
+    view: TaskView,
+    name: str,
+    *,
+    granted: Spent,
+    reserved: Spent,
+    before: Spent = NOTHING,
+) -> None:
+    """Replace the ``reserved`` part of a child's grant by what its turn reports it spent,
+    checked (ENV-010): a report that breaks the rules is a CONTRACT_VIOLATION of the child,
+    and the reservation (what was left of its grant) stays spent."""
+    after = await _reported(agent, view, name, granted=granted, before=before)
+    budget.settle(reserved, (after[0] - before[0], after[1] - before[1]))
+
+
+async def _reported(
+    agent: A2AClient, view: TaskView, name: str, *, granted: Spent, before: Spent
+) -> Spent:
     """What a child task reports it spent over its turns: its task metadata. A streamed
     answer carries it in its status updates (TaskTracker merges them); a view without it (a
     peer that sends none there) is completed by reading the task once it stopped."""
     if not view.task_id:
-        return (0, 0)
-    if view.metadata:
-        return child_spent(view.metadata)
-    with reported_errors(name):
-        read = await agent.get(view.task_id)
-    return child_spent(read.metadata)
+        return before
+    metadata = view.metadata
+    if not metadata:
+        with reported_errors(name):
+            metadata = (await agent.get(view.task_id)).metadata
+    worked = view.status in (Status.COMPLETED, Status.WAITING)
+    return checked_spent(metadata, grant=granted, agent=name, before=before, worked=worked)
+
+
+def _grant_of(payload: Mapping[str, Any]) -> Spent | None:
+    kept = payload.get(GRANT_KEY)
+    if isinstance(kept, list) and len(kept) == 2 and all(isinstance(v, int) for v in kept):
+        return int(kept[0]), int(kept[1])
+    return None
 
 
 async def cancel_child(deps: Deps, ctx: NodeContext) -> None:

@@ -120,6 +120,22 @@ async def decide(deps: Deps, ctx: NodeContext) -> Route:
         summary = summary.model_copy(update={"amount_cents": requested})  # the amount named
     if not verdict.eligible or summary.amount_cents <= 0:
         return Route("explain", summary)
+    limit = WorkflowInput.model_validate(ctx.input).max_refund_cents
+    if limit is not None and summary.amount_cents > limit:
+        # The caller's envelope bounds what may be paid (ENV-007): above it, nothing is paid
+        # (not capped: the customer decides whether to ask for less), nor asked of an approver.
+        over = summary.model_copy(
+            update={
+                "rule": money.AMOUNT_ABOVE_LIMIT,
+                "amount_cents": 0,
+                "params": {
+                    **summary.params,
+                    "requested_cents": summary.amount_cents,
+                    "limit_cents": limit,
+                },
+            }
+        )
+        return Route("explain", over)
     if scored.risk == "high":
         return Route("approval", summary)
     return Route("refund", summary)
@@ -366,6 +382,15 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
             order_id=summary.order_id,
             requested=_amount(summary.params.get("requested_cents"), summary.currency),
             refundable=_amount(summary.params.get("refundable_cents"), summary.currency),
+        )
+        return _final(NOT_ELIGIBLE, summary, [told], told, amount=0)
+    if summary.rule == money.AMOUNT_ABOVE_LIMIT:
+        told = money.sentence(
+            "amount_above_limit",
+            lang,
+            order_id=summary.order_id,
+            amount=_amount(summary.params.get("requested_cents"), summary.currency),
+            limit=_amount(summary.params.get("limit_cents"), summary.currency),
         )
         return _final(NOT_ELIGIBLE, summary, [told], told, amount=0)
     if summary.rule == ORDER_NOT_FOUND:

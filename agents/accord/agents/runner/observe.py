@@ -16,15 +16,13 @@ from typing import Any, Final
 import httpx
 
 from accord.agents.models import Metrics, RunRecord
-from accord.agents.refund.config import SERVICE_NAME
-from accord.agents.refund.peers import TOKEN_TTL_S, Peers
+from accord.agents.refund.peers import Peers, peer_token
 from accord.agents.runner.events import Part, Usage, new_id
 from accord.agents.runner.hub import ORCHESTRATOR, Hub
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError
 from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard, TaskView
 from accord.protocol.a2a.client_card import resolve_card
-from accord.protocol.auth import service_token
 from accord.protocol.mcp.client import ToolCallEvent, ToolObserver
 
 Update = Callable[[TaskView], Awaitable[None] | None]
@@ -137,7 +135,7 @@ class ObservedPeers(Peers):
         if card is None:
             card = await resolve_card(self._agent_http, self._agent_urls[name])
             self._resolved[name] = card
-        bearer = service_token(SERVICE_NAME, ttl_s=TOKEN_TTL_S)  # kept or re-read there
+        bearer = peer_token()  # kept or re-read there
         return ObservedAgent(self._hub, card.name, card, self._agent_http, bearer)
 
     async def aclose(self) -> None:

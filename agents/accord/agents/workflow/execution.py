@@ -440,6 +440,28 @@ class WorkflowExecution:
                 ),
             )
             return
+        if pending.due_at is not None and self.host.clock.now() >= pending.due_at:
+            # Its timeout passed and the timer has not fired yet (the scheduler looks later, or
+            # another replica set it): the wait is over whoever answers now. The timer fires
+            # here, as it would have, and the answer is refused: nothing it asked for happens
+            # after the wait it answers has ended (an approval never pays late, ENV-009).
+            self._emit(
+                events,
+                NewEvent(
+                    EventType.TIMER_FIRED,
+                    pending.node,
+                    {"timer_id": pending.timer_id, "interrupt_id": pending.interrupt_id},
+                ),
+            )
+            _reply_error(
+                message,
+                AccordError(
+                    ErrorCode.NOT_FOUND,
+                    "no such pending interrupt: its timeout passed",
+                    {"interrupt_id": message.interrupt_id, "timed_out": True},
+                ),
+            )
+            return
         data: dict[str, Any] = {
             "interrupt_id": message.interrupt_id,
             "value": message.value,

@@ -8,9 +8,9 @@ validate need the schemas; and the schemas change only with the contract, so one
 (the digest the card names) lets every client cache them until the card says otherwise.
 
 The document holds each skill's input and output JSON Schema exactly as the agent contract
-states them (draft 2020-12), plus the contract's error and status schemas, which every agent's
-status metadata follows. Its bytes are fixed when the app is built: the digest in the card is
-the digest of what this route serves.
+states them (draft 2020-12), its ``access`` and ``envelope`` sections (contract 1.3), plus the
+contract's error and status schemas, which every agent's status metadata follows. Its bytes are
+fixed when the app is built: the digest in the card is the digest of what this route serves.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from accord.contracts.agents import AgentContract
+from accord.contracts.agents import AgentContract, Skill
 from accord.contracts.export import schema_documents
 from accord.contracts.keys import CONTRACT_VERSION, SKILL_SCHEMAS_PATH
 
@@ -52,12 +52,22 @@ def skill_schema_document(contract: AgentContract) -> dict[str, Any]:
         "agent": contract.name,
         "version": contract.version,
         "contractVersion": CONTRACT_VERSION,
-        "skills": {
-            skill.id: {"input": skill.input_schema, "output": skill.output_schema}
-            for skill in contract.skills
-        },
+        "skills": {skill.id: _skill_entry(skill) for skill in contract.skills},
         "schemas": {key: shared[name] for key, name in SHARED_SCHEMAS.items()},
     }
+
+
+def _skill_entry(skill: Skill) -> dict[str, Any]:
+    """A skill's schemas, and (contract 1.3) who may ask for it and what of the envelope it
+    honours, so that a caller in any language knows before it sends (AGENT-009, ENV-007)."""
+    entry: dict[str, Any] = {
+        "input": skill.input_schema,
+        "output": skill.output_schema,
+        "envelope": skill.envelope.model_dump(mode="json", exclude_none=True),
+    }
+    if skill.access is not None:
+        entry["access"] = skill.access.model_dump(mode="json")
+    return entry
 
 
 def encode_schema_document(contract: AgentContract) -> SchemaDocument:

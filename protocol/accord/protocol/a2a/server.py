@@ -314,6 +314,7 @@ def build_agent_app(
         "public_paths": [AGENT_CARD_WELL_KNOWN_PATH, SKILL_SCHEMAS_PATH, HEALTH_PATH, READY_PATH],
         "max_body_bytes": max_body_bytes,
         "sends": sends,
+        "served": executor.served,
     }
     middleware = [Middleware(Gate, **gate_options)]
     if browser_origins:  # outside the gate: a preflight carries no credential

@@ -1,5 +1,6 @@
-"""The gate in front of every A2A route: authentication, body limit, protocol version, and the
-acting-on-behalf check, answered in the shape of the transport the caller used.
+"""The gate in front of every A2A route: authentication, body limit, protocol version, the
+acting-on-behalf check, and who may ask for the skill with what envelope
+(:mod:`accord.protocol.a2a.skill_gate`), answered in the shape of the transport the caller used.
 
 A pure ASGI middleware (no per-request task or copy): the public card and the health endpoints
 pass through; everything else needs a verified credential. The request body is read once, up to
@@ -27,10 +28,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from accord.contracts.envelope import DelegationEnvelope, parse_envelope
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.served import ServedContracts
 from accord.protocol.a2a.delegation import check_on_behalf
 from accord.protocol.a2a.send_claim import SEND_STATE_KEY, SendClaim, claim_send
 from accord.protocol.a2a.send_keys import SendKeys
 from accord.protocol.a2a.server_errors import contract_error_filter
+from accord.protocol.a2a.skill_gate import admit, skill_asked
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY
 from accord.protocol.auth import Principal
 from accord.protocol.auth_verify import Authenticator
@@ -104,9 +107,13 @@ class Gate:
         max_body_bytes: int = MAX_BODY_BYTES,
         limits: CallerLimits | None = None,
         sends: SendKeys | None = None,
+        served: ServedContracts | None = None,
     ) -> None:
-        """``sends``: the keys of sent messages (idempotent send); None keys nothing."""
+        """``sends``: the keys of sent messages (idempotent send); None keys nothing.
+        ``served``: the agent's contracts, whose skills' ``access`` and ``envelope``
+        sections admit the first message of a task (none: only the credential is checked)."""
         self.app = app
+        self.served = served
         self.authenticator = authenticator
         self.rpc_paths = frozenset(rpc_paths)
         self.public_paths = frozenset(public_paths)
@@ -297,6 +304,15 @@ class Gate:
             )
             if envelope is not None:
                 check_on_behalf(principal, envelope)
+            # Who may ask for the skill, with what envelope: before the SDK creates a task. A
+            # continuation is checked by the turn reader against the task's own skill.
+            skill = (
+                skill_asked(self.served, metadata if isinstance(metadata, dict) else None)
+                if self.served is not None and not continuing
+                else None
+            )
+            if skill is not None:
+                admit(skill, principal, envelope)
         except AccordError as error:
             raise _RefusedError(error) from None
         return envelope

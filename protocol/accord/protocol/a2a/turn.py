@@ -33,6 +33,7 @@ from accord.contracts.keys import (
 )
 from accord.contracts.status import WaitingReason
 from accord.protocol.a2a.delegation import check_on_behalf
+from accord.protocol.a2a.skill_gate import admit
 from accord.protocol.a2a.skill_schemas import SkillSchemas
 from accord.protocol.a2a.wire import (
     plain,
@@ -134,6 +135,9 @@ def read_turn(
             check_on_behalf(principal, envelope)
 
     skill = _skill(contract, task_meta.get(SKILL_TASK_META_KEY) or _asked_skill(message))
+    # The gate admitted a first message already; a continuation (maybe with an envelope of
+    # its own) is held to the same skill's rules here.
+    admit(skill, principal, envelope)
     text, data = read_parts(message)
     if not is_continuation:
         schemas.check_input(skill, data if data is not None else {})

@@ -17,6 +17,7 @@ from jsonschema.exceptions import SchemaError
 from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.errors import AccordError
 from accord.contracts.keys import CARD_SKILL_SCHEMAS_PARAM, CONTRACT_EXTENSION_URI
+from accord.protocol.a2a.card_schemas import skill_schema_document
 from accord.protocol.a2a.origins import origin_of
 from accord.protocol.kit.a2a_context import A2AContext
 from accord.protocol.kit.a2a_wire import task_of
@@ -78,8 +79,7 @@ def _contract_problems(ctx: A2AContext, doc: Mapping[str, Any]) -> list[str]:
     contract = shipped_agent_contracts().get(str(ctx.card.get("name")))
     if contract is None or contract.version != ctx.card.get("version"):
         return []
-    expected = {s.id: {"input": s.input_schema, "output": s.output_schema} for s in contract.skills}
-    if doc.get("skills") != expected:
+    if doc.get("skills") != skill_schema_document(contract)["skills"]:
         return [f"the schemas are not those of the {contract.name} {contract.version} contract"]
     return []
 

@@ -24,6 +24,7 @@ from accord.protocol.kit.a2a_context import A2AContext
 from accord.protocol.kit.a2a_wire import CARD_PATH, JSONRPC_BINDING, REST_BINDING, A2AWire
 from accord.protocol.kit.check import Check
 from accord.protocol.kit.checks_a2a import A2A_CHECKS
+from accord.protocol.kit.checks_a2a_access import UNDECLARED  # noqa: F401 - registers its checks
 from accord.protocol.kit.checks_a2a_schemas import DOCUMENT_KEY  # noqa: F401 - registers its checks
 from accord.protocol.kit.checks_a2a_sends import card_idempotent_send  # noqa: F401 - registers
 from accord.protocol.kit.checks_mcp import MCP_CHECKS, judge_challenge, unauthenticated_refused
