@@ -107,9 +107,10 @@ class TaskContextBuilder(SimpleRequestContextBuilder):
     The SDK would otherwise make up a fresh context id, and a task that is no longer live in
     this process (after a restart) then fails with "Context in event doesn't match". A new task
     gets the id its message's key assigned (send_claim.py), so every copy of the message, on
-    any replica, names the same task. And the SDK judges "terminal" by its live copy of the task, outside its own cluster mode: a task
-    waiting here that another replica ended (canceled) would run a turn from a terminal state
-    (CONTRACT_VIOLATION, HTTP 500). The store is the one truth of a task's state.
+    any replica, names the same task. And the SDK judges "terminal" by its live copy of the
+    task, outside its own cluster mode: a task waiting here that another replica ended
+    (canceled) would run a turn from a terminal state (CONTRACT_VIOLATION, HTTP 500). The store
+    is the one truth of a task's state.
     """
 
     def __init__(self, store: TaskStore) -> None:
