@@ -48,3 +48,17 @@ def is_shared(path: Path) -> bool:
         return bool(path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO))
     except FileNotFoundError:
         return False
+
+
+def shared_reason(path: Path, what: str) -> str | None:
+    """Why a file of secrets (an API key file, a key ring) may not be used as it is: other
+    users may read it. None when only its owner may (or it does not exist)."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        return (
+            f"{what} ({path}) may be read by group or others (mode {mode:04o}): `chmod 600 {path}`"
+        )
+    return None
