@@ -23,12 +23,12 @@ import asyncpg
 import httpx
 
 from accord.contracts.tools import tool_contract
-from accord.protocol.auth import mint_token
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.credentials import StaticCredential
-from tests.mesh.support import SECRET, Mesh, running_mesh, token
+from tests.mesh.support import Mesh, running_mesh, token
 from tests.support.processes import Service, free_port, run_service
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_auth import acting_for
 
 # Long enough that a busy 2-core machine never misses a heartbeat (renewed every TTL/3),
@@ -102,7 +102,7 @@ class Replicas:
             [tool_contract("refunds.issue"), tool_contract("refunds.get")],
         )
         # A service granted refunds.get, acting for the customer (as the orchestrator does).
-        granted = mint_token("svc:tests", ["service"], secret=SECRET, scopes=["refunds.get"])
+        granted = sign_as(TEST_SERVICE, scopes=["refunds.get"])
         credential = StaticCredential(token=granted)
         async with ToolClient.for_servers([spec], credential=credential) as tools:
             return await tools.call(

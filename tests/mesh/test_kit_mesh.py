@@ -14,7 +14,6 @@ from typing import Final
 
 import pytest
 
-from accord.protocol.auth import mint_token
 from accord.protocol.kit import Credential, KitOptions, Outcome, run_kit
 from accord.protocol.kit.probes import load_probes
 from tests.mesh import matrix
@@ -25,7 +24,7 @@ from tests.mesh.mesh_support import (
     python_version,
     token,
 )
-from tests.mesh.support import SECRET
+from tests.support.service_keys import TEST_SERVICE, sign_as
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -76,7 +75,7 @@ def _options(service: str) -> KitOptions:
         token("C-01")
         if service == "orchestrator"
         # granted every tool: the tool servers check the grant (TOOL-011)
-        else mint_token("svc:contract-test", ["service"], secret=SECRET, scopes=TOOL_GRANTS)
+        else sign_as(TEST_SERVICE, scopes=TOOL_GRANTS)
     )
     probes = load_probes(None)
     return KitOptions(

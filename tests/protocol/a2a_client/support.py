@@ -11,6 +11,7 @@ from typing import Any, Final
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.protocol.auth import mint_token
 from tests.support.processes import Service, run_service
+from tests.support.service_keys import sign_as
 
 SECRET: Final = "test-secret-for-a2a-client-tests-0123456789abcdef"
 TRANSPORTS: Final = ("jsonrpc", "rest")
@@ -32,7 +33,8 @@ def token(subject: str = "C-01", *roles: str) -> str:
 
 
 def service_token(name: str = "orchestrator") -> str:
-    return mint_token(f"svc:{name}", ["service"], secret=SECRET)
+    """``svc:NAME``'s token, signed by its own key (the session's keys, tests/conftest.py)."""
+    return sign_as(name)
 
 
 def envelope(
