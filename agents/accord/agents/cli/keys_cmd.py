@@ -130,3 +130,7 @@ def token_cmd(
     if ttl > limit:
         raise typer.BadParameter(f"at most {limit} s for a service token", param_hint="--ttl")
     typer.echo(service_token(_checked(service), ttl_s=ttl, scopes=scope))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(keys_app, name="keys")
