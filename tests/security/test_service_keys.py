@@ -90,7 +90,8 @@ def test_each_service_makes_its_own_key_private_and_publishes_it(pair: Pair) -> 
         assert stat.S_IMODE((folder / "keyring.json").stat().st_mode) == 0o600
         published = httpx.get(service.url + SERVICE_JWKS_PATH).json()  # public: no credential
         (key,) = published["keys"]
-        assert key["alg"] == "ES256" and key["kid"]
+        assert key["alg"] == "ES256"
+        assert key["kid"]
         assert "d" not in key  # the public half only
     assert (pair.data / "jwt-secret").exists()  # people's development tokens: unchanged
 
@@ -169,7 +170,8 @@ def test_rotation_keeps_the_old_key_verifiable_for_its_grace(pair: Pair) -> None
     assert pair.mcp_status(old) == 200  # still published: its tokens live out their life
     assert pair.mcp_status(new) == 200
     listed = _keys(pair, "list", "commerce")
-    assert "signing" in listed and "retiring" in listed
+    assert "signing" in listed
+    assert "retiring" in listed
 
 
 def test_a_revoked_key_fails_at_once_and_the_service_signs_with_a_new_one(pair: Pair) -> None:
