@@ -28,7 +28,6 @@ from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.credentials import StaticCredential
 from tests.mesh.support import Mesh, running_mesh, token
 from tests.support.processes import Service, free_port, run_service
-from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_auth import acting_for
 
 # Long enough that a busy 2-core machine never misses a heartbeat (renewed every TTL/3),
@@ -101,8 +100,8 @@ class Replicas:
             self.mesh.url("payments") + "/mcp",
             [tool_contract("refunds.issue"), tool_contract("refunds.get")],
         )
-        # A service granted refunds.get, acting for the customer (as the orchestrator does).
-        granted = sign_as(TEST_SERVICE, scopes=["refunds.get"])
+        # The orchestrator's own key asking for refunds.get only, acting for the customer.
+        granted = self.mesh.service_token("orchestrator", grants=["refunds.get"])
         credential = StaticCredential(token=granted)
         async with ToolClient.for_servers([spec], credential=credential) as tools:
             return await tools.call(
