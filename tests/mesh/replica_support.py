@@ -26,7 +26,7 @@ from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.credentials import StaticCredential
-from tests.mesh.support import Mesh, running_mesh, token
+from tests.mesh.support import Mesh, running_mesh
 from tests.support.processes import Service, free_port, run_service
 from tests.support.tool_auth import acting_for
 
@@ -114,7 +114,7 @@ class Replicas:
         """policy-check's tasks (as the orchestrators' service principal): id -> A2A state."""
         headers = {
             "A2A-Version": "1.0",
-            "Authorization": f"Bearer {token('svc:orchestrator', 'service')}",
+            "Authorization": f"Bearer {self.mesh.service_token('orchestrator')}",
         }
         async with httpx.AsyncClient() as http:
             answer = await http.get(self.mesh.url("policy") + "/tasks", headers=headers)

@@ -17,7 +17,7 @@ from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import mint_token
 from tests.support.processes import Service, free_port, run_service
-from tests.support.service_keys import sign_as
+from tests.support.service_keys import service_subject_token, sign_as
 
 SECRET: Final = "mesh-test-secret-0123456789abcdef0123456789abcdef"
 SERVICES: Final = ("commerce", "payments", "policy", "risk", "orchestrator")
@@ -154,6 +154,9 @@ def running_mesh(
 
 
 def token(subject: str, *roles: str) -> str:
+    """A person's HS256 token; with the ``service`` role, that service's own key's token."""
+    if "service" in roles:
+        return service_subject_token(subject, roles=list(roles))
     return mint_token(subject, roles or ("customer",), secret=SECRET)
 
 

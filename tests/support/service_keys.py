@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import jwt
 import yaml
@@ -82,3 +82,12 @@ def write_session_trust(base: Path) -> dict[str, str]:
         "ACCORD_KEYS_DIR": str(keys),
         "ACCORD_SERVICE_TRUST": str(write_trust(base / "trust.yaml")),
     }
+
+
+def service_subject_token(subject: str, **options: Any) -> str:
+    """For helpers that took any ``svc:NAME``: that service's own token if the session's table
+    trusts NAME, else :data:`TEST_SERVICE`'s (an HS256 service token is refused everywhere)."""
+    name = subject.removeprefix("svc:")
+    if name not in trust_document()["services"]:  # type: ignore[operator]
+        name = TEST_SERVICE
+    return sign_as(name, **options)
