@@ -25,7 +25,7 @@ import typer
 # The key and JWT libraries are imported in the commands' bodies: `accord keys --help` shows
 # the options without them (#16).
 
-keys_app = typer.Typer(help="Each service's own signing keys: list, rotate, revoke.")
+keys_app = typer.Typer(help="Each service's signing keys: list, rotate, revoke.")
 
 
 def _when(seconds: float) -> str:
