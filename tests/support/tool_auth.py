@@ -7,6 +7,7 @@ one. Service tokens are signed by the service's own key (tests/support/service_k
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -31,7 +32,12 @@ ALL_TOOLS: Final = (
 
 
 def secret_env() -> dict[str, str]:
-    return {"ACCORD_JWT_SECRET": SECRET}
+    """People's secret, and the session's service keys and trust table (tests/conftest.py), for
+    a process started without this one's environment (a stdio server)."""
+    keys = {
+        k: os.environ[k] for k in ("ACCORD_KEYS_DIR", "ACCORD_SERVICE_TRUST") if k in os.environ
+    }
+    return {"ACCORD_JWT_SECRET": SECRET, **keys}
 
 
 def service_token(grants: Iterable[str] = ALL_TOOLS, name: str = TEST_SERVICE) -> str:
