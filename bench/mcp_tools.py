@@ -31,10 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import jwt
 
 from accord.contracts.envelope import Tenant
 from accord.contracts.tool_access import ToolDelegation
-from accord.protocol.auth import mint_token
+from accord.protocol.auth import token_claims
+from accord.protocol.service_keys import ALGORITHM, ensure_ring
 
 ROOT = Path(__file__).resolve().parent.parent
 ECHO = "bench.echo"
@@ -229,8 +231,19 @@ def main() -> None:
     data = tempfile.mkdtemp(prefix="accord-bench-mcp-")
     env = {k: v for k, v in os.environ.items() if k not in ("ACCORD_DATABASE_URL", "ACCORD_FAULTS")}
     env["ACCORD_DATA_DIR"] = data
-    env["ACCORD_JWT_SECRET"] = secret = os.urandom(32).hex()  # this run's servers and token
-    token = mint_token("svc:bench", ["service"], secret=secret, scopes=GRANTS)
+    env["ACCORD_JWT_SECRET"] = os.urandom(32).hex()  # this run's servers
+    # Services sign their own tokens (issue #30): this run calls as the orchestrator, with its
+    # key in this run's keys folder, which the servers trust through the shipped trust table.
+    env["ACCORD_KEYS_DIR"] = keys = os.path.join(data, "keys")
+    env.pop("ACCORD_SERVICE_TRUST", None)
+    ring, _made = ensure_ring("orchestrator", Path(keys))
+    signer = ring.signer()
+    token = jwt.encode(
+        token_claims("svc:orchestrator", ["service"], scopes=GRANTS),
+        signer.private_key(),
+        algorithm=ALGORITHM,
+        headers={"kid": signer.kid},
+    )
     serve = ["-m", "accord.agents.cli.main", "serve"]
     run = "bench-" + os.urandom(3).hex()
 

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support import postgres
+from tests.support.service_keys import write_session_trust
 from tests.support.slow_modules import SLOW_MODULES
 
 # Hypothesis times each example (200 ms deadline, a "too slow" health check): on two cores
@@ -31,6 +32,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             -SLOW_MODULES.get(item.nodeid.split("::", 1)[0], 0),
         )
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def service_keys_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """Every service a test starts, and the test process, share one keys directory and a trust
+    table that also trusts the service ``tests`` (tests/support/service_keys.py): a test signs
+    as a service with that service's own key, as services do (issue #30)."""
+    env = write_session_trust(tmp_path_factory.mktemp("service-keys"))
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    yield env
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

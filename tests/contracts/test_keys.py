@@ -53,6 +53,7 @@ WIRE_VALUES = {
     "PUSH_ID_HEADER": "X-Accord-Notification-Id",
     "HEALTH_PATH": "/healthz",
     "READY_PATH": "/readyz",
+    "SERVICE_JWKS_PATH": "/.well-known/jwks.json",
 }
 
 

@@ -148,3 +148,15 @@ def test_every_service_reads_the_same_deny_list_and_api_keys(compose: dict[str, 
             assert env[var].startswith(target + "/"), (name, var)
         revoked = env["ACCORD_REVOKED_FILE"].removeprefix(target + "/")
         assert (ROOT / source / revoked).is_file(), name
+
+
+def test_each_service_mounts_only_its_own_signing_key(compose: dict[str, Any]) -> None:
+    """Issue #30: no service holds a key that signs for another; all read one trust table."""
+    for name, service in accord_services(compose).items():
+        (secret,) = service["secrets"]
+        assert secret["source"] == f"key-{name}", name
+        keys_dir = service["environment"]["ACCORD_KEYS_DIR"]
+        assert secret["target"] == f"{keys_dir}/{name}/keyring.json", name
+        assert compose["secrets"][f"key-{name}"]["file"] == f"./deploy/keys/{name}/keyring.json"
+        trust = service["environment"]["ACCORD_SERVICE_TRUST"].removeprefix("/etc/accord/")
+        assert (ROOT / "deploy" / "access" / trust).is_file(), name

@@ -206,3 +206,24 @@ def test_termination_grace_covers_the_pre_stop_pause_and_the_drain(
         pause_s = container["lifecycle"]["preStop"]["sleep"]["seconds"]
         assert pause_s >= 2, name  # endpoints leave the load balancers before SIGTERM
         assert pod["terminationGracePeriodSeconds"] > pause_s + drain_s, name
+
+
+def test_each_deployment_mounts_only_its_own_signing_key(docs: list[dict[str, Any]]) -> None:
+    """Issue #30: a Secret per service, mounted by that Deployment alone, under ACCORD_KEYS_DIR;
+    the trust table and the services' public keys come from ConfigMaps every pod mounts."""
+    config = of_kind(docs, "ConfigMap")["accord-config"]["data"]
+    trust = of_kind(docs, "ConfigMap")["accord-trust"]["data"]
+    mounted_by: dict[str, set[str]] = {}
+    for name, deployment in of_kind(docs, "Deployment").items():
+        pod = deployment["spec"]["template"]["spec"]
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        mounts = {m["mountPath"]: m for m in container(deployment)["volumeMounts"]}
+        own = volumes[mounts[f"{config['ACCORD_KEYS_DIR']}/{name}"]["name"]]["secret"]
+        assert own["secretName"] == f"accord-key-{name}", name
+        for volume in volumes.values():
+            if "secret" in volume and volume["secret"]["secretName"].startswith("accord-key-"):
+                mounted_by.setdefault(volume["secret"]["secretName"], set()).add(name)
+        trust_dir, _, trust_key = config["ACCORD_SERVICE_TRUST"].rpartition("/")
+        assert volumes[mounts[trust_dir]["name"]]["configMap"]["name"] == "accord-trust", name
+        assert trust_key in trust
+    assert all(len(users) == 1 for users in mounted_by.values()), mounted_by

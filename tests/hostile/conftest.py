@@ -11,12 +11,15 @@ import pytest
 
 from accord.protocol.auth import mint_token
 from tests.support.processes import Service, run_service
+from tests.support.service_keys import service_subject_token
 
 SECRET: Final = "hostile-test-secret-0123456789abcdef0123456789"
 A2A_SERVICES: Final = ("policy", "orchestrator")
 
 
 def token(subject: str = "C-01", *roles: str) -> str:
+    if "service" in roles:  # a service signs with its own key (issue #30)
+        return service_subject_token(subject, roles=list(roles))
     return mint_token(subject, roles or ("customer",), secret=SECRET)
 
 

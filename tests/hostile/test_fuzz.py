@@ -21,6 +21,7 @@ from accord.protocol.auth import mint_token
 from tests.hostile.fuzz import runner
 from tests.hostile.fuzz.targets import TOOLS, a2a_seed, mcp_seed
 from tests.mesh.support import SECRET, SERVICES, Mesh, running_mesh
+from tests.support.service_keys import TEST_SERVICE, sign_as
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -43,7 +44,7 @@ def test_fuzzed_requests_get_contract_answers(fuzz_mesh: Mesh, service: str) -> 
     print(f"fuzz {service}: ACCORD_FUZZ_SEED={seed}")
     if service in TOOLS:
         make = partial(mcp_seed, service)
-        credential = mint_token("svc:fuzz", ["service"], secret=SECRET, scopes=ALL_TOOLS)
+        credential = sign_as(TEST_SERVICE, scopes=ALL_TOOLS)
     else:
         make = partial(a2a_seed, service)
         credential = mint_token("C-01", ["customer"], secret=SECRET)

@@ -3,8 +3,8 @@ no unauthenticated or idle GET stream, a per-caller rate, and the connection kep
 
 from __future__ import annotations
 
+import itertools
 import json
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -14,18 +14,24 @@ import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
 from tests.support.processes import Service, run_service
+from tests.support.service_keys import write_trust
 from tests.support.tool_auth import bearer, secret_env, service_token
 
 pytestmark = pytest.mark.timeout(120)
 
+CALLERS: Final = tuple(f"caller-{n:02d}" for n in range(16))
+_callers = itertools.cycle(CALLERS)  # each signs at most a few requests: under its burst
 MCP: Final = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module")
 def commerce(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     base: Path = tmp_path_factory.mktemp("mcp-hostile")
+    # Callers of their own (the rate limit is low on purpose): services this server trusts.
+    trusted = {name: {"grants": [], "tenants": ["*"]} for name in (*CALLERS, "hasty")}
     env = {
         **secret_env(),
+        "ACCORD_SERVICE_TRUST": str(write_trust(base / "trust.yaml", trusted)),
         "ACCORD_DATA_DIR": str(base / "data"),
         "ACCORD_SERVICE_RATE_LIMIT_PER_S": "5",  # burst 10
     }
@@ -35,7 +41,7 @@ def commerce(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 
 def _post(http: httpx.Client, body: bytes, **headers: str) -> httpx.Response:
     # A caller of its own each time: the server's rate limit is low on purpose (last test).
-    token = service_token(name=f"t-{uuid.uuid4().hex[:8]}")
+    token = service_token(name=next(_callers))
     return http.post("/mcp", content=body, headers={**MCP, **bearer(token), **headers})
 
 

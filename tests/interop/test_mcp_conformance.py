@@ -35,13 +35,13 @@ from tests.mesh.mesh_support import JS, NODE_MODULES, ROOT, declared_at, node_en
 from tests.mesh.support import SECRET
 from tests.support.auth_proxy import running_proxy
 from tests.support.processes import Service
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_servers import run_commerce
 
 from accord.contracts.envelope import Tenant
 from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import MCP_ERROR_META_KEY, TOOL_DELEGATION_META_KEY
 from accord.contracts.tool_access import ToolDelegation
-from accord.protocol.auth import ROLE_SERVICE, mint_token
 
 pytestmark = [pytest.mark.node, pytest.mark.timeout(300)]
 
@@ -62,7 +62,7 @@ TOOLS: Final = (
 
 def _service_token() -> str:
     """A service granted every tool (the servers share the mesh tests' secret)."""
-    return mint_token("svc:interop", [ROLE_SERVICE], secret=SECRET, scopes=TOOLS)
+    return sign_as(TEST_SERVICE, scopes=TOOLS)
 
 
 def _acting_for(customer: str) -> str:

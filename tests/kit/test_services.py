@@ -12,6 +12,7 @@ from accord.protocol.auth import mint_token
 from accord.protocol.kit import Credential, KitOptions, Outcome, Report, run_kit
 from tests.support.policy_versions import policy_1_0, policy_2_0, write_contracts
 from tests.support.processes import run_service
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_auth import ALL_TOOLS, SKILL_GRANTS
 from tests.support.tool_servers import run_commerce
 
@@ -25,9 +26,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 def _kit(url: str, *, other: bool = False) -> Report:
     # A service granted every shipped tool (the tool servers check the grant per tool) and
     # every shipped skill (the agents check theirs: AGENT-009).
-    token = mint_token(
-        "svc:contract-test", ["service"], secret=SECRET, scopes=ALL_TOOLS + SKILL_GRANTS
-    )
+    token = sign_as(TEST_SERVICE, scopes=ALL_TOOLS + SKILL_GRANTS)
     options = KitOptions(
         credential=Credential(token=token),
         other=Credential(token=mint_token("C-02", ["customer"], secret=SECRET) if other else None),

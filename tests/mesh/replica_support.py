@@ -23,11 +23,10 @@ import asyncpg
 import httpx
 
 from accord.contracts.tools import tool_contract
-from accord.protocol.auth import mint_token
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.credentials import StaticCredential
-from tests.mesh.support import SECRET, Mesh, running_mesh, token
+from tests.mesh.support import Mesh, running_mesh
 from tests.support.processes import Service, free_port, run_service
 from tests.support.tool_auth import acting_for
 
@@ -101,8 +100,8 @@ class Replicas:
             self.mesh.url("payments") + "/mcp",
             [tool_contract("refunds.issue"), tool_contract("refunds.get")],
         )
-        # A service granted refunds.get, acting for the customer (as the orchestrator does).
-        granted = mint_token("svc:tests", ["service"], secret=SECRET, scopes=["refunds.get"])
+        # The orchestrator's own key asking for refunds.get only, acting for the customer.
+        granted = self.mesh.service_token("orchestrator", grants=["refunds.get"])
         credential = StaticCredential(token=granted)
         async with ToolClient.for_servers([spec], credential=credential) as tools:
             return await tools.call(
@@ -115,7 +114,7 @@ class Replicas:
         """policy-check's tasks (as the orchestrators' service principal): id -> A2A state."""
         headers = {
             "A2A-Version": "1.0",
-            "Authorization": f"Bearer {token('svc:orchestrator', 'service')}",
+            "Authorization": f"Bearer {self.mesh.service_token('orchestrator')}",
         }
         async with httpx.AsyncClient() as http:
             answer = await http.get(self.mesh.url("policy") + "/tasks", headers=headers)

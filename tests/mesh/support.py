@@ -17,6 +17,7 @@ from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import mint_token
 from tests.support.processes import Service, free_port, run_service
+from tests.support.service_keys import service_subject_token, sign_as
 
 SECRET: Final = "mesh-test-secret-0123456789abcdef0123456789abcdef"
 SERVICES: Final = ("commerce", "payments", "policy", "risk", "orchestrator")
@@ -72,6 +73,11 @@ class Mesh:
         else:
             old.stop()
         return self.start("orchestrator", extra_env)
+
+    def service_token(self, service: str, *, grants: Sequence[str] = (), **options: Any) -> str:
+        """A token of ``svc:SERVICE`` signed by that service's own key, as the mesh's services
+        sign theirs (``grants`` ask for fewer than the verifiers' trust table gives)."""
+        return sign_as(service, scopes=grants, **options)
 
     def orchestrator_log(self) -> str:
         return self.services["orchestrator"].log()
@@ -148,6 +154,9 @@ def running_mesh(
 
 
 def token(subject: str, *roles: str) -> str:
+    """A person's HS256 token; with the ``service`` role, that service's own key's token."""
+    if "service" in roles:
+        return service_subject_token(subject, roles=list(roles))
     return mint_token(subject, roles or ("customer",), secret=SECRET)
 
 

@@ -14,7 +14,6 @@ from typing import Final
 
 import pytest
 
-from accord.protocol.auth import mint_token
 from accord.protocol.kit import Credential, KitOptions, Outcome, run_kit
 from accord.protocol.kit.probes import load_probes
 from tests.mesh import matrix
@@ -25,7 +24,7 @@ from tests.mesh.mesh_support import (
     python_version,
     token,
 )
-from tests.mesh.support import SECRET
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_auth import SKILL_GRANTS
 
 pytestmark = pytest.mark.timeout(300)
@@ -78,17 +77,11 @@ def _options(service: str) -> KitOptions:
         if service == "orchestrator"
         # granted every tool and skill: the tool servers and agents check the grant (TOOL-011,
         # AGENT-009)
-        else mint_token(
-            "svc:contract-test", ["service"], secret=SECRET, scopes=TOOL_GRANTS + SKILL_GRANTS
-        )
+        else sign_as(TEST_SERVICE, scopes=TOOL_GRANTS + SKILL_GRANTS)
     )
     # Another tenant (AGENT-004) the skills' access does not admit (AGENT-009): a customer
     # may not approve refunds; a service granted nothing may not ask policy-check or risk-check.
-    other = (
-        mint_token("svc:contract-test-other", ["service"], secret=SECRET)
-        if service in ("policy", "risk")
-        else token("C-02")
-    )
+    other = sign_as("cli") if service in ("policy", "risk") else token("C-02")
     probes = load_probes(None)
     return KitOptions(
         credential=Credential(token=own),

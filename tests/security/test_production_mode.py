@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from accord.protocol.production import placeholder_reason
+from accord.protocol.service_keys import rotate
 from tests.security.tokens_support import (
     IdpKey,
     bearer,
@@ -21,6 +22,7 @@ from tests.security.tokens_support import (
     refused_start,
     serve,
 )
+from tests.support.service_keys import write_trust
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 GOOD_SECRET: Final = "9f2c4e7a1b3d5f608172a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8"
@@ -37,6 +39,16 @@ def production(data: Path, **settings: str) -> dict[str, str]:
     return clean_env(data, ACCORD_MODE="production", **settings)
 
 
+def provisioned(base: Path, service: str) -> dict[str, str]:
+    """A service's own key ring (as `accord keys rotate SERVICE` makes it) and a trust table."""
+    keys = base / "provisioned-keys"
+    rotate(service, 0, root=keys)
+    return {
+        "ACCORD_KEYS_DIR": str(keys),
+        "ACCORD_SERVICE_TRUST": str(write_trust(base / "trust.yaml")),
+    }
+
+
 @pytest.mark.parametrize(
     ("service", "settings", "named"),
     [
@@ -44,8 +56,13 @@ def production(data: Path, **settings: str) -> dict[str, str]:
         ("payments", {"ACCORD_JWT_SECRET": shipped_placeholder()}, "placeholder"),
         ("risk", {"ACCORD_JWT_SECRET": "REPLACE_ME" + "x1y2z3w4" * 4}, "placeholder"),
         ("risk", {"ACCORD_JWT_SECRET": "ab" * 32}, "distinct characters"),
-        ("commerce", {}, "no way to verify tokens"),
-        ("policy", {"ACCORD_JWKS": "/etc/idp/jwks.json"}, "ACCORD_SERVICE_TOKEN_FILE"),
+        ("commerce", {}, "no way to verify"),
+        ("policy", {"ACCORD_JWKS": "/etc/idp/jwks.json"}, "no signing key of its own"),
+        # Issue #30: a shared secret never signs a service token, and a guessable one is refused.
+        ("orchestrator", {"ACCORD_JWT_SECRET": GOOD_SECRET}, "never signs service tokens"),
+        ("risk", {"ACCORD_JWT_SECRET": "correct-horse-battery-staple-2026"}, "guessable"),
+        ("risk", {"ACCORD_JWT_SECRET": "Tr0ub4dor&3Tr0ub4dor&3Tr0ub4dor&3"}, "guessable"),
+        ("payments", {"ACCORD_JWT_SECRET": GOOD_SECRET}, "no ACCORD_SERVICE_TRUST"),
         (
             "commerce",
             {"ACCORD_JWT_SECRET": GOOD_SECRET, "ACCORD_DEV": "1", "ACCORD_FAULTS": "x=latency:5"},
@@ -91,7 +108,9 @@ def test_the_placeholder_checks_know_the_shipped_manifest() -> None:
 def test_production_starts_with_a_real_secret_and_tokens_work(tmp_path: Path) -> None:
     from accord.protocol.auth import mint_token
 
-    env = production(tmp_path / "data", ACCORD_JWT_SECRET=GOOD_SECRET)
+    env = production(
+        tmp_path / "data", ACCORD_JWT_SECRET=GOOD_SECRET, **provisioned(tmp_path, "risk")
+    )
     with serve("risk", env, tmp_path) as service:
         token = mint_token("C-01", ["customer"], secret=GOOD_SECRET)
         assert list_tasks(service.url, bearer(token)).status_code == 200
@@ -105,7 +124,10 @@ def test_production_starts_with_an_identity_provider_and_no_secret(tmp_path: Pat
     jwks = tmp_path / "jwks.json"
     jwks.write_text(jwks_json(key))
     env = production(
-        tmp_path / "data", ACCORD_JWKS=str(jwks), ACCORD_JWT_ISSUERS="https://idp.example.test"
+        tmp_path / "data",
+        ACCORD_JWKS=str(jwks),
+        ACCORD_JWT_ISSUERS="https://idp.example.test",
+        **provisioned(tmp_path, "commerce"),
     )
     with serve("commerce", env, tmp_path) as service:  # a tool server calls no one
         assert service.process.poll() is None
@@ -127,3 +149,48 @@ def test_development_says_loudly_which_secret_it_generated(tmp_path: Path) -> No
         again = service.log()
     assert "(generated earlier)" in again
     assert (data / "jwt-secret").read_text().strip() == secret
+
+
+# -- issue #30: API key files ---------------------------------------------------------------
+STRONG_KEY: Final = "k-7Hq2vX9mLp4RtZ8wNc3bYf6sJd1gKa5e"
+
+
+def _key_file(tmp_path: Path, key: str, mode: int) -> Path:
+    path = tmp_path / "api-keys.yaml"
+    path.write_text(f"{key}:\n  subject: batch\n  roles: [customer]\n  id: batch-key\n")
+    path.chmod(mode)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("key", "mode", "named"),
+    [
+        ("k", 0o600, "entry 1 (id batch-key) is shorter than 32 bytes"),
+        ("batch-key-batch-key-batch-key-2026", 0o600, "guessable"),
+        (STRONG_KEY, 0o644, "may be read by group or others (mode 0644)"),
+    ],
+)
+def test_production_refuses_a_weak_or_readable_api_key_file(
+    tmp_path: Path, key: str, mode: int, named: str
+) -> None:
+    env = production(
+        tmp_path / "data",
+        ACCORD_JWT_SECRET=GOOD_SECRET,
+        ACCORD_API_KEYS=str(_key_file(tmp_path, key, mode)),
+        **provisioned(tmp_path, "payments"),
+    )
+    status, stderr = refused_start("payments", env)
+    assert status == 2, stderr
+    assert named in stderr
+    assert f"{key}:" not in stderr  # never the key itself
+
+
+def test_production_starts_with_a_strong_private_api_key(tmp_path: Path) -> None:
+    env = production(
+        tmp_path / "data",
+        ACCORD_JWT_SECRET=GOOD_SECRET,
+        ACCORD_API_KEYS=str(_key_file(tmp_path, STRONG_KEY, 0o600)),
+        **provisioned(tmp_path, "risk"),
+    )
+    with serve("risk", env, tmp_path) as service:
+        assert list_tasks(service.url, {"X-API-Key": STRONG_KEY}).status_code == 200

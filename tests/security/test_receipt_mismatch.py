@@ -33,9 +33,10 @@ from mcp.client.streamable_http import streamable_http_client
 from accord.agents.refund.pause_points import MARKER as PAUSE_MARKER
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
-from accord.protocol.auth import mint_token, service_token
+from accord.protocol.auth import mint_token
 from tests.mesh.mesh_support import Mesh, endpoint
 from tests.mesh.support import SECRET, ask, get_task, running_mesh
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_auth import delegation_meta
 
 pytestmark = pytest.mark.timeout(300)
@@ -52,7 +53,7 @@ def mesh_for_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
 
 async def _issue_directly(mesh: Mesh, amount_cents: int, key: str) -> dict[str, Any]:
     """The attack: refunds.issue on payments itself, under the key the workflow will use."""
-    bearer = service_token("attacker", scopes=["refunds.issue"])
+    bearer = sign_as(TEST_SERVICE, scopes=["refunds.issue"])  # a trusted service's stolen key
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {bearer}"}, timeout=30) as http,
         streamable_http_client(endpoint(mesh, "payments"), http_client=http) as (read, write),

@@ -26,6 +26,7 @@ from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import mint_token
 from tests.mesh.support import SECRET, Mesh
 from tests.protocol.a2a_client.support import envelope
+from tests.support.service_keys import TEST_SERVICE, sign_as
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -35,6 +36,8 @@ OTHERS_RISK = {"order_id": "O-1004", "customer_id": "C-03"}
 
 
 def _token(subject: str, *roles: str) -> str:
+    if "service" in roles:  # a service's token is signed by its own key (issue #30)
+        return sign_as(subject.removeprefix("svc:"), roles=list(roles))
     return mint_token(subject, roles, secret=SECRET)
 
 
@@ -142,6 +145,10 @@ async def test_the_orchestrator_starts_refunds_for_customers_and_services_only(
     assert code is expected
 
 
+def _stats_token(roles: tuple[str, ...]) -> str:
+    return _token(f"svc:{TEST_SERVICE}" if roles == ("service",) else "x-1", *roles)
+
+
 @pytest.mark.parametrize(
     ("roles", "status"),
     [
@@ -155,7 +162,7 @@ async def test_the_orchestrator_starts_refunds_for_customers_and_services_only(
 def test_stats_follow_the_table(mesh: Mesh, roles: tuple[str, ...], status: int) -> None:
     answer = httpx.get(
         mesh.orchestrator + "/stats",
-        headers={"A2A-Version": "1.0", "Authorization": f"Bearer {_token('x-1', *roles)}"},
+        headers={"A2A-Version": "1.0", "Authorization": f"Bearer {_stats_token(roles)}"},
         timeout=30,
     )
     assert answer.status_code == status, answer.text

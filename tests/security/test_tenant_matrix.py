@@ -21,6 +21,7 @@ from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import mint_token
 from tests.mesh.support import SECRET, Mesh, ask, get_task
+from tests.support.service_keys import TEST_SERVICE, sign_as
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -32,11 +33,13 @@ def intruders(owner: str) -> dict[str, Principal]:
         "other customer": ("C-02", "accord", ("customer",)),
         "same subject, other app": (owner, "shop", ("customer",)),
         "approver": ("approver-1", "accord", ("approver",)),
-        "service": ("svc:intruder", "accord", ("service",)),
+        "service": (f"svc:{TEST_SERVICE}", "accord", ("service",)),
     }
 
 
 def _token(subject: str, app: str, roles: tuple[str, ...]) -> str:
+    if "service" in roles:  # a trusted service, with its own key: still not the task's owner
+        return sign_as(subject.removeprefix("svc:"))
     return mint_token(subject, roles, app=app, secret=SECRET)
 
 

@@ -5,6 +5,7 @@ rule is the verifier's alone and against real `accord serve` processes where a f
 from __future__ import annotations
 
 import http.server
+import json
 import subprocess
 import sys
 import threading
@@ -35,6 +36,7 @@ from tests.security.tokens_support import (
     serve,
 )
 from tests.support.processes import Service
+from tests.support.service_keys import TEST_SERVICE, sign_as, write_trust
 
 SECRET = "tokens-test-secret-" + "0123456789abcdef" * 3
 HOUR = 3600
@@ -165,7 +167,11 @@ def test_lifetimes_have_a_maximum_per_kind_of_principal(
     tmp_path: Path, roles: list[str], ttl_s: int, accepted: bool
 ) -> None:
     now = int(time.time())
-    token = signed(roles=roles, iat=now, exp=now + ttl_s)
+    token = (
+        sign_as(TEST_SERVICE, roles=roles, issued_at=now, ttl_s=ttl_s)  # a service's own key
+        if "service" in roles
+        else signed(roles=roles, iat=now, exp=now + ttl_s)
+    )
     auth = authenticator(tmp_path)
     if accepted:
         assert auth.authenticate(lower(bearer(token))).roles == frozenset(roles)
@@ -177,7 +183,8 @@ def test_the_lifetimes_are_configurable(tmp_path: Path) -> None:
     now = int(time.time())
     auth = authenticator(tmp_path, token_max_ttl_s=600, service_token_max_ttl_s=60)
     assert check(auth, signed(iat=now, exp=now + 601)).details["claim"] == "exp"
-    assert check(auth, signed(roles=["service"], iat=now, exp=now + 61)).details["claim"] == "exp"
+    service = sign_as(TEST_SERVICE, issued_at=now, ttl_s=61)
+    assert check(auth, service).details["claim"] == "exp"
 
 
 def test_a_token_issued_in_the_future_is_refused(tmp_path: Path) -> None:
@@ -332,6 +339,7 @@ def test_a_production_service_verifies_jwks_tokens_and_follows_a_rotation(
         ACCORD_JWKS=str(jwks),
         ACCORD_JWT_ISSUERS="https://idp.example.test",
         ACCORD_SERVICE_TOKEN_FILE=str(token_file),
+        ACCORD_SERVICE_TRUST=str(write_trust(tmp_path / "trust.yaml")),
     )
     with serve("policy", env, tmp_path) as service:
         assert list_tasks(service.url, bearer(first.sign())).status_code == 200
@@ -414,9 +422,12 @@ def test_service_token_reads_the_configured_file_and_follows_its_rotation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ACCORD_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ACCORD_KEYS_DIR", str(tmp_path / "keys"))
     monkeypatch.setenv("ACCORD_JWT_SECRET", SECRET)
     minted = service_token("orchestrator")
-    claims = jwt.decode(minted, SECRET, algorithms=["HS256"], audience="accord")
+    jwks = json.loads((tmp_path / "keys" / "orchestrator" / "jwks.json").read_text())
+    key = jwt.PyJWKSet.from_dict(jwks)[jwt.get_unverified_header(minted)["kid"]]
+    claims = jwt.decode(minted, key, algorithms=["ES256"], audience="accord")  # never the secret
     assert (claims["sub"], claims["roles"]) == ("svc:orchestrator", ["service"])
     assert service_token("orchestrator") == minted  # kept, not minted per request
     path = tmp_path / "token"
@@ -440,4 +451,6 @@ def test_the_deny_list_file_keeps_reading_old_lines(tmp_path: Path) -> None:
     assert not revoked.is_revoked("broken")
     old = Principal(subject="C-01", roles=frozenset({"customer"}), issued_at=99.0)
     assert revoked.refuses(old) is not None
+    signed_by_b = Principal(subject="svc:a", roles=frozenset({"service"}), key_id="b")
+    assert revoked.refuses(signed_by_b) is not None  # "key a b": service a's key b
     assert revoked.refuses(replace(old, issued_at=100.0)) is None

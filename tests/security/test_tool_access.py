@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,15 +70,19 @@ async def test_a_customer_token_cannot_issue_a_refund(servers: ToolServers) -> N
 
 
 @pytest.mark.parametrize(
-    "token",
+    "make_token",
     [
-        service_token(["orders.lookup", "refunds.get"]),  # granted other tools, not this one
-        service_token([]),  # granted nothing
-        token_for("approver-1", ["approver"]),  # a person who approves, not a service
+        lambda: service_token(["orders.lookup", "refunds.get"]),  # asks for other tools only
+        lambda: service_token(name="cli"),  # a service its table grants nothing
+        lambda: service_token(name="risk"),  # a service granted reads only
+        lambda: token_for("approver-1", ["approver"]),  # a person who approves, not a service
     ],
-    ids=["other-grants", "no-grants", "approver"],
+    ids=["other-grants", "no-grants", "read-grants", "approver"],
 )
-async def test_a_principal_without_the_grant_cannot_issue(servers: ToolServers, token: str) -> None:
+async def test_a_principal_without_the_grant_cannot_issue(
+    servers: ToolServers, make_token: Callable[[], str]
+) -> None:
+    token = make_token()  # signed when the test runs: the session's keys are set up by then
     args = _refund()
     result = await call(
         servers.mcp("payments"), "refunds.issue", args, token=token, meta=delegation_meta("C-01")

@@ -1,11 +1,13 @@
 """Credentials for tests that call tool servers directly (tool servers need a verified principal).
 
-Servers started by a test get :func:`secret_env` (the secret their tokens are signed with); the
-test mints tokens with the same secret, so nothing depends on a data directory's generated one.
+Servers started by a test get :func:`secret_env` (the secret people's tokens are signed with);
+the test mints them with the same secret, so nothing depends on a data directory's generated
+one. Service tokens are signed by the service's own key (tests/support/service_keys.py).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -15,8 +17,9 @@ from mcp.client.streamable_http import streamable_http_client
 from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.envelope import Tenant
 from accord.contracts.tool_access import ToolDelegation
-from accord.protocol.auth import ROLE_CUSTOMER, ROLE_SERVICE, mint_token
+from accord.protocol.auth import ROLE_CUSTOMER, mint_token
 from accord.protocol.mcp.credentials import StaticCredential
+from tests.support.service_keys import TEST_SERVICE, sign_as
 
 SECRET: Final = "tool-tests-shared-secret-0123456789abcdef"
 ALL_TOOLS: Final = (
@@ -43,11 +46,17 @@ SKILL_GRANTS: Final = tuple(
 
 
 def secret_env() -> dict[str, str]:
-    return {"ACCORD_JWT_SECRET": SECRET}
+    """People's secret, and the session's service keys and trust table (tests/conftest.py), for
+    a process started without this one's environment (a stdio server)."""
+    keys = {
+        k: os.environ[k] for k in ("ACCORD_KEYS_DIR", "ACCORD_SERVICE_TRUST") if k in os.environ
+    }
+    return {"ACCORD_JWT_SECRET": SECRET, **keys}
 
 
-def service_token(grants: Iterable[str] = ALL_TOOLS, name: str = "tests") -> str:
-    return mint_token(f"svc:{name}", [ROLE_SERVICE], secret=SECRET, scopes=grants)
+def service_token(grants: Iterable[str] = ALL_TOOLS, name: str = TEST_SERVICE) -> str:
+    """``svc:NAME`` asking for ``grants``, signed by that service's own key (the session's)."""
+    return sign_as(name, scopes=grants)
 
 
 def customer_token(customer: str = "C-01") -> str:

@@ -18,11 +18,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from accord.contracts.tools import shipped_tool_contracts
 from accord.protocol.a2a.client import new_traceparent
-from accord.protocol.auth import mint_token
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.credentials import StaticCredential
-from tests.protocol.a2a_client.support import SECRET, service_env
+from tests.protocol.a2a_client.support import service_env
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_auth import acting_for
 from tests.support.tool_servers import run_commerce
 
@@ -105,7 +105,7 @@ async def test_spans_and_metrics_reach_an_otlp_endpoint(
             url=f"{commerce.url}/mcp",
             contracts=(shipped_tool_contracts()["orders.lookup"],),
         )
-        granted = mint_token("svc:tests", ["service"], secret=SECRET, scopes=["orders.lookup"])
+        granted = sign_as(TEST_SERVICE, scopes=["orders.lookup"])
         credential = StaticCredential(token=granted)
         async with ToolClient.for_servers([spec], credential=credential) as tools:
             await tools.call(

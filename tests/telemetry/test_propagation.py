@@ -18,12 +18,12 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.contracts.tools import shipped_tool_contracts
 from accord.protocol.a2a.client import A2AClient, new_traceparent
-from accord.protocol.auth import mint_token
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec
 from accord.protocol.mcp.credentials import StaticCredential
-from tests.protocol.a2a_client.support import SECRET, envelope, service_env, service_token
+from tests.protocol.a2a_client.support import envelope, service_env, service_token
 from tests.support.processes import Service, run_service
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_auth import acting_for
 from tests.support.tool_servers import run_commerce
 from tests.telemetry.traces import (
@@ -147,7 +147,7 @@ async def test_mcp_meta_carries_the_callers_context_and_errors_carry_their_code(
     spec = ServerSpec(
         name="commerce", transport="http", url=f"{pair.commerce.url}/mcp", contracts=contracts
     )
-    granted = mint_token("svc:tests", ["service"], secret=SECRET, scopes=["orders.lookup"])
+    granted = sign_as(TEST_SERVICE, scopes=["orders.lookup"])
     credential = StaticCredential(token=granted)
     async with ToolClient.for_servers([spec], credential=credential) as tools:
         with pytest.raises(AccordError) as caught:

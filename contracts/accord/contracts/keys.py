@@ -176,3 +176,9 @@ HEALTH_PATH: Final = "/healthz"
 
 READY_PATH: Final = "/readyz"
 """GET: the process and its dependencies (store, tool servers, peers) are reachable (public)."""
+
+SERVICE_JWKS_PATH: Final = "/.well-known/jwks.json"
+"""GET (public): the service's own signing keys (a JWKS: ES256, each with its ``kid``). Every
+token a service sends is signed by one of them; a verifier accepts it only under the keys of
+the service its ``sub`` (``svc:NAME``) names, with the grants of its own trust table
+(docs/service-keys.md)."""

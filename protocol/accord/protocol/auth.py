@@ -50,6 +50,10 @@ class Principal:
     credential_id: str = ""  # jwt jti or api key id, for revocation and logs
     scopes: frozenset[str] = frozenset()  # OAuth ``scope`` claim: what a service was granted
     issued_at: float | None = None  # a token's ``iat`` (None: an API key), for revocation
+    key_id: str = ""  # the service key (``kid``) that signed a service token, for revocation
+    # Tenant apps a service may act for, from the verifier's trust table ("*": any);
+    # None: not restricted by one (a person, or a service API key).
+    tenants: frozenset[str] | None = None
 
     def has_scope(self, scope: str) -> bool:
         return scope in self.scopes
@@ -60,6 +64,9 @@ class Principal:
     @property
     def is_service(self) -> bool:
         return ROLE_SERVICE in self.roles
+
+    def may_act_for_app(self, app: str) -> bool:
+        return self.tenants is None or "*" in self.tenants or app in self.tenants
 
     @property
     def owner(self) -> str:
@@ -119,20 +126,17 @@ def _read_secret(path: Path) -> str:
     return value
 
 
-def mint_token(
+def token_claims(
     subject: str,
     roles: Iterable[str],
     *,
     app: str = DEFAULT_APP,
     ttl_s: int = 3600,
-    secret: str | None = None,
     scopes: Iterable[str] = (),
     issued_at: int | None = None,
-) -> str:
-    """A signed HS256 token for ``subject`` with ``roles`` (development and service use).
-
-    It carries every claim the verifier requires (``iss`` ``accord``, ``aud`` the configured
-    audience, ``iat``, ``exp``, ``jti``); ``issued_at`` backdates it (tests of revocation)."""
+) -> dict[str, object]:
+    """Every claim the verifier requires (``iss`` ``accord``, ``aud`` the configured audience,
+    ``iat``, ``exp``, ``jti``); ``issued_at`` backdates them (tests of revocation)."""
     now = int(time.time()) if issued_at is None else issued_at
     claims: dict[str, object] = {
         "iss": ISSUER,
@@ -147,33 +151,56 @@ def mint_token(
     granted = sorted(set(scopes))
     if granted:
         claims["scope"] = " ".join(granted)
+    return claims
+
+
+def mint_token(
+    subject: str,
+    roles: Iterable[str],
+    *,
+    app: str = DEFAULT_APP,
+    ttl_s: int = 3600,
+    secret: str | None = None,
+    scopes: Iterable[str] = (),
+    issued_at: int | None = None,
+) -> str:
+    """A signed HS256 token for a person: ``subject`` with ``roles`` (development).
+
+    Verifiers refuse an HS256 token with role ``service``: a service's token is signed by its
+    own key (:func:`service_token`)."""
+    claims = token_claims(subject, roles, app=app, ttl_s=ttl_s, scopes=scopes, issued_at=issued_at)
     return jwt.encode(claims, secret or jwt_secret(), algorithm=HS_ALGORITHM)
 
 
 def service_token(service_name: str, *, ttl_s: int = 3600, scopes: Iterable[str] = ()) -> str:
     """The bearer token this service sends to other services; call it for every request.
 
-    With ``ACCORD_SERVICE_TOKEN_FILE`` set, the token in that file (an identity provider's or a
-    Kubernetes projected token, rotated by whoever writes the file; ``scopes`` are then whatever
-    its issuer granted). Otherwise a token minted with the shared secret: role ``service``,
-    subject ``svc:<name>``, the ``scopes`` asked for, renewed at half its life."""
+    With ``ACCORD_SERVICE_TOKEN_FILE`` set, the token in that file (rotated by whoever writes
+    it; verifiers check it against their trust table all the same). Otherwise a token signed
+    ES256 by this service's own key (:mod:`accord.protocol.service_keys`): role ``service``,
+    subject ``svc:<name>``, asking for the ``scopes`` (the verifier grants at most what its
+    trust table says), renewed at half its life or when the signing key changes."""
     settings = current()
     if settings.service_token_file is not None:
         return _token_file.read(settings.service_token_file)
+    from accord.protocol import service_keys  # cryptography: only processes that sign pay for it
+
+    signer = service_keys.rings.get(service_name).signer().kid
     key = (service_name, ttl_s, tuple(sorted(set(scopes))))
     now = time.monotonic()
     with _minted_lock:
         cached = _minted.get(key)
         # Kept while the settings are the same object (the environment did not change: same
-        # secret, same data directory) and until half its life: verifiers cache it too.
-        if cached is not None and cached[1] is settings and now < cached[2]:
+        # data directory), the key is the same and until half its life: verifiers cache it too.
+        if cached is not None and cached[1] is settings and cached[3] == signer and now < cached[2]:
             return cached[0]
-        token = mint_token(f"svc:{service_name}", [ROLE_SERVICE], ttl_s=ttl_s, scopes=key[2])
-        _minted[key] = (token, settings, now + ttl_s / 2)
+        claims = token_claims(f"svc:{service_name}", [ROLE_SERVICE], ttl_s=ttl_s, scopes=key[2])
+        token = service_keys.sign(service_name, claims)
+        _minted[key] = (token, settings, now + ttl_s / 2, signer)
         return token
 
 
-_minted: dict[tuple[str, int, tuple[str, ...]], tuple[str, AccordSettings, float]] = {}
+_minted: dict[tuple[str, int, tuple[str, ...]], tuple[str, AccordSettings, float, str]] = {}
 _minted_lock = threading.Lock()
 
 

@@ -11,7 +11,8 @@ One set of rules for bearer tokens (whatever signed them) and API keys:
   ignored: permissions are allow-lists, and a role nobody knows is an issuer's mistake (or an
   attempt) the operator should hear about, not a role that quietly means nothing.
 - Tokens only: ``iss`` among the configured issuers, ``aud`` naming the configured audience,
-  ``iat``, ``exp`` and ``jti`` present, and ``exp - iat`` at most the lifetime of the kind of
+  ``iat``, ``exp`` and ``jti`` present (``exp``, ``nbf`` and ``iat`` JSON numbers, never numeric
+  strings), and ``exp - iat`` at most the lifetime of the kind of
   principal (a person: ``ACCORD_TOKEN_MAX_TTL_S``, 24 h; a service:
   ``ACCORD_SERVICE_TOKEN_MAX_TTL_S``, 1 h). A token without ``jti`` could never be revoked.
 
@@ -39,6 +40,7 @@ NAME_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
 KNOWN_ROLES: Final = frozenset({ROLE_CUSTOMER, ROLE_APPROVER, ROLE_SERVICE})
 REQUIRED_CLAIMS: Final = ("iss", "aud", "sub", "iat", "exp", "jti")
 JTI_MAX: Final = 256
+TIME_CLAIMS: Final = ("exp", "nbf", "iat")
 
 
 class ClaimError(AccordError):
@@ -107,9 +109,13 @@ def principal_from_claims(
     jti = claims["jti"]
     if not isinstance(jti, str) or len(jti) > JTI_MAX or not jti.strip() or " " in jti:
         raise ClaimError("jti", f"must be a string without spaces, at most {JTI_MAX} long")
+    for name in TIME_CLAIMS:
+        # PyJWT reads "exp": "1799999999" as a number; RFC 7519 says a NumericDate is a JSON
+        # number, and an issuer that writes a string has a bug we should not paper over.
+        value = claims.get(name)
+        if name in claims and (not isinstance(value, int | float) or isinstance(value, bool)):
+            raise ClaimError(name, "must be a JSON number (seconds since 1970)")
     issued, expires = claims["iat"], claims["exp"]
-    if not isinstance(issued, int | float) or isinstance(issued, bool):
-        raise ClaimError("iat", "must be a number (seconds since 1970)")
     if issued > now + leeway_s:
         raise ClaimError("iat", "is in the future")
     limit = max_ttl_s(roles, settings)

@@ -8,7 +8,9 @@
       id: batch-2026-01     # optional key id for revocation and logs
       scopes: [orders.lookup]  # optional grants (the tools a service key may call)
 
-A key without ``id`` is known by ``key:`` + the first 12 hex digits of its SHA-256, so the key
+In production mode the file must be readable by its owner only (0600) and every key long and
+random (:mod:`accord.protocol.secret_strength`): a start-up refusal names the entries, never a
+key. A key without ``id`` is known by ``key:`` + the first 12 hex digits of its SHA-256, so the key
 itself never appears in logs or in the deny list. The file is re-read when it changes.
 
 ``subject``, ``app`` and ``roles`` follow the same rules as a token's claims
@@ -30,6 +32,7 @@ import yaml
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.auth import DEFAULT_APP, Principal
 from accord.protocol.auth_claims import ClaimError, check_name, check_roles
+from accord.protocol.secret_strength import weakness
 from accord.protocol.settings import current
 
 logger = logging.getLogger(__name__)
@@ -61,6 +64,24 @@ class ApiKeys:
     def load(self) -> int:
         """Read the file now (start-up): the number of keys, or the INVALID_INPUT error."""
         return len(self._current())
+
+    def weak_entries(self) -> list[str]:
+        """The entries whose key is short or guessable (production refuses them), by id or
+        position, never by the key."""
+        if self.path is None or not self.path.exists():
+            return []
+        raw: Any = yaml.safe_load(self.path.read_text()) or {}
+        if not isinstance(raw, dict):
+            return []  # _parse says why, at start-up
+        weak: list[str] = []
+        for position, (key, entry) in enumerate(raw.items(), start=1):
+            why = weakness(str(key))
+            if why is not None:
+                key_id = entry.get("id") if isinstance(entry, dict) else None
+                weak.append(
+                    f"entry {position} (id {key_id or 'key:' + key_digest(str(key))[:12]}) {why}"
+                )
+        return weak
 
     def _current(self) -> dict[str, Principal]:
         if self.path is None:

@@ -6,6 +6,8 @@ comments allowed, one entry a line::
     3f9a0c...                               a credential id: a JWT ``jti`` or an API key id
     subject accord/alice 1764581400         every credential of app ``accord``, subject
                                             ``alice``, issued before that time (Unix seconds)
+    key risk Xc2...                         every token signed by service ``risk``'s key
+                                            with that ``kid`` (``accord keys revoke``)
 
 A subject entry refuses each token of that owner whose ``iat`` is earlier than the time, so
 "revoke a user" needs no list of their tokens, and tokens issued after it work again. The time
@@ -39,6 +41,8 @@ from accord.protocol.settings import current, data_dir
 logger = logging.getLogger(__name__)
 
 SUBJECT_WORD: Final = "subject"
+KEY_WORD: Final = "key"
+SERVICE_SUBJECT: Final = "svc:{}"
 
 
 def revoked_file() -> Path:
@@ -51,11 +55,14 @@ class DenyList:
 
     credentials: frozenset[str] = frozenset()
     subjects: tuple[tuple[str, float], ...] = ()  # (owner "app/sub", refused before)
+    keys: frozenset[tuple[str, str]] = frozenset()  # (service subject "svc:NAME", kid)
 
     def refuses(self, principal: Principal) -> str | None:
         """Why ``principal`` is refused, or None."""
         if principal.credential_id and principal.credential_id in self.credentials:
             return "credential has been revoked"
+        if principal.key_id and (principal.subject, principal.key_id) in self.keys:
+            return "the service key that signed this token has been revoked"
         owner = principal.owner
         for revoked_owner, before in self.subjects:
             if revoked_owner != owner:
@@ -68,11 +75,14 @@ class DenyList:
 def parse_deny_list(text: str, source: str = "deny list") -> DenyList:
     credentials: set[str] = set()
     subjects: list[tuple[str, float]] = []
+    keys: set[tuple[str, str]] = set()
     for number, raw in enumerate(text.splitlines(), start=1):
         words = raw.split("#", 1)[0].split()
         if not words:
             continue
-        if words[0] == SUBJECT_WORD:
+        if words[0] == KEY_WORD and len(words) == 3:
+            keys.add((SERVICE_SUBJECT.format(words[1]), words[2]))
+        elif words[0] == SUBJECT_WORD:
             try:
                 owner, before = words[1], float(words[2])
                 if len(words) != 3 or "/" not in owner:
@@ -87,7 +97,7 @@ def parse_deny_list(text: str, source: str = "deny list") -> DenyList:
             credentials.add(words[0])
         else:
             logger.warning("%s line %d ignored: one credential id a line", source, number)
-    return DenyList(frozenset(credentials), tuple(subjects))
+    return DenyList(frozenset(credentials), tuple(subjects), frozenset(keys))
 
 
 class RevocationList:
@@ -146,3 +156,11 @@ def revoke_subject(
     cutoff = math.floor(time.time()) + 1 if before is None else math.ceil(before)
     when = datetime.fromtimestamp(cutoff, UTC).isoformat()
     return _append(f"{SUBJECT_WORD} {owner_key(app, subject)} {cutoff}  # {when}", path), cutoff
+
+
+def revoke_key(service: str, kid: str, path: Path | None = None) -> Path:
+    """Refuse every token signed by ``service``'s key ``kid`` (``accord keys revoke``)."""
+    if not service or not kid or any(c.isspace() or c == "#" for c in service + kid):
+        raise ValueError(f"not a service and key id: {service!r} {kid!r}")
+    when = datetime.fromtimestamp(time.time(), UTC).isoformat()
+    return _append(f"{KEY_WORD} {service} {kid}  # revoked {when}", path)

@@ -1,16 +1,23 @@
 """Verify a request's credential and return its :class:`Principal`.
 
-Bearer JWTs: HS256 with the shared secret (:func:`accord.protocol.auth.configured_secret`; in
-production mode only when ``ACCORD_JWT_SECRET`` is set), or RS256 / ES256 with the identity
+People's bearer JWTs: HS256 with the shared secret (:func:`accord.protocol.auth.configured_secret`;
+in production mode only when ``ACCORD_JWT_SECRET`` is set), or RS256 / ES256 with the identity
 provider's keys (:mod:`accord.protocol.auth_jwks`: ``ACCORD_JWKS`` or ``ACCORD_JWT_PUBLIC_KEY``).
 The key is chosen by the token's ``alg`` so a public key can never be used as an HMAC secret.
+
+Service tokens (role ``service``) take another road: only the key of the service the token
+names, from the trust table (:mod:`accord.protocol.auth_trust`), verifies it, and the grants and
+tenants are the table's. A token with role ``service`` that any other key signed (the shared
+secret, the people's identity provider) is refused: whoever holds those could mint any service.
+
 Signature, ``exp``, ``iss`` and ``aud`` are PyJWT's checks; the rest of the claims are
 :mod:`accord.protocol.auth_claims`'. ``X-API-Key``: :class:`~accord.protocol.auth_keys.ApiKeys`.
-Either way the deny list (credential and subject) is checked on every request.
+Either way the deny list (credential, subject, service key) is checked on every request.
 
 A verified token is remembered (bounded, until it expires): clients present the same token on
 every request, and a signature check costs far more than the request's own work here. The deny
-list is still read for every request, so revocation is not delayed by the cache.
+list is still read for every request, and a service token's key must still be published, so
+revocation is not delayed by the cache.
 """
 
 from __future__ import annotations
@@ -18,17 +25,19 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import jwt
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import API_KEY_HEADER
-from accord.protocol.auth import HS_ALGORITHM, Principal, configured_secret
+from accord.protocol.auth import HS_ALGORITHM, ROLE_SERVICE, Principal, configured_secret
 from accord.protocol.auth_claims import ClaimError, principal_from_claims
 from accord.protocol.auth_jwks import ASYMMETRIC, PublicKeys
 from accord.protocol.auth_keys import ApiKeys
 from accord.protocol.auth_revocation import RevocationList
+from accord.protocol.auth_trust import SERVICE_PREFIX, TrustTable, load_trust
 from accord.protocol.settings import AccordSettings, current
 
 LEEWAY_S = 5
@@ -57,6 +66,7 @@ class Authenticator:
         revoked: RevocationList | None = None,
         jwks: str | None = None,
         settings: AccordSettings | None = None,
+        trust: TrustTable | None = None,
     ) -> None:
         self._settings = settings or current()
         self._secret = configured_secret() if secret is None else secret
@@ -66,6 +76,7 @@ class Authenticator:
         )
         self._api_keys = api_keys or ApiKeys()
         self._revoked = revoked or RevocationList()
+        self._trust = trust or load_trust()
         self._verified: OrderedDict[str, tuple[Principal, float]] = OrderedDict()
 
     def authenticate(self, headers: Mapping[str, str]) -> Principal:
@@ -96,6 +107,7 @@ class Authenticator:
         if cached is not None:
             principal, expires = cached
             if _now() <= expires + LEEWAY_S:
+                self._check_key_published(principal)
                 return principal
             del self._verified[token]
             raise _unauthenticated("bearer token has expired")
@@ -113,12 +125,39 @@ class Authenticator:
             return self._keys.key_for(token, header)
         raise _unauthenticated(f"bearer token algorithm {alg!r} is not accepted")
 
+    def _check_key_published(self, principal: Principal) -> None:
+        if principal.key_id and not self._trust.still_published(
+            principal.subject.removeprefix(SERVICE_PREFIX), principal.key_id
+        ):
+            raise _unauthenticated("the service key that signed this token is no longer published")
+
     def _decode(self, token: str) -> tuple[Principal, float]:
         try:
             header = jwt.get_unverified_header(token)
+            unverified: dict[str, Any] = jwt.decode(token, options={"verify_signature": False})
         except jwt.PyJWTError:
             raise _unauthenticated("malformed bearer token") from None
-        key = self._key(token, header)
+        if _claims_service(unverified):
+            return self._decode_service(token, header, unverified)
+        return self._checked(token, self._key(token, header), header)
+
+    def _decode_service(
+        self, token: str, header: dict[str, Any], unverified: Mapping[str, Any]
+    ) -> tuple[Principal, float]:
+        entry = self._trust.entry_for(unverified.get("sub"))
+        key = self._trust.key_for(entry, header)
+        principal, expires = self._checked(token, key, header, issuer=entry.issuer)
+        # The verifier's table decides what the service may do; the token may only ask for less.
+        claimed = "scope" in unverified
+        grants = entry.grants & principal.scopes if claimed else entry.grants
+        principal = replace(
+            principal, scopes=grants, key_id=str(header["kid"]), tenants=entry.tenants
+        )
+        return principal, expires
+
+    def _checked(
+        self, token: str, key: Any, header: dict[str, Any], issuer: str | None = None
+    ) -> tuple[Principal, float]:
         settings = self._settings
         try:
             claims: dict[str, Any] = jwt.decode(
@@ -126,7 +165,7 @@ class Authenticator:
                 key,
                 algorithms=[str(header.get("alg"))],
                 audience=settings.jwt_audience,
-                issuer=list(settings.jwt_issuers),
+                issuer=[issuer] if issuer is not None else list(settings.jwt_issuers),
                 options={"require": ["iss", "aud", "sub", "iat", "exp", "jti"]},
                 leeway=LEEWAY_S,
             )
@@ -148,3 +187,12 @@ class Authenticator:
             raise _unauthenticated("bearer token is invalid") from None
         principal = principal_from_claims(claims, settings, leeway_s=LEEWAY_S, now=_now())
         return principal, float(claims["exp"])
+
+
+def _claims_service(claims: Mapping[str, Any]) -> bool:
+    """Whether a token (not yet verified) asks to be a service: then only a service key may
+    have signed it."""
+    roles = claims.get("roles")
+    if isinstance(roles, str):
+        roles = roles.split()
+    return isinstance(roles, list) and ROLE_SERVICE in roles

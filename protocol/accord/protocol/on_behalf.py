@@ -1,5 +1,5 @@
 """The acting-on-behalf rule, one for both protocols: only a service may name a tenant (user or
-app) other than its own credential's.
+app) other than its own credential's, and only for the apps its trust-table entry allows.
 
 The A2A gate applies it to a message's delegation envelope
 (:func:`accord.protocol.a2a.delegation.check_on_behalf`); a tool server applies it to the
@@ -17,6 +17,13 @@ def check_acting_for(principal: Principal, tenant: Tenant, *, field: str, requir
     """PERMISSION_DENIED (details: the ``field`` that named the tenant, the ``requirement``)
     unless ``principal`` is a service or ``tenant`` is its own."""
     if principal.is_service:
+        if not principal.may_act_for_app(tenant.app):
+            # The verifier's trust table names the tenant apps each service may act for.
+            raise AccordError(
+                ErrorCode.PERMISSION_DENIED,
+                "this service may not act for that tenant app",
+                {"field": field, "requirement": requirement},
+            )
         return
     if tenant.user != principal.subject or tenant.app != principal.app:
         raise AccordError(

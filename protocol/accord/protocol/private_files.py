@@ -48,3 +48,20 @@ def is_shared(path: Path) -> bool:
         return bool(path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO))
     except FileNotFoundError:
         return False
+
+
+def shared_reason(path: Path, what: str) -> str | None:
+    """Why a file of secrets (an API key file, a key ring) may not be used as it is: other
+    users may read it. None when only its owner (and its own group) may, or it is missing."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return None
+    # Group access is the pod's own group in Kubernetes (fsGroup: a Secret volume is 0440 to
+    # it); any other group, or anyone, reading it is what we refuse.
+    group_ok = path.stat().st_gid == os.getgid()
+    if mode & stat.S_IRWXO or (mode & stat.S_IRWXG and not group_ok):
+        return (
+            f"{what} ({path}) may be read by group or others (mode {mode:04o}): `chmod 600 {path}`"
+        )
+    return None

@@ -4,14 +4,20 @@
 before it binds a port and refuses (exit status 2, one line naming every problem) when:
 
 - ``ACCORD_DEV``, ``ACCORD_FAULTS`` or ``ACCORD_TEST_PAUSE`` is set (development and test aids);
-- ``ACCORD_JWT_SECRET`` is shorter than :data:`MIN_SECRET_BYTES`, or looks like a placeholder
-  (the ``REPLACE_ME...`` value deploy/k8s/secret.yaml ships, ``changeme``, one character
-  repeated...): such a secret lets anyone mint service and approver tokens;
-- nothing can verify a token: neither a secret nor an identity provider (``ACCORD_JWKS`` /
-  ``ACCORD_JWT_PUBLIC_KEY``); in development each process would make up a secret, which in a
-  deployment means replicas that silently refuse each other's tokens;
-- an A2A service (it calls other services) has no credential to send: neither
-  ``ACCORD_SERVICE_TOKEN_FILE`` nor a secret to mint one with;
+- ``ACCORD_JWT_SECRET`` is shorter than :data:`MIN_SECRET_BYTES`, looks like a placeholder
+  (the ``REPLACE_ME...`` value deploy/k8s/secret.yaml ships, ``changeme``) or is guessable
+  (an entropy estimate, :mod:`accord.protocol.secret_strength`): such a secret lets anyone mint
+  people's tokens, approvers' included;
+- nothing can verify a person's token: neither a secret nor an identity provider
+  (``ACCORD_JWKS`` / ``ACCORD_JWT_PUBLIC_KEY``); in development each process would make up a
+  secret, which in a deployment means replicas that silently refuse each other's tokens;
+- the service has no signing key of its own (``ACCORD_KEYS_DIR/NAME/keyring.json``, readable by
+  its owner only) and no ``ACCORD_SERVICE_TOKEN_FILE``: a shared HS256 secret never signs a
+  service token (any service holding it could mint another's authority, issue #30);
+- there is no trust table (``ACCORD_SERVICE_TRUST``): which services' tokens it accepts, under
+  which keys, with which grants, is the deployment's to say;
+- the API key file (``ACCORD_API_KEYS``) may be read by group or others, or holds a short or
+  guessable key;
 - ``ACCORD_JWKS`` is a plain ``http://`` URL (keys fetched in clear can be replaced on the way);
 - ``ACCORD_DATABASE_URL`` still holds the manifest's placeholder password.
 
@@ -27,68 +33,101 @@ from dataclasses import dataclass
 from typing import Final
 
 from accord.protocol.auth import dev_secret_path
+from accord.protocol.auth_keys import ApiKeys
+from accord.protocol.private_files import shared_reason
+from accord.protocol.secret_strength import MIN_SECRET_BYTES as MIN_SECRET_BYTES
+from accord.protocol.secret_strength import weakness
+from accord.protocol.service_keys import KEYRING_FILE, service_dir
 from accord.protocol.settings import AccordSettings, env_name
-
-MIN_SECRET_BYTES: Final = 32
-PLACEHOLDER: Final = re.compile(r"replace[_-]?me|change[_-]?me|placeholder|example|secret", re.I)
-MIN_DISTINCT_CHARS: Final = 8  # "aaaa...", "abababab...": not a random secret
 
 
 def placeholder_reason(value: str) -> str | None:
-    """Why ``value`` cannot be a real secret, or None."""
-    if len(value.encode()) < MIN_SECRET_BYTES:
-        return f"is shorter than {MIN_SECRET_BYTES} bytes"
-    if PLACEHOLDER.search(value):
-        return "looks like a placeholder (e.g. the REPLACE_ME value deploy/k8s/secret.yaml ships)"
-    if len(set(value)) < MIN_DISTINCT_CHARS:
-        return f"has fewer than {MIN_DISTINCT_CHARS} distinct characters: not a random secret"
-    return None
+    """Why ``value`` cannot be a real secret, or None (:mod:`accord.protocol.secret_strength`)."""
+    return weakness(value)
+
+
+@dataclass(frozen=True)
+class Starting:
+    """The service being started: its name, and whether it calls other services."""
+
+    name: str
+    calls_others: bool
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One thing production refuses: ``problem(settings, calls_others)`` says why, or None."""
+    """One thing production refuses: ``problem(settings, starting)`` says why, or None."""
 
-    problem: Callable[[AccordSettings, bool], str | None]
+    problem: Callable[[AccordSettings, Starting], str | None]
 
 
-def _dev_aids(s: AccordSettings, _calls: bool) -> str | None:
+def _dev_aids(s: AccordSettings, _start: Starting) -> str | None:
     on = [env_name(n) for n in ("dev", "faults", "test_pause") if getattr(s, n)]
     return f"{', '.join(on)} (development and tests only)" if on else None
 
 
-def _secret(s: AccordSettings, _calls: bool) -> str | None:
+def _secret(s: AccordSettings, _start: Starting) -> str | None:
     if s.jwt_secret is None:
         return None
     why = placeholder_reason(s.jwt_secret.get_secret_value())
     return f"ACCORD_JWT_SECRET {why}" if why else None
 
 
-def _verifier(s: AccordSettings, _calls: bool) -> str | None:
+def _verifier(s: AccordSettings, _start: Starting) -> str | None:
     if s.jwt_secret is None and s.jwks is None and s.jwt_public_key is None:
         return (
-            "no way to verify tokens: set ACCORD_JWKS (an identity provider) or "
-            "ACCORD_JWT_SECRET (the same on every service); production never makes one up"
+            "no way to verify people's tokens: set ACCORD_JWKS (an identity provider) or "
+            "ACCORD_JWT_SECRET; production never makes one up"
         )
     return None
 
 
-def _credential(s: AccordSettings, calls_others: bool) -> str | None:
-    if calls_others and s.jwt_secret is None and s.service_token_file is None:
+def _service_key(s: AccordSettings, start: Starting) -> str | None:
+    if s.service_token_file is not None:
+        return None  # its token comes from elsewhere; verifiers check it against their table
+    ring = service_dir(start.name) / KEYRING_FILE
+    if not ring.is_file():
+        shared = (
+            " (ACCORD_JWT_SECRET never signs service tokens: a secret every service holds "
+            "would let any of them mint another's authority)"
+            if s.jwt_secret is not None
+            else ""
+        )
         return (
-            "this service calls others but has no credential: set ACCORD_SERVICE_TOKEN_FILE "
-            "(a token from the identity provider) or ACCORD_JWT_SECRET"
+            f"{start.name} has no signing key of its own at {ring}{shared}: provision one "
+            f"with `accord keys rotate {start.name}` into ACCORD_KEYS_DIR (docs/service-keys.md)"
+        )
+    return shared_reason(ring, f"{start.name}'s key ring")
+
+
+def _trust(s: AccordSettings, _start: Starting) -> str | None:
+    if s.service_trust is None:
+        return (
+            "no ACCORD_SERVICE_TRUST: production names the services it accepts tokens from, "
+            "their JWKS and grants (docs/service-keys.md)"
         )
     return None
 
 
-def _jwks_transport(s: AccordSettings, _calls: bool) -> str | None:
+def _api_keys(s: AccordSettings, _start: Starting) -> str | None:
+    if s.api_keys is None or not s.api_keys.exists():
+        return None
+    shared = shared_reason(s.api_keys, "ACCORD_API_KEYS")
+    if shared is not None:
+        return shared
+    weak = ApiKeys(s.api_keys).weak_entries()
+    if weak:
+        return f"ACCORD_API_KEYS holds guessable keys: {'; '.join(weak)}"
+    return None
+
+
+def _jwks_transport(s: AccordSettings, _start: Starting) -> str | None:
     if s.jwks is not None and s.jwks.startswith("http://"):
         return "ACCORD_JWKS must be an https:// URL (or a file)"
     return None
 
 
-def _database(s: AccordSettings, _calls: bool) -> str | None:
+def _database(s: AccordSettings, _start: Starting) -> str | None:
     if s.database_url and re.search(r"replace[_-]?me", s.database_url, re.I):
         return "ACCORD_DATABASE_URL holds a placeholder password"
     return None
@@ -98,19 +137,23 @@ RULES: Final = (
     Rule(_dev_aids),
     Rule(_secret),
     Rule(_verifier),
-    Rule(_credential),
+    Rule(_service_key),
+    Rule(_trust),
+    Rule(_api_keys),
     Rule(_jwks_transport),
     Rule(_database),
 )
 """Every refusal, one row each: a new one (an auth-off switch, say) is one more row."""
 
 
-def refusals(settings: AccordSettings, *, calls_others: bool) -> list[str]:
-    """What production mode refuses in ``settings`` (empty: it may start)."""
-    return [why for rule in RULES if (why := rule.problem(settings, calls_others)) is not None]
+def refusals(settings: AccordSettings, starting: Starting) -> list[str]:
+    """What production mode refuses in ``settings`` for ``starting`` (empty: it may start)."""
+    return [why for rule in RULES if (why := rule.problem(settings, starting)) is not None]
 
 
-def development_notice(settings: AccordSettings, *, created: bool) -> str | None:
+def development_notice(
+    settings: AccordSettings, starting: Starting, *, created: bool
+) -> str | None:
     """The one WARNING line of a development start (None: nothing production would refuse)."""
     parts: list[str] = []
     if settings.jwt_secret is None:
@@ -119,9 +162,9 @@ def development_notice(settings: AccordSettings, *, created: bool) -> str | None
             f"tokens are signed with the development secret {dev_secret_path()} ({made}), "
             "shared by every process using this data directory"
         )
-    # The secret and credential rules are met by the development secret; the others are not.
-    for rule in (_dev_aids, _secret, _jwks_transport, _database):
-        why = rule(settings, False)
+    # The secret and key rules are met by the development secret and keys; the others are not.
+    for rule in (_dev_aids, _secret, _api_keys, _jwks_transport, _database):
+        why = rule(settings, starting)
         if why is not None:
             parts.append(why)
     if not parts:

@@ -15,7 +15,9 @@ from typing import Any
 from accord.contracts.errors import AccordError
 from accord.protocol.auth import configured_secret, dev_secret_path
 from accord.protocol.auth_keys import ApiKeys
-from accord.protocol.production import development_notice, refusals
+from accord.protocol.auth_trust import load_trust
+from accord.protocol.production import Starting, development_notice, refusals
+from accord.protocol.service_keys import ensure_ring
 from accord.protocol.settings import DEFAULT_PORTS, ServeOptions, SettingsError, current
 from accord.protocol.storage.schema import StoreRef
 from accord.protocol.telemetry.redaction import register_secret
@@ -49,23 +51,30 @@ class StartRefusedError(SettingsError):
 
 def check_startup(spec: ServiceSpec) -> None:
     """Before a service binds a port: refuse what production mode refuses (docs/security-tokens.md),
-    refuse a broken API keys file (any mode), and say in development what it is using."""
+    refuse a broken API keys file or trust table (any mode), make the service's own signing key
+    in development (docs/service-keys.md), and say in development what it is using."""
     settings = current()
-    calls_others = spec.protocol == "a2a"  # agents call tool servers and peers; tools call none
+    # Agents call tool servers and peers; tools call none (commerce's ledger view aside).
+    starting = Starting(spec.name, calls_others=spec.protocol == "a2a")
     if settings.mode == "production":
-        problems = refusals(settings, calls_others=calls_others)
+        problems = refusals(settings, starting)
         if problems:
             raise StartRefusedError(
                 f"production mode refuses to start {spec.name}: {'; '.join(problems)}"
             )
     try:
         ApiKeys().load()
+        load_trust()
     except AccordError as error:
         raise StartRefusedError(error.message) from None
     if settings.mode == "development":
         existed = settings.jwt_secret is not None or dev_secret_path().exists()
         register_secret(configured_secret())  # created now, once; never in a log line
-        notice = development_notice(settings, created=not existed)
+        if settings.service_token_file is None:
+            ring, made = ensure_ring(spec.name)  # before the first token it signs or serves
+            if made:
+                logger.info("made %s's signing key %s", spec.name, ring.signer().kid)
+        notice = development_notice(settings, starting, created=not existed)
         if notice is not None:
             logger.warning(notice)
 

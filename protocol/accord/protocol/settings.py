@@ -223,6 +223,34 @@ class AccordSettings(BaseSettings):
         ),
         json_schema_extra=_in("auth", "unset: minted with the secret"),
     )
+    keys_dir: Path | None = Field(
+        default=None,
+        description=(
+            "This service's own signing keys: a folder per service (`NAME/keyring.json`, "
+            "0600) whose newest key signs the tokens it sends (ES256). Made on first start in "
+            "development; provisioned in production (`accord keys`, docs/service-keys.md)."
+        ),
+        json_schema_extra=_in("auth", "`keys` in the data directory"),
+    )
+    service_trust: Path | None = Field(
+        default=None,
+        description=(
+            "The trust table: which services this one accepts tokens from, under which keys "
+            "(a JWKS URL or file each), with which grants and for which tenant apps "
+            "(docs/service-keys.md). Required in production."
+        ),
+        json_schema_extra=_in(
+            "auth", "unset: the shipped `default_trust.yaml` (keys in ACCORD_KEYS_DIR)"
+        ),
+    )
+    service_jwks_ttl_s: Seconds = Field(
+        default=30.0,
+        description=(
+            "How long a service's JWKS fetched from a URL is kept: the longest a revoked "
+            "service key can still be accepted by a verifier that does not share the deny list."
+        ),
+        json_schema_extra=_in("auth"),
+    )
     allowed_hosts: Annotated[tuple[str, ...] | None, NoDecode] = Field(
         default=None,
         description=(
@@ -493,6 +521,8 @@ class AccordSettings(BaseSettings):
         "api_keys",
         "revoked_file",
         "service_token_file",
+        "keys_dir",
+        "service_trust",
         "tools_config",
         "models_config",
         "contracts_dir",

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from tests.agents.runner.conftest import SECRET
 from tests.support.processes import Service, free_port, run_service
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from typer.testing import CliRunner
 
 from accord.agents.cli.main import app
@@ -56,7 +57,7 @@ async def test_accord_stats_prints_the_running_orchestrators_metrics(
     url = orchestrator.url
     customer = mint_token("C-01", ["customer"], secret=SECRET)
     approver = mint_token("approver-1", ["approver"], secret=SECRET)
-    service = mint_token("svc:ops", ["service"], secret=SECRET)
+    service = sign_as(TEST_SERVICE)
 
     empty = json.loads((await stats(url, approver, "--json"))[1])
     assert empty["models"]["samples"] == 0

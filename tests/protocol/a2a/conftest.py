@@ -15,6 +15,7 @@ import pytest
 from accord.protocol.auth import mint_token
 from tests.protocol.a2a.wire_client import AgentClient
 from tests.support.processes import Service, free_port, wait_healthy
+from tests.support.service_keys import service_subject_token
 
 AGENT_FACTORY = "tests.protocol.a2a.agent_app:create_app"
 
@@ -109,6 +110,8 @@ def token_for(shared_dirs: tuple[Path, Path]) -> Callable[..., str]:
     secret_file = data / "jwt-secret"
 
     def make(subject: str, *roles: str, app: str = "accord", ttl_s: int = 600) -> str:
+        if "service" in roles:  # a service signs with its own key (issue #30)
+            return service_subject_token(subject, ttl_s=ttl_s, roles=list(roles))
         return mint_token(
             subject,
             roles or ("customer",),

@@ -39,12 +39,22 @@ def make(tmp_path: Path, public_key: str = "") -> Authenticator:
 
 
 def test_dev_secret_file_is_private_and_stable(data_dir: Path) -> None:
-    token = service_token("orchestrator")
+    token = mint_token("C-01", ["customer"])
     secret_file = data_dir / "jwt-secret"
     assert secret_file.stat().st_mode & 0o777 == 0o600
     principal = Authenticator().authenticate(bearer(token))
+    assert principal.subject == "C-01"
+    assert mint_token("C-01", ["customer"]) != token  # another jti, the same secret:
+    assert Authenticator().authenticate(bearer(mint_token("C-02", ["customer"]))).subject == "C-02"
+
+
+def test_a_service_token_is_signed_by_the_services_own_key(data_dir: Path) -> None:
+    token = service_token("orchestrator")
+    assert jwt.get_unverified_header(token)["alg"] == "ES256"
+    principal = Authenticator().authenticate(bearer(token))
     assert principal.subject == "svc:orchestrator"
     assert principal.is_service
+    assert principal.key_id == jwt.get_unverified_header(token)["kid"]
 
 
 def test_es256_tokens_verify_with_the_public_key(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from accord.protocol.auth import mint_token
 from tests.protocol.a2a.conftest import run_agent
 from tests.protocol.a2a.helpers import contract_state, envelope
 from tests.protocol.a2a.wire_client import AgentClient, auth, message
+from tests.support.service_keys import TEST_SERVICE, sign_as
 
 TURN_S = 1.0
 
@@ -27,7 +28,7 @@ def test_answers_after_a_turn_deadline(data_dir: Path, log_dir: Path) -> None:
     with run_agent(data_dir, log_dir, env=env) as agent, AgentClient(agent.url, "jsonrpc") as c:
         customer = auth(mint_token("C-71", ["customer"]))
         own = c.send(customer, message({"mode": "ask"})).task
-        service = auth(mint_token("svc:test", ["service"]))
+        service = auth(sign_as(TEST_SERVICE))
         bound = c.send(
             service, message({"mode": "ask"}, metadata=envelope("C-71", deadline_s=TURN_S))
         ).task

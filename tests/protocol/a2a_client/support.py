@@ -11,6 +11,7 @@ from typing import Any, Final
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.protocol.auth import mint_token
 from tests.support.processes import Service, run_service
+from tests.support.service_keys import sign_as
 from tests.support.tool_auth import SKILL_GRANTS
 
 SECRET: Final = "test-secret-for-a2a-client-tests-0123456789abcdef"
@@ -33,9 +34,10 @@ def token(subject: str = "C-01", *roles: str) -> str:
 
 
 def service_token(name: str = "orchestrator", grants: tuple[str, ...] = SKILL_GRANTS) -> str:
-    """A service token granted (by default) every shipped skill, as the orchestrator's token
-    is granted policy-check's and risk-check's (AGENT-009)."""
-    return mint_token(f"svc:{name}", ["service"], secret=SECRET, scopes=grants)
+    """``svc:NAME``'s token, signed by its own key (the session's keys, tests/conftest.py),
+    asking for (by default) every shipped skill, as the orchestrator's token is granted
+    policy-check's and risk-check's (AGENT-009)."""
+    return sign_as(name, scopes=grants)
 
 
 def envelope(

@@ -83,9 +83,12 @@ def _credentials(
     if token or api_key:
         return token, api_key
     # A development token signed with this machine's secret (the data directory's, or
-    # ACCORD_JWT_SECRET): right for `accord up`, useless against anyone else's agent.
-    from accord.protocol.auth import mint_token
+    # ACCORD_JWT_SECRET), or for a service (svc:NAME) with that service's own key in the data
+    # directory: right for `accord up`, useless against anyone else's agent.
+    from accord.protocol.auth import ROLE_SERVICE, mint_token, service_token
 
+    if role == ROLE_SERVICE:
+        return service_token(user.removeprefix("svc:"), scopes=scopes), None
     return mint_token(user, [role], scopes=scopes), None
 
 

@@ -68,6 +68,7 @@ COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("contracts", _CLI + "contracts_cmd", "Show, export or diff the Accord contract."),
     LazyCommand("tools", _CLI + "tools_cmd", "Check MCP tool servers against their contracts."),
     LazyCommand("token", _CLI + "token_cmd", "Development tokens and the deny list."),
+    LazyCommand("keys", _CLI + "keys_cmd", "Each service's signing keys: list, rotate, revoke."),
     LazyCommand("db", _CLI + "db_cmd", "Schema migrations of the services' databases."),
     LazyCommand(
         "webhook",

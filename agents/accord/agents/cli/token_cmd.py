@@ -1,12 +1,14 @@
 """`accord token`: print a development token; `accord token revoke`: refuse credentials.
 
     accord token --user C-01 --role customer [--app accord] [--ttl 3600] [--show-id]
-    accord token --user svc:kit --role service --scope orders.lookup   a grant (a tool or a skill)
+    accord keys token orchestrator --scope orders.lookup   a service's token (its own key)
     accord token revoke --jti JTI              one token (or --key-id ID: one API key)
     accord token revoke --subject accord/C-01  every credential of that user issued until now
     accord token --revoke JTI                  the older spelling of --jti, kept
 
-Tokens are HS256 JWTs signed with the development secret (data_dir()/jwt-secret, or
+Tokens are people's: a service's token is signed by its own key (`accord keys token`), and
+every service refuses an HS256 token with the ``service`` role. They are HS256 JWTs signed
+with the development secret (data_dir()/jwt-secret, or
 ACCORD_JWT_SECRET), the one every local service verifies with; they carry every claim the
 services require and at most the longest lifetime of their kind (ACCORD_TOKEN_MAX_TTL_S,
 ACCORD_SERVICE_TOKEN_MAX_TTL_S). Revocations go to the deny list (ACCORD_REVOKED_FILE or
@@ -19,7 +21,7 @@ from datetime import datetime
 
 import typer
 
-from accord.protocol.auth_names import DEFAULT_APP, ROLE_CUSTOMER
+from accord.protocol.auth_names import DEFAULT_APP, ROLE_CUSTOMER, ROLE_SERVICE
 
 # PyJWT, the settings model and the deny list are imported in the commands' bodies: `accord
 # token --help` shows the options without them (#16; tests/agents/test_cli_lazy.py).
@@ -86,6 +88,12 @@ def token(
         granted = check_roles(roles)
     except AccordError as error:
         raise typer.BadParameter(error.message) from None
+    if ROLE_SERVICE in granted:
+        raise typer.BadParameter(
+            "a service token is signed by the service's own key: `accord keys token SERVICE` "
+            "(services refuse a service token signed with the shared secret)",
+            param_hint="--role",
+        )
     limit = max_ttl_s(granted, current())
     if ttl > limit:
         raise typer.BadParameter(

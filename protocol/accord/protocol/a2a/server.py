@@ -5,6 +5,7 @@
     JSON-RPC               POST /            (A2A 1.0 methods)
     HTTP+JSON (REST)       POST /message:send, /message:stream; GET /tasks, /tasks/{id}; ...
     health                 GET  /healthz (alive), /readyz (store and dependencies reachable)
+    signing keys (public)  GET  /.well-known/jwks.json (the keys its own tokens are signed with)
 
 In front of the A2A routes sits the :class:`~accord.protocol.a2a.server_gate.Gate` (credential, body
 limit, A2A-Version, acting on behalf). Tasks live in :class:`AccordTaskStore` owned by the
@@ -41,7 +42,7 @@ from starlette.routing import BaseRoute, Route
 
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.keys import HEALTH_PATH, READY_PATH, SKILL_SCHEMAS_PATH
+from accord.contracts.keys import HEALTH_PATH, READY_PATH, SERVICE_JWKS_PATH, SKILL_SCHEMAS_PATH
 from accord.contracts.status import TERMINAL, from_a2a
 from accord.protocol.a2a.card import build_agent_card
 from accord.protocol.a2a.card_schemas import encode_schema_document, skill_schemas_route
@@ -59,6 +60,7 @@ from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
 from accord.protocol.auth_none import AUTH_NONE, AUTH_OPTION, AnonymousAuthenticator
 from accord.protocol.auth_verify import Authenticator
 from accord.protocol.breaker import degraded
+from accord.protocol.jwks_route import jwks_route
 from accord.protocol.push import (
     PushNotifications,
     PushStore,
@@ -299,6 +301,7 @@ def build_agent_app(
     routes: list[BaseRoute] = [
         Route(HEALTH_PATH, healthz, methods=["GET"]),
         Route(READY_PATH, readyz, methods=["GET"]),
+        jwks_route(service_name),
         *create_agent_card_routes(card, cache_control="public, max-age=60"),
         skill_schemas_route(encode_schema_document(contract)),
         # The SDK's routes read the body the gate kept (parsed once: request_body.py).
@@ -312,7 +315,13 @@ def build_agent_app(
     gate_options: dict[str, Any] = {
         "authenticator": authenticator or _authenticator(options),
         "rpc_paths": [RPC_PATH],
-        "public_paths": [AGENT_CARD_WELL_KNOWN_PATH, SKILL_SCHEMAS_PATH, HEALTH_PATH, READY_PATH],
+        "public_paths": [
+            AGENT_CARD_WELL_KNOWN_PATH,
+            SKILL_SCHEMAS_PATH,
+            HEALTH_PATH,
+            READY_PATH,
+            SERVICE_JWKS_PATH,
+        ],
         "max_body_bytes": max_body_bytes,
         "sends": sends,
         "served": executor.served,

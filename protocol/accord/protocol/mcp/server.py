@@ -57,6 +57,7 @@ from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContra
 from accord.protocol import telemetry
 from accord.protocol.auth import DEFAULT_APP, Principal
 from accord.protocol.auth_verify import Authenticator
+from accord.protocol.jwks_route import jwks_route
 from accord.protocol.mcp._server_auth import ToolAuthGate, metadata_routes, principal_of
 from accord.protocol.mcp._server_http import transport_security
 from accord.protocol.mcp._server_requests import DEFAULT_MAX_BODY_BYTES, McpRequestGate
@@ -456,10 +457,12 @@ def build_http_app(
         {g for t in server.tools.values() if t.contract.access for g in t.contract.access.grants}
     )
     documents = metadata_routes(server.name, MCP_PATH, grants)
+    jwks = jwks_route(served_as)  # the keys its own tokens (to other tool servers) are signed with
     app = Starlette(
         routes=[
             Route(HEALTH_PATH, healthz),
             Route(READY_PATH, readyz),
+            jwks,
             *documents,
             Mount("/", app=mcp_app),
         ],
@@ -469,7 +472,7 @@ def build_http_app(
     return ToolAuthGate(
         McpRequestGate(app, endpoint_path=MCP_PATH, max_body_bytes=max_body_bytes),
         authenticator=authenticator or Authenticator(),
-        public_paths=[HEALTH_PATH, READY_PATH, *(r.path for r in documents)],
+        public_paths=[HEALTH_PATH, READY_PATH, jwks.path, *(r.path for r in documents)],
         endpoint_path=MCP_PATH,
     )
 

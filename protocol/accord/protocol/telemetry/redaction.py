@@ -13,7 +13,8 @@ What is rewritten (each rule one row of :data:`RULES`):
   ``name=value``;
 - ``Bearer <token>`` anywhere, and any JWT-shaped string (``eyJ...``.``...``.``...``);
 - the values of known secret fields (``jwt_secret``, ``password``, ``api_key``, ``token``,
-  ``client_secret``, ...) written the same ways;
+  ``client_secret``, ``credentials`` (a push config's), ...) written the same ways, except as
+  a pair: a value that merely ends in one of those names never redacts the key after it;
 - the password of a URL (``postgresql://accord:PASSWORD@host/db``);
 - literally, the configured secret values (``ACCORD_JWT_SECRET``, ``ACCORD_TOKEN``,
   ``ACCORD_API_KEY``, the development secret) wherever they appear.
@@ -33,15 +34,23 @@ MASK: Final = "[REDACTED]"
 _HEADER_NAMES: Final = r"authorization|proxy-authorization|x-api-key|cookie|set-cookie"
 _SECRET_FIELDS: Final = (
     r"jwt_secret|secret|password|passwd|pwd|api_key|apikey|token|access_token|"
-    r"refresh_token|id_token|client_secret|private_key"
+    r"refresh_token|id_token|client_secret|private_key|credentials"
 )
-# Between a name and its value: quotes, a colon, an equals sign or a comma, blanks, and a
-# bytes prefix, as in "name: v", "'name': 'v'", "\"name\": \"v\"", "(b'name', b'v')", "name=v".
-_SEP: Final = r"""(["']?\s*[:=,]\s*(?-i:b)?["']?)"""
+# Between a name and its value: quotes, a colon or an equals sign, blanks, and a bytes prefix,
+# as in "name: v", "'name': 'v'", "\"name\": \"v\"", "name=v". Never a comma: in
+# "{'a': 'my_token', 'b': 'v'}" a *value* ending in "token" is followed by a comma, and a comma
+# separator moved the redaction onto the next key, leaving the secret one in clear (#30).
+_SEP: Final = r"""(["']?\s*[:=]\s*(?-i:b)?["']?)"""
+# A header as a pair, "(b'name', b'value')" (httpx's debug lines): here the comma separates.
+_PAIR: Final = r"""(\(\s*(?-i:b)?["'])"""
 
 RULES: Final[tuple[tuple[re.Pattern[str], str], ...]] = (
     # Header values run to the closing quote or the end of the line ("Bearer x" has a blank).
     (re.compile(rf"(?i)(?<![\w-])({_HEADER_NAMES})(?![\w-]){_SEP}[^\"'\r\n]+"), rf"\1\2{MASK}"),
+    (
+        re.compile(rf"""(?i){_PAIR}({_HEADER_NAMES})(["']\s*,\s*(?-i:b)?["'])[^"'\r\n]+"""),
+        rf"\1\2\3{MASK}",
+    ),
     (
         re.compile(rf"(?i)(?<![\w-])({_SECRET_FIELDS})(?![\w-]){_SEP}[^\"'\s,;&)}}\]]+"),
         rf"\1\2{MASK}",
