@@ -248,6 +248,15 @@ class A2AClient:
                     raise AccordError(
                         ErrorCode.CONTRACT_VIOLATION, "the agent closed the stream without an event"
                     )
+                if tracker.view.task_id:
+                    # Ended cleanly before the task stopped for the caller: an agent shutting
+                    # down gracefully ends its open streams so. The task goes on (or is resumed
+                    # after the restart): follow it, as after a broken stream.
+                    ended = AccordError(
+                        ErrorCode.UNAVAILABLE, "the agent ended the stream before the task stopped"
+                    )
+                    async for view in self._follow(tracker.view, ended, envelope):
+                        yield view
                 return
             except WireError as exc:
                 followed = tracker.view
