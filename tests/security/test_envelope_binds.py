@@ -20,10 +20,10 @@ from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
-from accord.protocol.auth import mint_token
 from tests.mesh.mesh_support import Mesh, mesh_for_module
 from tests.mesh.money_support import ledger_sums
-from tests.mesh.support import SECRET, token
+from tests.mesh.support import token
+from tests.support.service_keys import sign_as
 
 __all__ = ["mesh_for_module"]
 
@@ -111,7 +111,7 @@ async def test_context_refs_reach_policy_check_as_evidence(mesh_for_module: Mesh
 
 
 async def test_a_skill_that_reads_no_context_refs_refuses_them(mesh_for_module: Mesh) -> None:
-    granted = mint_token("svc:orchestrator", ["service"], secret=SECRET, scopes=["refund.risk"])
+    granted = sign_as("orchestrator", scopes=["refund.risk"])
     async with await A2AClient.connect(mesh_for_module.url("risk"), token=granted) as client:
         with pytest.raises(AccordError) as refused:
             await client.send(

@@ -43,7 +43,7 @@ def _token(subject: str, *roles: str) -> str:
 
 def _orchestrator() -> str:
     """The orchestrator's token: granted policy-check's and risk-check's skills (AGENT-009)."""
-    return mint_token("svc:orchestrator", ["service"], secret=SECRET, scopes=peer_grants())
+    return sign_as("orchestrator", scopes=peer_grants())
 
 
 async def _send(

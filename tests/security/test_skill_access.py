@@ -20,10 +20,10 @@ from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
-from accord.protocol.auth import mint_token
 from tests.mesh.mesh_support import Mesh
 from tests.mesh.money_support import ledger_sums
-from tests.mesh.support import SECRET, token
+from tests.mesh.support import token
+from tests.support.service_keys import TEST_SERVICE, sign_as
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -31,7 +31,8 @@ REFUND_TEXT = "refund $7 of order O-1001"
 
 
 def _service(name: str, *grants: str) -> str:
-    return mint_token(f"svc:{name}", ["service"], secret=SECRET, scopes=grants)
+    """``svc:NAME``'s token, signed by its own key; the trust table decides its grants."""
+    return sign_as(name, scopes=grants)
 
 
 def _for(customer: str) -> DelegationEnvelope:
@@ -49,17 +50,18 @@ async def _ask(url: str, bearer: str, skill: str, **message: object) -> TaskView
 
 
 @pytest.mark.parametrize(
-    "bearer",
+    ("name", "grants"),
     [
-        pytest.param(_service("whatever"), id="a service granted nothing"),
-        pytest.param(
-            _service("risk", "orders.lookup", "orders.customer_history"), id="risk-check's token"
-        ),
-        pytest.param(_service("commerce", "refunds.list"), id="commerce's token"),
-        pytest.param(_service("orchestrator", *peer_grants()), id="the orchestrator's own token"),
+        pytest.param("cli", (), id="a trusted service granted nothing"),
+        pytest.param("risk", ("orders.lookup", "orders.customer_history"), id="risk-check's token"),
+        pytest.param("commerce", ("refunds.list",), id="commerce's token"),
+        pytest.param("orchestrator", tuple(peer_grants()), id="the orchestrator's own token"),
     ],
 )
-async def test_a_service_without_the_grant_cannot_start_a_refund(mesh: Mesh, bearer: str) -> None:
+async def test_a_service_without_the_grant_cannot_start_a_refund(
+    mesh: Mesh, name: str, grants: tuple[str, ...]
+) -> None:
+    bearer = _service(name, *grants)
     before = ledger_sums(mesh).get("O-1001")
     with pytest.raises(AccordError) as refused:
         await _ask(
@@ -73,7 +75,7 @@ async def test_a_service_without_the_grant_cannot_start_a_refund(mesh: Mesh, bea
 async def test_a_service_granted_refund_request_acts_for_the_customer(mesh: Mesh) -> None:
     """A front end the operator granted refund.request is admitted, for its envelope's
     customer (a request naming no order waits for the customer to say which: nothing paid)."""
-    front = _service("shop-front", "refund.request")
+    front = _service(TEST_SERVICE, "refund.request")  # the session's table grants it
     view = await _ask(
         mesh.orchestrator, front, "refund.request", text="I want a refund", envelope=_for("C-01")
     )
@@ -99,7 +101,7 @@ async def test_the_checks_admit_the_orchestrators_grant_only(
     data = {"order_id": "O-1001", "customer_id": "C-01"}
     if skill == "refund.policy":
         data = {**data, "reason": "wrong_size"}
-    for refused in (_service("whatever"), _service("commerce", "refunds.list")):
+    for refused in (_service("cli"), _service("commerce", "refunds.list")):
         with pytest.raises(AccordError) as denied:
             await _ask(mesh.url(peer), refused, skill, data=data, envelope=_for("C-01"))
         assert denied.value.code is ErrorCode.PERMISSION_DENIED

@@ -27,10 +27,11 @@ from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
 from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.a2a.client import A2AClient
-from accord.protocol.auth import ROLE_CUSTOMER, ROLE_SERVICE, mint_token
+from accord.protocol.auth import ROLE_CUSTOMER, mint_token
 from tests.mesh.support import SECRET, Mesh, running_mesh
 from tests.security.tool_servers import ToolServers, call, code, tool_servers
 from tests.support import tool_auth
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.tools.helpers import error_of, output_of
 
 pytestmark = pytest.mark.timeout(300)
@@ -61,7 +62,8 @@ def _customer(subject: str, app: str, secret: str = SECRET) -> str:
 
 
 def _service(secret: str, *grants: str) -> str:
-    return mint_token("svc:tests", [ROLE_SERVICE], secret=secret, scopes=grants)
+    del secret  # a service token is signed by the service's own key (issue #30, finding 8)
+    return sign_as(TEST_SERVICE, scopes=grants)
 
 
 def _acting_for(app: str, customer: str = "C-01") -> dict[str, Any]:
