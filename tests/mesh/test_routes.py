@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from accord.contracts.errors import ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import TaskView
 from tests.mesh.support import Mesh, answer, approve, ask, get_task, nodes_named, token
@@ -42,10 +42,11 @@ async def test_o1004_waits_for_approval_the_customer_cannot_approve(mesh: Mesh) 
     assert view.waiting_reason is WaitingReason.APPROVAL
     task_id = view.task_id
 
-    denied = await approve(mesh, "C-03", ("customer",), task_id)
-    assert denied.status is Status.FAILED
-    assert denied.error is not None
-    assert denied.error.code is ErrorCode.PERMISSION_DENIED
+    # A customer may not ask for refund.approve at all: refused at the gate, before any task
+    # (the skill's access, AGENT-009).
+    with pytest.raises(AccordError) as denied:
+        await approve(mesh, "C-03", ("customer",), task_id)
+    assert denied.value.code is ErrorCode.PERMISSION_DENIED
     # An approver who is the customer of that refund is refused too.
     own = await approve(mesh, "C-03", ("approver",), task_id)
     assert own.error is not None

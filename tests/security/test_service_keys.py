@@ -13,6 +13,7 @@ import sqlite3
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
@@ -22,9 +23,11 @@ import pytest
 from typer.testing import CliRunner
 
 from accord.agents.cli.main import app
-from accord.contracts.errors import ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import SERVICE_JWKS_PATH
 from accord.protocol.auth import mint_token
+from accord.protocol.auth_trust import TrustTable, parse_trust
+from accord.protocol.auth_verify import Authenticator
 from tests.security.tokens_support import bearer, clean_env, list_tasks, serve
 from tests.security.tool_servers import call, code
 from tests.support.processes import Service
@@ -187,3 +190,56 @@ def test_a_revoked_key_fails_at_once_and_the_service_signs_with_a_new_one(pair: 
     fresh = pair.token("risk")
     assert jwt.get_unverified_header(fresh)["kid"] != kid
     assert pair.mcp_status(fresh) == 200
+
+
+def _upgrade_table(tmp_path: Path, until: datetime) -> TrustTable:
+    """A table whose orchestrator entry opens the 0.2 upgrade window until ``until``."""
+    raw = {
+        "services": {
+            "orchestrator": {
+                "grants": ["refunds.issue", "orders.lookup"],
+                "shared_secret_until": until.isoformat(),
+            },
+            "risk": {"grants": ["orders.lookup"]},
+        }
+    }
+    return parse_trust(raw, keys_root=tmp_path)
+
+
+def _shared(subject: str, *scopes: str) -> dict[str, str]:
+    token = mint_token(subject, ["service"], secret=UPGRADE_SECRET, scopes=scopes)
+    return {"authorization": f"Bearer {token}"}  # as an ASGI scope gives them: lower case
+
+
+UPGRADE_SECRET: Final = "upgrade-window-secret-0123456789abcdef0123456789"
+
+
+def test_an_upgrade_window_accepts_a_releases_shared_secret_service_token(tmp_path: Path) -> None:
+    """A 0.2 replica signs with the shared secret: during its entry's window its token passes,
+    with the table's grants and tenants only, and every other service's stays refused."""
+    table = _upgrade_table(tmp_path, datetime.now(UTC) + timedelta(minutes=30))
+    verifier = Authenticator(secret=UPGRADE_SECRET, trust=table)
+    principal = verifier.authenticate(_shared("svc:orchestrator", "refunds.issue", "refund.risk"))
+    assert principal.subject == "svc:orchestrator"
+    assert principal.scopes == frozenset({"refunds.issue"})  # asked for more: table's only
+    assert principal.tenants == frozenset({"accord"})
+    with pytest.raises(AccordError) as refused:
+        verifier.authenticate(_shared("svc:risk"))
+    assert refused.value.code is ErrorCode.UNAUTHENTICATED
+
+
+def test_a_closed_upgrade_window_refuses_the_shared_secret(tmp_path: Path) -> None:
+    table = _upgrade_table(tmp_path, datetime.now(UTC) - timedelta(seconds=1))
+    with pytest.raises(AccordError) as refused:
+        Authenticator(secret=UPGRADE_SECRET, trust=table).authenticate(_shared("svc:orchestrator"))
+    assert refused.value.code is ErrorCode.UNAUTHENTICATED
+
+
+def test_an_upgrade_window_is_at_most_a_week(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="at most 7 days"):
+        _upgrade_table(tmp_path, datetime.now(UTC) + timedelta(days=8))
+    with pytest.raises(ValueError, match="time zone"):
+        parse_trust(
+            {"services": {"orchestrator": {"shared_secret_until": "2030-01-01T00:00:00"}}},
+            keys_root=tmp_path,
+        )

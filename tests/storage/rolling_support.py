@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
@@ -28,6 +29,7 @@ from tests.mesh.support import SERVICES, Mesh, running_mesh
 from tests.storage import schemas
 from tests.storage.releases import REPO, ReleaseEnv
 from tests.support.processes import Service
+from tests.support.service_keys import trust_document, write_trust
 
 PEERS: Final = tuple(name for name in SERVICES if name != "orchestrator")
 AGENTS: Final = ("orchestrator", "policy", "risk")
@@ -118,6 +120,13 @@ def release_heads(release: ReleaseEnv) -> dict[str, str]:
     return heads
 
 
+def upgrade_trust(path: Path, window: timedelta = timedelta(hours=1)) -> Path:
+    """The session's trust table with the orchestrator's upgrade window open for ``window``."""
+    shipped = trust_document()["services"]["orchestrator"]  # type: ignore[index]
+    until = (datetime.now(UTC) + window).isoformat()
+    return write_trust(path, {"orchestrator": {**shipped, "shared_secret_until": until}})
+
+
 @contextmanager
 def rolling_mesh(
     base: Path, database_url: str, release: ReleaseEnv, old_env: dict[str, str] | None = None
@@ -126,6 +135,9 @@ def rolling_mesh(
     ``database_url``; the working tree's replica is not started (``Rolling.start_new``). All
     five start at once (the orchestrator waits for no peer to be ready)."""
     with running_mesh(base, database_url=database_url, services=()) as mesh:
+        # The release signs service tokens with the shared secret: the working tree's services
+        # accept the orchestrator's for the upgrade (docs/service-keys.md, "Upgrading from 0.2").
+        mesh.env["ACCORD_SERVICE_TRUST"] = str(upgrade_trust(base / "trust.yaml"))
         with ThreadPoolExecutor(2) as pool:
             peers = pool.submit(mesh.start_all, {}, PEERS)
             starting = pool.submit(

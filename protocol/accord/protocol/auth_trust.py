@@ -20,6 +20,13 @@ apps it may act for are the entry's too (``*``: any). The file::
       commerce:
         grants: [refunds.list]
 
+``shared_secret_until`` (an ISO time, at most :data:`MAX_UPGRADE_WINDOW` ahead when the table
+is read) is the upgrade window from 0.2, whose services signed their tokens with the shared
+HS256 secret: until then, this service's shared-secret tokens are accepted too, with the entry's
+grants and tenants, and each one is logged as a WARNING. It reopens finding 8 of issue #30 for
+that service while it lasts (anyone holding the secret can mint it), so it is meant for the
+minutes of a rolling upgrade, and removed after (docs/service-keys.md, "Upgrading from 0.2").
+
 ``jwks`` unset means the file ``<ACCORD_KEYS_DIR>/NAME/jwks.json`` (where the service's own
 key ring publishes it: development, or a mounted ConfigMap). A URL's key set is kept for
 ``ACCORD_SERVICE_JWKS_TTL_S`` and fetched again at once (at most every few seconds) for a
@@ -34,6 +41,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
@@ -52,6 +60,7 @@ ACCEPTED: Final = ("ES256", "RS256")
 REFETCH_COOLDOWN_S: Final = 5.0
 FETCH_TIMEOUT_S: Final = 5.0
 ANY_TENANT: Final = "*"
+MAX_UPGRADE_WINDOW: Final = timedelta(days=7)
 
 
 def _refused(message: str) -> AccordError:
@@ -143,6 +152,12 @@ class TrustedService:
     grants: frozenset[str]
     tenants: frozenset[str]
     issuer: str = ISSUER
+    shared_secret_until: datetime | None = None
+
+    def accepts_shared_secret(self, now: float) -> bool:
+        """Whether this service's HS256 tokens are still accepted (an upgrade window)."""
+        until = self.shared_secret_until
+        return until is not None and now < until.timestamp()
 
 
 class TrustTable:
@@ -195,6 +210,24 @@ def _strings(value: object, where: str) -> frozenset[str]:
     return frozenset(value)
 
 
+def _upgrade_window(value: object, where: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        # YAML reads an unquoted timestamp as a datetime already; a quoted one is text.
+        until = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    except ValueError:
+        raise ValueError(f"{where}.shared_secret_until is an ISO time") from None
+    if until.tzinfo is None:
+        raise ValueError(f"{where}.shared_secret_until names its time zone (e.g. Z)")
+    if until - datetime.now(UTC) > MAX_UPGRADE_WINDOW:
+        raise ValueError(
+            f"{where}.shared_secret_until is at most {MAX_UPGRADE_WINDOW.days} days ahead: "
+            "an upgrade window, not a way to keep the shared secret"
+        )
+    return until
+
+
 def parse_trust(raw: object, *, keys_root: Path, source: str = "trust table") -> TrustTable:
     """The table from a parsed YAML document (ValueError naming what is wrong)."""
     services = raw.get("services") if isinstance(raw, dict) else None
@@ -207,7 +240,7 @@ def parse_trust(raw: object, *, keys_root: Path, source: str = "trust table") ->
         entry = entry or {}
         if not isinstance(entry, dict):
             raise ValueError(f"{where} is a mapping")
-        unknown = set(entry) - {"jwks", "grants", "tenants", "issuer"}
+        unknown = set(entry) - {"jwks", "grants", "tenants", "issuer", "shared_secret_until"}
         if unknown:
             raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         jwks = entry.get("jwks") or str(keys_root / str(name) / JWKS_FILE)
@@ -222,6 +255,7 @@ def parse_trust(raw: object, *, keys_root: Path, source: str = "trust table") ->
             if tenants is not None
             else frozenset({DEFAULT_APP}),
             issuer=str(entry.get("issuer") or ISSUER),
+            shared_secret_until=_upgrade_window(entry.get("shared_secret_until"), where),
         )
     return TrustTable(rows, current().service_jwks_ttl_s)
 

@@ -22,6 +22,7 @@ revocation is not delayed by the cache.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -37,8 +38,10 @@ from accord.protocol.auth_claims import ClaimError, principal_from_claims
 from accord.protocol.auth_jwks import ASYMMETRIC, PublicKeys
 from accord.protocol.auth_keys import ApiKeys
 from accord.protocol.auth_revocation import RevocationList
-from accord.protocol.auth_trust import SERVICE_PREFIX, TrustTable, load_trust
+from accord.protocol.auth_trust import SERVICE_PREFIX, TrustedService, TrustTable, load_trust
 from accord.protocol.settings import AccordSettings, current
+
+logger = logging.getLogger(__name__)
 
 LEEWAY_S = 5
 CACHE_SIZE = 10_000
@@ -145,6 +148,12 @@ class Authenticator:
         self, token: str, header: dict[str, Any], unverified: Mapping[str, Any]
     ) -> tuple[Principal, float]:
         entry = self._trust.entry_for(unverified.get("sub"))
+        if (
+            self._secret
+            and header.get("alg") == HS_ALGORITHM
+            and entry.accepts_shared_secret(_now())
+        ):
+            return self._shared_secret_service(token, header, unverified, entry)
         key = self._trust.key_for(entry, header)
         principal, expires = self._checked(token, key, header, issuer=entry.issuer)
         # The verifier's table decides what the service may do; the token may only ask for less.
@@ -154,6 +163,25 @@ class Authenticator:
             principal, scopes=grants, key_id=str(header["kid"]), tenants=entry.tenants
         )
         return principal, expires
+
+    def _shared_secret_service(
+        self,
+        token: str,
+        header: dict[str, Any],
+        unverified: Mapping[str, Any],
+        entry: TrustedService,
+    ) -> tuple[Principal, float]:
+        """A 0.2 service's token, in its entry's upgrade window (auth_trust): the people's
+        issuers, as 0.2 signed it; the entry's grants and tenants, as for a key's token."""
+        principal, expires = self._checked(token, self._secret, header)
+        logger.warning(
+            "service %s: accepted a token signed with the shared secret (upgrade window until %s)",
+            entry.name,
+            entry.shared_secret_until,
+        )
+        claimed = "scope" in unverified
+        grants = entry.grants & principal.scopes if claimed else entry.grants
+        return replace(principal, scopes=grants, tenants=entry.tenants), expires
 
     def _checked(
         self, token: str, key: Any, header: dict[str, Any], issuer: str | None = None

@@ -125,7 +125,16 @@ class KeyRing:
 
 
 def new_key(now: float | None = None) -> ServiceKey:
-    """A fresh P-256 key; its ``kid`` is the RFC 7638 thumbprint of the public key."""
+    """A fresh P-256 key; its ``kid`` is the RFC 7638 thumbprint of the public key, never one
+    that starts with ``-`` (1 in 64: `accord keys revoke SERVICE KID` would read it as an
+    option), so such a key is thrown away for another."""
+    while True:
+        key = _generated(now)
+        if not key.kid.startswith("-"):
+            return key
+
+
+def _generated(now: float | None) -> ServiceKey:
     private = ec.generate_private_key(ec.SECP256R1())
     pem = private.private_bytes(
         serialization.Encoding.PEM,

@@ -81,7 +81,7 @@ class Conversation:
     def start(workflow_id: str, inp: WorkflowInput) -> Step:
         return Step(
             workflow_id,
-            start=inp.model_dump(mode="json"),
+            start=inp.stored(),
             scope=inp.owner,
             context_id=inp.session,
         )

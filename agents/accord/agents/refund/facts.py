@@ -43,6 +43,22 @@ class WorkflowInput(BaseModel):
     # as its contract says (ENV-008).
     context_refs: list[str] = Field(default_factory=list)
 
+    def stored(self) -> dict[str, Any]:
+        """The input as the workflow log keeps it. Fields newer than the last release are left
+        out while unused: in a rolling upgrade that release's replicas read this log, and their
+        model refuses a field it does not know (tests/storage/test_rolling_upgrade.py)."""
+        kept = self.model_dump(mode="json")
+        for newer in _NEWER_THAN_RELEASE:
+            if kept.get(newer) == WorkflowInput.model_fields[newer].get_default(
+                call_default_factory=True
+            ):
+                del kept[newer]
+        return kept
+
+
+# Fields added after v0.2.0 (contracts/releases/): their defaults are what that release assumed.
+_NEWER_THAN_RELEASE: tuple[str, ...] = ("max_refund_cents", "context_refs")
+
 
 class RefusedInput(BaseModel):
     """The record of a request refused before any work began (bad input, no permission):
