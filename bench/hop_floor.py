@@ -244,6 +244,18 @@ def serve_agent(role: str, port: int, peers: dict[str, str], topology: Topology)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
+def _trust(base_dir: Path) -> Path:
+    """The floor's trust table: each role signs its own service tokens (as the mesh's services
+    do), granted the floor's tools and the skill its children are asked for."""
+    import yaml
+
+    grants = [*SERVES, "refund.request"]
+    services = {f"floor-{role}": {"grants": grants, "tenants": ["*"]} for role in ROLES}
+    path = base_dir / "trust.yaml"
+    path.write_text(yaml.safe_dump({"services": services}))
+    return path
+
+
 class FloorMesh:
     """The five floor processes, started in dependency order on free ports."""
 
@@ -255,8 +267,11 @@ class FloorMesh:
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         peers = [f"--peer={role}={url}" for role, url in self.urls.items()]
         peers.append(f"--topology={topology.name}")
+        keys = base_dir / "keys"  # every role's key ring, where the others read its JWKS
+        keys.mkdir(mode=0o700, parents=True, exist_ok=True)
+        shared = {"ACCORD_KEYS_DIR": str(keys), "ACCORD_SERVICE_TRUST": str(_trust(base_dir))}
         for role in ROLES:
-            env = {**os.environ, "ACCORD_DATA_DIR": str(base_dir / f"floor-{role}")}
+            env = {**os.environ, **shared, "ACCORD_DATA_DIR": str(base_dir / f"floor-{role}")}
             args = [sys.executable, __file__, "--serve", role, "--port", str(self.ports[role])]
             self.processes[role] = subprocess.Popen(
                 [*args, *peers], env=env, start_new_session=True
