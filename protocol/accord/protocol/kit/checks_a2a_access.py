@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from accord.contracts.errors import ErrorCode
 from accord.contracts.skill_access import SkillAccess
 from accord.contracts.skill_envelope import EnvelopeUse
+from accord.contracts.tool_access import CallerRole
 from accord.protocol.kit.a2a_context import A2AContext, _tenant
 from accord.protocol.kit.a2a_wire import Answer, error_code_of, task_of, user_message
 from accord.protocol.kit.checks_a2a import A2A_CHECKS
@@ -75,6 +76,8 @@ def _refused_skill(ctx: A2AContext, credential: Credential) -> tuple[str, str | 
     if claims is None:
         return None
     roles = [str(r) for r in claims.get("roles") or []]
+    if CallerRole.SERVICE.value in roles and "scope" not in claims:
+        return None  # its grants are the verifier's trust table's: unknown from outside
     scopes = str(claims.get("scope") or "").split()
     for skill, entry in _document_skills(ctx).items():
         access = entry.get("access") if isinstance(entry, Mapping) else None
