@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from accord.protocol.storage.urls import parse_url
 from accord.tools.commerce_store import CommerceStore
 from accord.tools.ledger import Ledger
@@ -56,3 +58,32 @@ def test_database_urls_map_to_their_drivers() -> None:
     assert parse_url("sqlite:////tmp/x.db").driver() == "sqlite+pysqlite:////tmp/x.db"
     assert parse_url("postgresql://a@h:5/db").driver() == "postgresql+asyncpg://a@h:5/db"
     assert parse_url("postgres://a@h/db").driver().startswith("postgresql+asyncpg://")
+
+
+@pytest.mark.parametrize(
+    ("env", "seeded"),
+    [
+        ({"ACCORD_MODE": "production"}, False),
+        ({"ACCORD_MODE": "production", "ACCORD_DEMO_DATA": "1"}, True),
+        ({"ACCORD_MODE": "development", "ACCORD_DEMO_DATA": "0"}, False),
+        ({"ACCORD_MODE": "development"}, True),
+    ],
+    ids=["production", "production-asked", "development-declined", "development"],
+)
+async def test_demo_data_is_seeded_in_development_only_unless_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], seeded: bool
+) -> None:
+    """A production store holds the operator's own data: no demo customer, order or refund
+    is written into it unless ``ACCORD_DEMO_DATA`` asks (compose.yaml, a demo)."""
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    target = Backend("sqlite", tmp_path, None)
+    for store in (
+        CommerceStore(f"sqlite:///{tmp_path / 'commerce.db'}"),
+        Ledger(f"sqlite:///{tmp_path / 'payments.db'}"),
+    ):
+        await store.start()
+        await store.stop()
+    orders = await target.scalar("commerce", "SELECT count(*) FROM commerce_orders")
+    refunds = await target.scalar("payments", "SELECT count(*) FROM payments_refunds")
+    assert (orders > 0, refunds > 0) == (seeded, seeded)

@@ -496,6 +496,16 @@ class AccordSettings(BaseSettings):
         ),
         json_schema_extra=_in("development", "unset", shown_type="fault plan"),
     )
+    demo_data: bool | None = Field(
+        default=None,
+        description=(
+            "Seed the tool servers' demo data (the demo shop's customers, orders and past "
+            "refunds) at start, idempotently. Unset: in development mode only, never in "
+            "production mode, where the stores hold the operator's own data; compose.yaml sets "
+            "it, being a demo on one machine."
+        ),
+        json_schema_extra=_in("development", "unset: on in development, off in production"),
+    )
     test_pause: Annotated[dict[str, float], NoDecode] = Field(
         default_factory=dict,
         description=(
@@ -505,6 +515,11 @@ class AccordSettings(BaseSettings):
         ),
         json_schema_extra=_in("development", "unset", shown_type="pause plan"),
     )
+
+    @property
+    def seeds_demo_data(self) -> bool:
+        """Whether tool servers seed the demo data (``ACCORD_DEMO_DATA``, else by mode)."""
+        return self.demo_data if self.demo_data is not None else self.mode != "production"
 
     @field_validator("*", mode="before")
     @classmethod

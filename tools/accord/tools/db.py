@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 
+from accord.protocol.settings import current
 from accord.protocol.storage.database import Database
 from accord.protocol.storage.schema import Schema
 
@@ -32,7 +33,8 @@ class SeededStore(ABC):
 
     async def start(self) -> None:
         await self.db.open(self.schema)  # the schema migrations first, safe with replicas
-        await self.seed(datetime.now(UTC))
+        if current().seeds_demo_data:  # never into a production store unless asked
+            await self.seed(datetime.now(UTC))
 
     async def stop(self) -> None:
         await self.db.close()
