@@ -13,7 +13,9 @@
 One request is one run of the durable refund workflow (the orchestrator's graph and nodes, the
 same event log): a session is one conversation, and a workflow waiting for the customer is
 continued by the next request in the same session. The user is the principal: the embedding
-program says who it is; the text never does. See docs/runner.md.
+program says who it is; the text never does. The orchestrator inside is the served one's
+assembly (refund/assembly.py); an approver decides a waiting refund with ``approve``. See
+docs/runner.md.
 """
 
 from __future__ import annotations
