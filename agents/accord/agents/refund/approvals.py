@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict
 from accord.agents.models.base import Language
 from accord.agents.permissions import Operation, require
 from accord.agents.refund.attention import attention_items
-from accord.agents.refund.conversation import final_result
+from accord.agents.refund.conversation import Conversation, Step, final_result
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.reported_errors import told
 from accord.agents.workflow import Event, EventType, Graph, NodeContext, Runtime, WorkflowSnapshot
@@ -91,6 +91,26 @@ def approval_input(
         decision=str(body.get("decision") or ""),
         note=str(body.get("note") or ""),
     )
+
+
+async def decide_refund(
+    conversation: Conversation, approval_id: str, inp: ApprovalInput
+) -> dict[str, Any]:
+    """Run an approver's decision as the approval workflow ``approval_id`` (listed under the
+    approver's scope): its result (``task_id``, ``decision``, the refund's ``outcome``), or
+    the error that refused it. The A2A skill ``refund.approve`` and the Runner's ``approve``
+    both decide through here."""
+    step = Step(
+        approval_id,
+        start=inp.model_dump(mode="json"),
+        graph=APPROVAL_GRAPH,
+        scope=inp.owner,
+        context_id=inp.session,
+    )
+    snapshot = await conversation.drive(step)
+    if snapshot.status is Status.FAILED:
+        raise snapshot.error or AccordError(ErrorCode.INTERNAL, "the approval failed")
+    return final_result(snapshot.result)
 
 
 def build_approval_graph(runtime: Runtime) -> Graph:

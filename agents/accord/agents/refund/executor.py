@@ -25,17 +25,16 @@ from typing import Final
 from accord.agents.models.base import Language
 from accord.agents.permissions import refund_customer
 from accord.agents.refund.approvals import (
-    APPROVAL_GRAPH,
     APPROVE_SKILL,
     approval_input,
     approval_text,
+    decide_refund,
 )
 from accord.agents.refund.conversation import (
     Conversation,
     Finished,
     Step,
     describe,
-    final_result,
     outcome,
 )
 from accord.agents.refund.facts import WorkflowInput
@@ -45,7 +44,6 @@ from accord.agents.workflow import Event, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
 from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.status import Status
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 
 logger = logging.getLogger(__name__)
@@ -137,17 +135,7 @@ class OrchestratorExecutor(ContractExecutor):
 
     async def _approve(self, turn: Turn, progress: Progress) -> Completed:
         inp = approval_input(turn.principal, turn.context_id, turn.data, turn.message_id)
-        step = Step(
-            turn.task_id,
-            start=inp.model_dump(mode="json"),
-            graph=APPROVAL_GRAPH,
-            scope=inp.owner,
-            context_id=turn.context_id,
-        )
-        snapshot = await self.conversation.drive(step)
-        if snapshot.status is Status.FAILED:
-            raise snapshot.error or AccordError(ErrorCode.INTERNAL, "the approval failed")
-        result = final_result(snapshot.result)
+        result = await decide_refund(self.conversation, turn.task_id, inp)
         return Completed(data=result, text=approval_text(result))
 
     async def _drive(self, step: Step, progress: Progress) -> Completed | NeedsInput:

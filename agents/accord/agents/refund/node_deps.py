@@ -1,5 +1,7 @@
 """The refund nodes' dependencies: what they call at run time (tools, peers, the model router),
-built once per process by the service (or the Runner) and bound to every node."""
+built once per process by the orchestrator's assembly (assembly.py) and bound to every node.
+A node calls a tool only through :meth:`Deps.call_tool`, never ``tools`` itself: the call is
+paid from the request's budget first (tests/agents/runner/test_tool_calls_counted.py)."""
 
 from __future__ import annotations
 
@@ -31,8 +33,8 @@ class Deps:
     # Concurrent orders.lookup calls of one workflow share one call (the three checks start
     # together); an entry lives only while its call is in flight.
     lookups: dict[tuple[str, str], asyncio.Task[dict[str, Any]]] = field(default_factory=dict)
-    # Tells the approvers of a refund stopped on a foreign receipt (attention.py); None: the
-    # WARNING log line only (the in-process Runner has no approval queue).
+    # Tells the approvers of a refund stopped on a foreign receipt (attention.py), set by the
+    # assembly (assembly.py); None: the WARNING log line only (a node test's deps).
     attention: Flag | None = None
 
     @staticmethod

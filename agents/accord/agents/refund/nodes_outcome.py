@@ -245,7 +245,7 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
                 )
                 raise  # not reached: an answered interrupt was handled above
             if error.code is not ErrorCode.IDEMPOTENCY_CONFLICT:
-                overtaken = await _overtaken(deps, inp, summary, asked.language, error)
+                overtaken = await _overtaken(deps, ctx, inp, summary, asked.language, error)
                 if overtaken is not None:
                     return overtaken
                 raise
@@ -372,7 +372,7 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
     summary, asked = upstream.decide(), upstream.intake()
     lang = asked.language
     if summary.rule == money.ALREADY_REFUNDED:
-        answered = await _already_refunded(deps, inp, summary, lang)
+        answered = await _already_refunded(deps, ctx, inp, summary, lang)
         if answered is not None:
             return answered
     if summary.rule == money.AMOUNT_ABOVE_REFUNDABLE:
@@ -449,7 +449,12 @@ async def _rejected(
 
 
 async def _overtaken(
-    deps: Deps, inp: WorkflowInput, summary: Summary, language: Language, error: AccordError
+    deps: Deps,
+    ctx: NodeContext,
+    inp: WorkflowInput,
+    summary: Summary,
+    language: Language,
+    error: AccordError,
 ) -> RefundResult | None:
     """The ledger refused the amount because another request of the same order was paid since
     this one's checks (two requests at once): nothing moved, so the customer is told what is
@@ -462,7 +467,7 @@ async def _overtaken(
     rule = money.ALREADY_REFUNDED if refundable == 0 else money.AMOUNT_ABOVE_REFUNDABLE
     summary = summary.model_copy(update={"rule": rule})
     if refundable == 0:
-        answered = await _already_refunded(deps, inp, summary, language)
+        answered = await _already_refunded(deps, ctx, inp, summary, language)
         if answered is not None:
             return answered
     told = money.sentence(
@@ -476,17 +481,24 @@ async def _overtaken(
 
 
 async def _already_refunded(
-    deps: Deps, inp: WorkflowInput, summary: Summary, language: Language
+    deps: Deps, ctx: NodeContext, inp: WorkflowInput, summary: Summary, language: Language
 ) -> RefundResult | None:
     """Nothing is left to refund: the answer is that fact with the newest refund's receipt (the
     ledger's, by refunds.list) and its date. None when the ledger lists none (an order of
-    nothing refundable that was never refunded): the rule's own sentence then."""
-    listed = await deps.tools.call(
-        LIST_TOOL,
-        {"customer_id": inp.customer_id, "order_id": summary.order_id},
-        traceparent=inp.traceparent,
-        acting_for=deps.acting_for(inp),
-    )
+    nothing refundable that was never refunded), or when the request has no tool call left for
+    the lookup: the rule's own sentence then (true, and free, like a template explanation)."""
+    try:
+        listed = await deps.call_tool(
+            ctx,
+            LIST_TOOL,
+            {"customer_id": inp.customer_id, "order_id": summary.order_id},
+            traceparent=inp.traceparent,
+            acting_for=deps.acting_for(inp),
+        )
+    except AccordError as error:
+        if error.code is not ErrorCode.BUDGET_EXHAUSTED:
+            raise
+        return None
     receipts = listed.get("refunds") or []
     if not receipts:
         return None

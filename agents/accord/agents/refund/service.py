@@ -7,7 +7,8 @@ browser (``ACCORD_CONSOLE_URL``, CORS). Its workflows live in a durable event lo
 ``--database-url`` / ``ACCORD_DATABASE_URL``. The log is the only record of its tasks: the A2A
 task store is a view of it (task_views.py), so there is nothing to reconcile at start-up. The
 runtime resumes the workflows a dead process left running (leases decide who, with several
-replicas).
+replicas). The orchestrator itself (its runtime, every graph, the nodes' deps) is assembled
+by assembly.py, as the embedded Runner's is; this module adds what only a served agent has.
 """
 
 from __future__ import annotations
@@ -18,16 +19,10 @@ from typing import Any, Final
 
 from accord.agents.models import build_router
 from accord.agents.refund import pause_points
-from accord.agents.refund.approvals import (
-    APPROVALS_PATH,
-    approval_queue,
-    build_approval_graph,
-)
-from accord.agents.refund.attention import attention_board
+from accord.agents.refund.approvals import APPROVALS_PATH, approval_queue
+from accord.agents.refund.assembly import assemble
 from accord.agents.refund.config import SERVICE_NAME, RefundSettings
 from accord.agents.refund.executor import OrchestratorExecutor
-from accord.agents.refund.graph import build_graphs
-from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.stats_route import STATS_PATH, stats_handler
 from accord.agents.refund.task_views import WorkflowTaskSource
@@ -77,16 +72,14 @@ def build_app(options: ServeOptions) -> Any:
     # the orchestrator comes up (and recovers its workflows) while a tool server is still down.
     tools = ToolClient.from_config(service=SERVICE_NAME)  # its own token, its tools granted
     peers = Peers({"policy": settings.policy_url, "risk": settings.risk_url})
-    deps = Deps(tools=tools, peers=peers, router=build_router(), settings=settings)
-    runtime = Runtime(
-        settings.workflow_log_url,
-        lease_ttl_s=settings.lease_ttl_s,
+    orchestrator = assemble(
+        settings,
+        tools=tools,
+        peers=peers,
+        router=build_router(),
         retention_s=current().task_retention_s,
     )
-    for graph in build_graphs(deps):  # every version still in flight, newest last
-        runtime.register(graph)
-    runtime.register(build_approval_graph(runtime))
-    deps.attention = attention_board(runtime)  # a stopped refund is told to the approvers
+    runtime, deps = orchestrator.runtime, orchestrator.deps
     contract = agent_contract(CONTRACT_NAME)
     tasks = DerivedTaskStore(WorkflowTaskSource(runtime, contract.version))
     executor = OrchestratorExecutor(contract, runtime, created=tasks.created)

@@ -13,7 +13,9 @@
 One request is one run of the durable refund workflow (the orchestrator's graph and nodes, the
 same event log): a session is one conversation, and a workflow waiting for the customer is
 continued by the next request in the same session. The user is the principal: the embedding
-program says who it is; the text never does. See docs/runner.md.
+program says who it is; the text never does. The orchestrator inside is the served one's
+assembly (refund/assembly.py); an approver decides a waiting refund with ``approve``. See
+docs/runner.md.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from accord.agents.models import Metrics, ModelsConfig, build_router
+from accord.agents.refund.approvals import approval_input, approval_queue, decide_refund
+from accord.agents.refund.assembly import assemble
 from accord.agents.refund.config import SERVICE_NAME, RefundSettings
 from accord.agents.refund.conversation import Conversation, Step
 from accord.agents.refund.facts import WorkflowInput
-from accord.agents.refund.graph import build_graphs
 from accord.agents.refund.node_deps import Deps
 from accord.agents.runner.events import Content, Event, Part, new_id
 from accord.agents.runner.history import Session, SessionService
@@ -40,7 +43,7 @@ from accord.agents.runner.inprocess import SERVICES, InProcessMesh, mesh_answers
 from accord.agents.runner.observe import ObservedMetrics, ObservedPeers, tool_call_events
 from accord.agents.runner.portal import Portal, at_interpreter_exit
 from accord.agents.runner.request import Request, request_of
-from accord.agents.runner.sessions import SessionKey, Sessions
+from accord.agents.runner.sessions import MAX_FIELD, SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
 from accord.agents.workflow import Clock, EventType, Runtime, WorkflowSnapshot
 from accord.agents.workflow import Event as LogEvent
@@ -48,8 +51,9 @@ from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import new_traceparent
-from accord.protocol.auth import owner_key
+from accord.protocol.auth import Principal, owner_key
 from accord.protocol.auth_names import DEFAULT_APP as DEMO_APP
+from accord.protocol.auth_names import ROLE_APPROVER
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec, ToolsConfig
 from accord.protocol.mcp.credentials import ServiceCredential
@@ -145,15 +149,17 @@ class Runner:
         )
         tools = self._tool_client()
         tools.observe(tool_call_events(self._hub))
-        deps = Deps(
+        # The orchestrator's own assembly (refund/assembly.py): the same graphs, the approval
+        # workflow and the attention board included; only the collaborators are the Runner's.
+        orchestrator = assemble(
+            settings,
             tools=tools,
             peers=ObservedPeers(self._hub, urls, transport=transport),
             router=build_router(self._models, metrics=self.metrics),
-            settings=settings,
+            owner=f"runner-{uuid.uuid4().hex}",
+            clock=self._clock,
         )
-        runtime = Runtime(log_url, owner=f"runner-{uuid.uuid4().hex}", clock=self._clock)
-        for graph in build_graphs(deps):  # every version still in flight, newest last
-            runtime.register(graph)
+        deps, runtime = orchestrator.deps, orchestrator.runtime
         try:
             await tools.start()
             await runtime.open()
@@ -337,10 +343,7 @@ class Runner:
         )
         text, user, session, data = asked.text, asked.user, asked.session, asked.data
         await self.open()
-        if self._loop is not asyncio.get_running_loop():
-            raise AccordError(
-                ErrorCode.INVALID_INPUT, "a Runner serves the event loop it was opened in"
-            )
+        self._same_loop()
         key = SessionKey(self.app_name, user, session)
         if not is_customer_id(user):
             raise AccordError(
@@ -379,6 +382,48 @@ class Runner:
                 if not driver.done():
                     driver.cancel()  # the caller stopped listening; the workflow goes on
             yield final_event(snapshot, sink.invocation_id, sink.usage)
+
+    # -- approvals --------------------------------------------------------------------------
+    async def approve(
+        self, task_id: str, *, approver: str, decision: str, note: str = ""
+    ) -> dict[str, Any]:
+        """An approver's decision (``approve`` or ``reject``) on a refund of this Runner's app
+        that waits for one (``task_id``: its ``workflow_id``): the orchestrator's
+        ``refund.approve``, run as its approval workflow with the same rules (approvals.py).
+        ``approver`` is the principal, said by the embedding program as ``user`` is. The refund
+        goes on at once; the answer is ``{task_id, decision, outcome}``."""
+        await self.open()
+        self._same_loop()
+        conversation = self._conversation
+        assert conversation is not None
+        approval_id = f"approval-{uuid.uuid4().hex}"
+        body = {"task_id": task_id, "decision": decision, "note": note}
+        inp = approval_input(self._approver(approver), approval_id, body, None)
+        return await decide_refund(conversation, approval_id, inp)
+
+    async def approvals(self, *, approver: str) -> list[dict[str, Any]]:
+        """The approver's queue, as ``GET /approvals`` lists it: the refunds of this Runner's
+        app waiting for an approver (not their own), then those that need a person."""
+        await self.open()
+        self._same_loop()
+        runtime = self._runtime
+        assert runtime is not None
+        return await approval_queue(runtime, self._approver(approver))
+
+    def _approver(self, subject: str) -> Principal:
+        if not subject or len(subject) > MAX_FIELD or not subject.isprintable():
+            raise AccordError(
+                ErrorCode.INVALID_INPUT,
+                f"approver must be 1 to {MAX_FIELD} printable characters",
+                {"field": "approver"},
+            )
+        return Principal(subject=subject, roles=frozenset({ROLE_APPROVER}), app=self.app_name)
+
+    def _same_loop(self) -> None:
+        if self._loop is not asyncio.get_running_loop():
+            raise AccordError(
+                ErrorCode.INVALID_INPUT, "a Runner serves the event loop it was opened in"
+            )
 
     # -- internals ----------------------------------------------------------------------------
     async def _plan(
