@@ -14,8 +14,8 @@ from typing import Final
 
 import pytest
 
-from accord.protocol.kit import Credential, KitOptions, Outcome, run_kit
-from accord.protocol.kit.probes import load_probes
+from accord.kit import Credential, KitOptions, Outcome, run_kit
+from accord.kit.probes import load_probes
 from tests.mesh import matrix
 from tests.mesh.mesh_support import (
     Mesh,

@@ -8,11 +8,11 @@ manifest (accord.contracts.manifest).
 CLI: ``accord contract-test URL...``; pytest: the ``accord_contract`` plugin (pytest_plugin).
 """
 
-from accord.protocol.kit.model import CheckResult, Outcome, Report, TargetKind
-from accord.protocol.kit.options import Credential, KitOptions
-from accord.protocol.kit.probes import AgentProbe, Probes, ToolProbe, load_probes
-from accord.protocol.kit.report import junit_xml, render_table, write_junit
-from accord.protocol.kit.run_checks import checks_for, detect, run_kit, run_target
+from accord.kit.model import CheckResult, Outcome, Report, TargetKind
+from accord.kit.options import Credential, KitOptions
+from accord.kit.probes import AgentProbe, Probes, ToolProbe, load_probes
+from accord.kit.report import junit_xml, render_table, write_junit
+from accord.kit.run_checks import checks_for, detect, run_kit, run_target
 
 __all__ = [
     "AgentProbe",
