@@ -77,12 +77,13 @@ def console() -> Console:
     return Console(width=int(os.environ.get("COLUMNS", "160")))
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def parser() -> argparse.ArgumentParser:
+    """The command line of ``accord-contract-test`` (``accord contract-test`` takes the same)."""
+    command = argparse.ArgumentParser(
         prog="accord-contract-test",
         description="Check A2A agents and MCP tool servers against the Accord contract.",
     )
-    add = parser.add_argument
+    add = command.add_argument
     add("urls", nargs="+", metavar="URL", help="A2A agent base URLs and/or MCP server URLs")
     add("--token", default="", help=f"Bearer token for authenticated checks (default: {TOKEN_ENV})")
     add("--api-key", default="", help="API key (X-API-Key) instead of a token")
@@ -104,14 +105,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     add("--junit", type=Path, default=None, help="Write JUnit XML here")
     add("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="Seconds per call")
-    return parser
+    return command
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    command = parser()
+    args = command.parse_args(argv)
     if args.timeout < 0.1:
-        parser.error("--timeout: at least 0.1 s")
+        command.error("--timeout: at least 0.1 s")
     try:
         options = kit_options(
             token=args.token or os.environ.get(TOKEN_ENV),
@@ -123,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             timeout_s=args.timeout,
         )
     except UsageError as error:
-        parser.error(str(error))
+        command.error(str(error))
     sys.exit(run_and_report(args.urls, options, args.junit, console()))
 
 
