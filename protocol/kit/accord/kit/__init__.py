@@ -5,7 +5,9 @@ manifest (accord.contracts.manifest).
     report = await run_kit(["http://127.0.0.1:8701"], KitOptions(credential=Credential(token=t)))
     assert report.ok, [r.failure_message() for r in report.failures]
 
-CLI: ``accord contract-test URL...``; pytest: the ``accord_contract`` plugin (pytest_plugin).
+CLI: ``accord-contract-test URL...`` (and ``accord contract-test`` where Accord's CLI is
+installed); pytest: the ``accord_contract`` plugin (pytest_plugin). Probes come from the
+applications (entry point group ``accord.kit.probes``) and a probe file (probes.py).
 """
 
 from accord.kit.model import CheckResult, Outcome, Report, TargetKind
