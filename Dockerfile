@@ -27,11 +27,12 @@ WORKDIR /src
 COPY pyproject.toml uv.lock ./
 COPY contracts/pyproject.toml contracts/pyproject.toml
 COPY protocol/pyproject.toml protocol/pyproject.toml
+COPY protocol/kit/pyproject.toml protocol/kit/pyproject.toml
 COPY tools/pyproject.toml tools/pyproject.toml
 COPY agents/pyproject.toml agents/pyproject.toml
 RUN uv sync --frozen --all-packages --no-dev --no-install-workspace
 
-# Then the four workspace members.
+# Then the workspace members (protocol/ holds accord-kit's folder, kit/).
 COPY contracts/ contracts/
 COPY protocol/ protocol/
 COPY tools/ tools/

@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export UV_PYTHON := $(PYTHON)
 export UV_PROJECT_ENVIRONMENT := $(VENV)
-MEMBERS := contracts protocol tools agents
+MEMBERS := contracts protocol protocol/kit tools agents
 JS_TESTS := tests/interop/js
 # pytest-randomly shuffles the tests; the seed is printed so a failing order can be repeated
 # with `make unit SEED=N` (or `pytest -p randomly --randomly-seed=N ...`).
@@ -27,7 +27,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup demo test lint types deps compat release npm unit up contract export docs bench fuzz soak chaos startup waiting pg-test matrix clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract export docs bench fuzz soak chaos startup waiting pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -39,9 +39,16 @@ $(UV):
 # Bytecode is compiled once here: where PYTHONDONTWRITEBYTECODE is set (this machine, the
 # image) Python would otherwise compile every module it imports on every start (docs/restarts.md
 # "Start time"). The image does the same with UV_COMPILE_BYTECODE (Dockerfile).
-setup: $(UV) ## Create .venv with all four packages and dev tools, exactly as locked
+setup: $(UV) ## Create .venv with all five packages and dev tools, exactly as locked
 	$(UV) sync --frozen --all-packages --quiet --compile-bytecode
 	$(BIN)/python -m compileall -q $(MEMBERS)
+
+# Wheels only: what `pip install` takes. accord-kit's wheel with accord-contracts' is all a team
+# needs to check its own agents (docs/contract-test.md "Installing the kit alone").
+dist: $(UV) ## Build the wheel of every workspace distribution into dist/
+	rm -rf dist
+	$(UV) build --all-packages --wheel --out-dir dist --quiet
+	@ls dist
 
 demo: setup ## Set up, then run the refund demo tour
 	$(BIN)/accord demo
@@ -54,11 +61,11 @@ lint: setup ## ruff over everything
 	$(BIN)/ruff check contracts protocol tools agents tests bench
 	$(BIN)/ruff format --check contracts protocol tools agents tests bench
 
-types: setup ## mypy --strict over the four packages
-	$(BIN)/mypy contracts/accord protocol/accord tools/accord agents/accord
+types: setup ## mypy --strict over the five packages
+	$(BIN)/mypy contracts/accord protocol/accord protocol/kit/accord tools/accord agents/accord
 
 deps: setup ## deptry: each member declares exactly the third-party packages it imports
-	for m in $(MEMBERS); do (cd $$m && ../$(BIN)/deptry . --no-ansi) || exit 1; done
+	for m in $(MEMBERS); do (cd $$m && $(CURDIR)/$(BIN)/deptry . --no-ansi) || exit 1; done
 
 # The last release is recorded in the repository (contracts/releases/vX.Y.Z/: its contracts,
 # registry snapshot and commit), so this runs the same on every clone: no tag, no history, no

@@ -42,7 +42,7 @@ from accord.contracts.tools import tool_contract
 MODES = ("correct", "not-idempotent", "annotations", "structured-error", "open")
 WRITERS = {"tenant-a"}
 READERS = {"tenant-a", "tenant-b"}
-# The demo order the kit looks up, and the kit's own order it refunds (accord.protocol.kit.probes).
+# The demo order the kit looks up, and the kit's own order it refunds (accord.kit.probes).
 KNOWN = {("O-1001", "C-01"), ("O-9001", "C-90")}
 CONTRACTS = {n: tool_contract(n) for n in ("orders.lookup", "refunds.issue")}
 ORDER = {

@@ -8,19 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from accord.protocol.kit import Credential, KitOptions, Outcome, Report, run_kit
-from accord.protocol.kit.probes import BUILTIN, Probes
+from accord.agents.refund.kit_probes import PROBES
+from accord.kit import Credential, KitOptions, Outcome, Report, run_kit
+from accord.kit.probes import Probes
 from tests.kit.conftest import run_module
 
 AGENT = "tests.kit.broken_agent"
 TOOLS = "tests.kit.broken_tools"
 # The broken agent declines a DataPart {"decline": true} (STATUS-008's probe).
-_POLICY = BUILTIN.agents["refund.policy"].model_copy(update={"decline": {"decline": True}})
+_POLICY = PROBES.agents["refund.policy"].model_copy(update={"decline": {"decline": True}})
 OPTIONS = KitOptions(
     credential=Credential(token="tenant-a"),
     other=Credential(token="tenant-b"),
     timeout_s=15.0,
-    probes=BUILTIN.merged(Probes(agents={"refund.policy": _POLICY})),
+    probes=PROBES.merged(Probes(agents={"refund.policy": _POLICY})),
 )
 
 # mode -> the requirements its breakage must be reported under

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from accord.contracts.manifest import requirement_ids
-from accord.protocol.kit import TargetKind, checks_for
+from accord.kit import TargetKind, checks_for
 from tests.kit.conftest import ROOT
 
 DOC = ROOT / "docs" / "contract-test.md"

@@ -12,7 +12,7 @@ import pytest
 from tests.kit.conftest import run_module
 
 SUITE = """
-from accord.protocol.kit.pytest_plugin import assert_contract
+from accord.kit.pytest_plugin import assert_contract
 
 
 def test_contract(accord_check):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from accord.kit import Credential, KitOptions, Outcome, Report, run_kit
 from accord.protocol.auth import mint_token
-from accord.protocol.kit import Credential, KitOptions, Outcome, Report, run_kit
 from tests.support.policy_versions import policy_1_0, policy_2_0, write_contracts
 from tests.support.processes import run_service
 from tests.support.service_keys import TEST_SERVICE, sign_as

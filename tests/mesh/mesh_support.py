@@ -112,6 +112,10 @@ def python_version() -> str:
     return f"accord-protocol {version('accord-protocol')}"
 
 
+def kit_version() -> str:
+    return f"accord-kit {version('accord-kit')}"
+
+
 def npm_version(package: str) -> str:
     meta = json.loads((NODE_MODULES / package / "package.json").read_text())
     return f"{package} {meta['version']}"

@@ -14,14 +14,14 @@ from typing import Final
 
 import pytest
 
-from accord.protocol.kit import Credential, KitOptions, Outcome, run_kit
-from accord.protocol.kit.probes import load_probes
+from accord.kit import Credential, KitOptions, Outcome, run_kit
+from accord.kit.probes import load_probes
 from tests.mesh import matrix
 from tests.mesh.mesh_support import (
     Mesh,
     declared,
     endpoint,
-    python_version,
+    kit_version,
     token,
 )
 from tests.support.service_keys import TEST_SERVICE, sign_as
@@ -81,13 +81,15 @@ def _options(service: str) -> KitOptions:
     )
     # Another tenant (AGENT-004) the skills' access does not admit (AGENT-009): a customer
     # may not approve refunds; a service granted nothing may not ask policy-check or risk-check.
-    other = sign_as("cli") if service in ("policy", "risk") else token("C-02")
+    # The service's token says so (an empty scope claim: it asks for no grant), since the kit
+    # predicts a refusal only from what a token claims, not from the verifier's table.
+    other = sign_as("cli", scope="") if service in ("policy", "risk") else token("C-02")
     probes = load_probes(None)
     return KitOptions(
         credential=Credential(token=own),
         other=Credential(token=other),
         timeout_s=30.0,
-        probes=probes,  # the built-in ones: the orchestrator's lifecycle runs without a file
+        probes=probes,  # the refund application's: the orchestrator's lifecycle runs without a file
     )
 
 
@@ -97,7 +99,7 @@ def test_the_kit_finds_no_violation(mesh: Mesh, service: str) -> None:
     with matrix.cell(
         service,
         "kit",
-        client_version=f"accord contract-test ({python_version()})",
+        client_version=f"accord contract-test ({kit_version()})",
         contract=said.contract,
         service_contract=said.service_contract,
         note="zero violations; skips only where the capability is not claimed",

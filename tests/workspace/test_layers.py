@@ -1,8 +1,9 @@
 """Which member may import which: the siblings each pyproject.toml declares, and no other.
 
 deptry checks third-party imports against each member's declarations (``make deps``), but the
-four members share the ``accord`` namespace, which it sees as one local package; this test does
-that part: ``accord.contracts`` imports nothing of ours, and so on up the layers.
+members share the ``accord`` namespace, which it sees as one local package; this test does that
+part: ``accord.contracts`` imports nothing of ours, ``accord.kit`` only the contract (a team
+that installs the kit alone has nothing else), and so on up the layers.
 """
 
 from __future__ import annotations
@@ -14,18 +15,26 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-MEMBERS = ("contracts", "protocol", "tools", "agents")
+# Member (its package under ``accord``, its distribution ``accord-<member>``) -> its folder.
+MEMBERS = {
+    "contracts": "contracts",
+    "protocol": "protocol",
+    "kit": "protocol/kit",
+    "tools": "tools",
+    "agents": "agents",
+}
 
 
 def declared_siblings(member: str) -> set[str]:
-    project = tomllib.loads((ROOT / member / "pyproject.toml").read_text())["project"]
+    text = (ROOT / MEMBERS[member] / "pyproject.toml").read_text()
+    project = tomllib.loads(text)["project"]
     return {d.removeprefix("accord-") for d in project["dependencies"] if d.startswith("accord-")}
 
 
 def imported_siblings(member: str) -> dict[str, set[str]]:
     """``accord.<member>`` packages imported, each with the files that import it."""
     found: dict[str, set[str]] = {}
-    for path in (ROOT / member / "accord").rglob("*.py"):
+    for path in (ROOT / MEMBERS[member] / "accord").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = (
                 [a.name for a in node.names]
@@ -54,3 +63,13 @@ def test_a_member_imports_exactly_the_siblings_it_declares(member: str) -> None:
 def test_the_contract_imports_nothing_of_ours() -> None:
     assert declared_siblings("contracts") == set()
     assert imported_siblings("contracts") == {}
+
+
+def test_the_kit_imports_only_the_contract() -> None:
+    assert declared_siblings("kit") == {"contracts"}
+    assert set(imported_siblings("kit")) == {"contracts"}
+
+
+def test_every_workspace_member_is_checked() -> None:
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert root["tool"]["uv"]["workspace"]["members"] == list(MEMBERS.values())

@@ -112,7 +112,7 @@ DEPRECATED_CARD_PARAMS: Final[Mapping[str, str]] = MappingProxyType(
 )
 """Card params as contract 1.0 spelled them (snake_case), by their lowerCamelCase name (A2A's
 JSON): cards carry both while the contract's major is 1, and readers take the new name, else
-the old (accord.protocol.a2a.card_params)."""
+the old (accord.contracts.card_params)."""
 
 CARD_SKILL_SCHEMAS_PARAM: Final = "skillSchemas"
 """Param of the contract extension in an Agent Card: ``{"url", "sha256"}`` of the agent's skill

@@ -60,12 +60,9 @@ def test_this_working_tree_agrees_with_its_last_release() -> None:
 
 # -- a copy of the workspace with no .git: a tagless, shallow or git-less clone -------------
 
+# Every distribution's pyproject.toml (the release table lists them), then what else it reads.
 COPIED = (
-    "pyproject.toml",
-    "contracts/pyproject.toml",
-    "protocol/pyproject.toml",
-    "tools/pyproject.toml",
-    "agents/pyproject.toml",
+    *(str(p.relative_to(ROOT)) for p in WORKSPACE.distributions),
     "contracts/accord/contracts/specs",
     "contracts/releases",
     "contracts/intended-breaks.yaml",

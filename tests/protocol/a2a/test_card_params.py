@@ -8,6 +8,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from accord.contracts.agents import agent_contract
+from accord.contracts.card_params import card_param
 from accord.contracts.keys import (
     CARD_CONTRACT_VERSION_PARAM,
     CARD_CONTRACT_VERSIONS_PARAM,
@@ -17,7 +18,6 @@ from accord.contracts.keys import (
     DEPRECATED_CARD_PARAMS,
 )
 from accord.protocol.a2a.card import build_agent_card
-from accord.protocol.a2a.card_params import card_param
 from accord.protocol.a2a.client_card import ResolvedCard
 
 

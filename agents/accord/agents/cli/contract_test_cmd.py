@@ -1,22 +1,16 @@
 """`accord contract-test URL...`: the contract test kit against any A2A agent or MCP tool server.
 
-Exit status: 0 when nothing violated the contract, 1 on any violation, 2 on bad usage.
+Exit status: 0 when nothing violated the contract, 1 on any violation, 2 on bad usage. The kit's
+own command, ``accord-contract-test``, takes the same flags (tests/kit/test_cli.py checks it).
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from accord.agents.cli.credentials import given_token
-from accord.contracts.errors import AccordError
-from accord.contracts.loading import ContractFileError
-from accord.contracts.manifest import requirement_ids
-from accord.contracts.tools import load_tool_contract
 
 
 def register(app: typer.Typer) -> None:
@@ -44,33 +38,19 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check agents and tool servers against the Accord contract (requirement IDs)."""
         # Imported here: the kit pulls in the A2A and MCP SDKs, which other commands do not need.
-        from accord.protocol.kit import (
-            Credential,
-            KitOptions,
-            load_probes,
-            render_table,
-            run_kit,
-            write_junit,
-        )
+        # It is the same run as the kit's own command, `accord-contract-test` (accord.kit.cli).
+        from accord.kit.cli import UsageError, console, kit_options, run_and_report
 
-        console = Console(width=int(os.environ.get("COLUMNS", "160")))
-        unknown = sorted(set(skip) - requirement_ids())
-        if unknown:
-            raise typer.BadParameter(f"unknown requirement ID(s) {unknown}", param_hint="--skip")
         try:
-            options = KitOptions(
-                credential=Credential(token=given_token(token), api_key=api_key or None),
-                other=Credential(token=other_token or None),
-                skip=frozenset(skip),
+            options = kit_options(
+                token=given_token(token),
+                api_key=api_key,
+                other_token=other_token,
+                skip=skip,
+                probe=probe,
+                contracts=contract,
                 timeout_s=timeout,
-                probes=load_probes(probe),
-                contracts=tuple(load_tool_contract(p) for p in contract),
             )
-        except (AccordError, ContractFileError) as error:
+        except UsageError as error:
             raise typer.BadParameter(str(error)) from None
-        report = asyncio.run(run_kit(urls, options))
-        render_table(report, console)
-        if junit is not None:
-            write_junit(report, junit)
-            console.print(f"JUnit XML: {junit}")
-        raise typer.Exit(0 if report.ok else 1)
+        raise typer.Exit(run_and_report(urls, options, junit, console()))

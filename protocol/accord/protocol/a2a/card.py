@@ -27,6 +27,7 @@ from a2a.types import (
 from a2a.utils.constants import PROTOCOL_VERSION_1_0, TransportProtocol
 
 from accord.contracts.agents import AgentContract
+from accord.contracts.card_params import card_params
 from accord.contracts.keys import (
     API_KEY_HEADER,
     CARD_CONTRACT_VERSION_PARAM,
@@ -43,7 +44,6 @@ from accord.contracts.keys import (
     SKILL_SCHEMAS_PATH,
     STATUS_META_KEY,
 )
-from accord.protocol.a2a.card_params import card_params
 from accord.protocol.a2a.card_schemas import encode_schema_document
 
 BEARER_SCHEME: Final = "bearer"

@@ -18,20 +18,18 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from accord.contracts.agents import AgentContract, Skill
-from accord.contracts.export import schema_documents
-from accord.contracts.keys import CONTRACT_VERSION, SKILL_SCHEMAS_PATH
+from accord.contracts.agents import AgentContract
+from accord.contracts.keys import SKILL_SCHEMAS_PATH
+from accord.contracts.skill_schemas import skill_schema_document
 
 CACHE_CONTROL: Final = "public, max-age=60"
 """As the card's: a client that re-reads the card sees a new digest as soon as it changes."""
-SHARED_SCHEMAS: Final = {"error": "error.schema.json", "status": "status.schema.json"}
-"""Document key -> the contract export's schema of that name (one truth for both)."""
 
 
 @dataclass(frozen=True)
@@ -44,30 +42,6 @@ class SchemaDocument:
     @property
     def etag(self) -> str:
         return f'"{self.sha256}"'
-
-
-def skill_schema_document(contract: AgentContract) -> dict[str, Any]:
-    shared = schema_documents()
-    return {
-        "agent": contract.name,
-        "version": contract.version,
-        "contractVersion": CONTRACT_VERSION,
-        "skills": {skill.id: _skill_entry(skill) for skill in contract.skills},
-        "schemas": {key: shared[name] for key, name in SHARED_SCHEMAS.items()},
-    }
-
-
-def _skill_entry(skill: Skill) -> dict[str, Any]:
-    """A skill's schemas, and (contract 1.3) who may ask for it and what of the envelope it
-    honours, so that a caller in any language knows before it sends (AGENT-009, ENV-007)."""
-    entry: dict[str, Any] = {
-        "input": skill.input_schema,
-        "output": skill.output_schema,
-        "envelope": skill.envelope.model_dump(mode="json", exclude_none=True),
-    }
-    if skill.access is not None:
-        entry["access"] = skill.access.model_dump(mode="json")
-    return entry
 
 
 def encode_schema_document(contract: AgentContract) -> SchemaDocument:

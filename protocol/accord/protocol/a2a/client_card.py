@@ -17,6 +17,7 @@ from a2a.types.a2a_pb2 import AgentCard, AgentInterface
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from google.protobuf import json_format
 
+from accord.contracts.card_params import card_param
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
     API_KEY_HEADER,
@@ -26,7 +27,6 @@ from accord.contracts.keys import (
     DELEGATION_EXTENSION_URI,
     IDEMPOTENT_SEND_EXTENSION_URI,
 )
-from accord.protocol.a2a.card_params import card_param
 from accord.protocol.a2a.client_wire import HTTP_JSON, JSONRPC, error_from_response
 
 BINDINGS: Final = {"jsonrpc": JSONRPC, "rest": HTTP_JSON}

@@ -37,6 +37,7 @@ from accord.contracts.status import (
     from_a2a,
     to_a2a,
 )
+from accord.contracts.status_meta import meta_waiting_reason
 
 # -- writing --------------------------------------------------------------------------------
 
@@ -54,13 +55,6 @@ def status_meta(
         # Contract 1.0's spelling, for clients of the previous release (deprecated, see keys).
         WAITING_REASON_KEY_DEPRECATED: reason,
     }
-
-
-def meta_waiting_reason(meta: Mapping[str, Any]) -> Any:
-    """The waiting reason of a status metadata value, in either spelling (the camelCase key
-    first; contract 1.0's snake_case one is read for one release)."""
-    value = meta.get(WAITING_REASON_KEY)
-    return value if value is not None else meta.get(WAITING_REASON_KEY_DEPRECATED)
 
 
 def error_data(error: AccordError) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """A check: a requirement ID, a short name, and an async function that passes, raises
-:class:`~accord.protocol.kit.model.Violation`, or raises
-:class:`~accord.protocol.kit.model.Skipped`.
+:class:`~accord.kit.model.Violation`, or raises
+:class:`~accord.kit.model.Skipped`.
 
 A check may stand for one check per thing the target claims (each contract version it states):
 ``expand`` then names them from the context, and each runs as its own check, reported as

@@ -14,7 +14,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from accord.protocol.kit.model import CheckResult, Outcome, Report
+from accord.kit.model import CheckResult, Outcome, Report
 
 _STYLE = {Outcome.PASS: "green", Outcome.FAIL: "bold red", Outcome.SKIP: "yellow"}
 

@@ -25,9 +25,9 @@ from mcp.shared.exceptions import MCPError
 
 from accord.contracts.keys import TOOL_DELEGATION_META_KEY
 from accord.contracts.tools import ToolContract, shipped_tool_contracts
-from accord.protocol.kit.model import Skipped
-from accord.protocol.kit.options import Credential, KitOptions
-from accord.protocol.kit.probes import ToolProbe, fill
+from accord.kit.model import Skipped
+from accord.kit.options import Credential, KitOptions
+from accord.kit.probes import ToolProbe, fill
 
 T = TypeVar("T")
 KIT_APP = "accord"  # the tenant app a kit delegation names when the token does not say

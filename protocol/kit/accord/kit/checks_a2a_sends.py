@@ -16,10 +16,10 @@ from typing import Any, Final
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import IDEMPOTENT_SEND_EXTENSION_URI
-from accord.protocol.kit.a2a_context import A2AContext, ProbeRun
-from accord.protocol.kit.a2a_wire import Answer, task_of
-from accord.protocol.kit.checks_a2a import A2A_CHECKS, _expect_code
-from accord.protocol.kit.model import Skipped, Violation
+from accord.kit.a2a_context import A2AContext, ProbeRun
+from accord.kit.a2a_wire import Answer, task_of
+from accord.kit.checks_a2a import A2A_CHECKS, _expect_code
+from accord.kit.model import Skipped, Violation
 
 check = A2A_CHECKS
 OTHER_TEXT: Final = "accord contract test: another message under the same messageId"

@@ -1,12 +1,12 @@
 """pytest plugin ``accord_contract``: the kit's checks as test cases in a team's own suite.
 
 Registered as a ``pytest11`` entry point, so it loads in every pytest run of an environment that
-has accord-protocol installed. It is inert until used: it adds ``--accord-*`` options and two
+has accord-kit installed. It is inert until used: it adds ``--accord-*`` options and two
 fixtures, and imports the kit (and the A2A and MCP SDKs) only when a test asks for them.
 
 One test case per check and target (``--accord-target URL``, repeatable)::
 
-    from accord.protocol.kit.pytest_plugin import assert_contract
+    from accord.kit.pytest_plugin import assert_contract
 
     def test_contract(accord_check):          # parametrized: one case per (target, check)
         assert_contract(accord_check)         # fails with the violation, skips with the reason
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from accord.protocol.kit.model import CheckResult, Report
-    from accord.protocol.kit.options import KitOptions
+    from accord.kit.model import CheckResult, Report
+    from accord.kit.options import KitOptions
 
 CHECK_FIXTURE = "accord_check"
 
@@ -66,7 +66,7 @@ class ContractKit:
         self._reports: dict[str, Report] = {}
 
     async def run_async(self, url: str) -> Report:
-        from accord.protocol.kit.run_checks import run_kit
+        from accord.kit.run_checks import run_kit
 
         if url not in self._reports:
             self._reports[url] = await run_kit([url], self.options)
@@ -86,8 +86,8 @@ class ContractKit:
 
 
 def _options(config: pytest.Config) -> KitOptions:
-    from accord.protocol.kit.options import Credential, KitOptions
-    from accord.protocol.kit.probes import load_probes
+    from accord.kit.options import Credential, KitOptions
+    from accord.kit.probes import load_probes
 
     get = config.getoption
     return KitOptions(
@@ -116,7 +116,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             indirect=True,
         )
         return
-    from accord.protocol.kit.run_checks import checks_for, detect
+    from accord.kit.run_checks import checks_for, detect
 
     options = _options(metafunc.config)
     params: list[Any] = []
@@ -143,7 +143,7 @@ def accord_check(request: pytest.FixtureRequest, accord_contract_kit: ContractKi
 
 def assert_contract(result: CheckResult) -> None:
     """Fail with the violation, skip with the reason, pass otherwise."""
-    from accord.protocol.kit.model import Outcome
+    from accord.kit.model import Outcome
 
     if result.outcome is Outcome.FAIL:
         pytest.fail(result.failure_message(), pytrace=False)

@@ -7,7 +7,7 @@ from typing import Final
 
 from accord.contracts.keys import API_KEY_HEADER
 from accord.contracts.tools import ToolContract
-from accord.protocol.kit.probes import BUILTIN, Probes
+from accord.kit.probes import Probes, registered_probes
 
 DEFAULT_TIMEOUT_S: Final = 10.0
 
@@ -38,5 +38,6 @@ class KitOptions:
     other: Credential = field(default_factory=Credential)  # another tenant, for AGENT-004
     skip: frozenset[str] = frozenset()  # requirement IDs the implementation does not claim
     timeout_s: float = DEFAULT_TIMEOUT_S
-    probes: Probes = BUILTIN
+    # The installed applications' probes (entry point group accord.kit.probes); none: none.
+    probes: Probes = field(default_factory=registered_probes)
     contracts: tuple[ToolContract, ...] = ()  # third-party tool contracts (--contract)

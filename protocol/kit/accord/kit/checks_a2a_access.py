@@ -20,13 +20,13 @@ from accord.contracts.errors import ErrorCode
 from accord.contracts.skill_access import SkillAccess
 from accord.contracts.skill_envelope import EnvelopeUse
 from accord.contracts.tool_access import CallerRole
-from accord.protocol.kit.a2a_context import A2AContext, _tenant
-from accord.protocol.kit.a2a_wire import Answer, error_code_of, task_of, user_message
-from accord.protocol.kit.checks_a2a import A2A_CHECKS
-from accord.protocol.kit.checks_a2a_schemas import DOCUMENT_KEY
-from accord.protocol.kit.model import Skipped, Violation
-from accord.protocol.kit.options import Credential
-from accord.protocol.kit.probes import fill
+from accord.kit.a2a_context import A2AContext, _tenant
+from accord.kit.a2a_wire import Answer, error_code_of, task_of, user_message
+from accord.kit.checks_a2a import A2A_CHECKS
+from accord.kit.checks_a2a_schemas import DOCUMENT_KEY
+from accord.kit.model import Skipped, Violation
+from accord.kit.options import Credential
+from accord.kit.probes import fill
 
 check = A2A_CHECKS
 UNDECLARED: Final = "accord_contract_test_undeclared"

@@ -14,8 +14,8 @@ from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import CONTRACT_VERSIONS_META_KEY, MCP_ERROR_META_KEY
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.contracts.versions import compatible_served, major
-from accord.protocol.kit.check import CheckList
-from accord.protocol.kit.mcp_context import (
+from accord.kit.check import CheckList
+from accord.kit.mcp_context import (
     Call,
     Challenge,
     MCPContext,
@@ -23,7 +23,8 @@ from accord.protocol.kit.mcp_context import (
     mcp_session,
     unauthenticated,
 )
-from accord.protocol.kit.model import Skipped, Violation
+from accord.kit.model import Skipped, Violation
+from accord.kit.probes import NO_PROBE
 
 MCP_CHECKS: Final = CheckList[MCPContext]()
 check = MCP_CHECKS
@@ -185,7 +186,7 @@ async def output_schema(ctx: MCPContext) -> None:
                 received=call.received,
             )
     if not probed:
-        raise Skipped("no probe with valid input for the listed tools: pass --probe")
+        raise Skipped(f"no probe with valid input for the listed tools: {NO_PROBE}")
 
 
 def _invalid_args(ctx: MCPContext, name: str) -> dict[str, Any] | None:
@@ -298,7 +299,7 @@ async def key_required(ctx: MCPContext) -> None:
                 received=call.received,
             )
     if not probed:
-        raise Skipped("no valid-input probe for the write tools: pass --probe")
+        raise Skipped(f"no valid-input probe for the write tools: {NO_PROBE}")
 
 
 def _receipt(call: Call) -> Any:
@@ -347,7 +348,7 @@ async def idempotent(ctx: MCPContext) -> None:
                     received={"first": sc1, "second": sc2},
                 )
     if not probed:
-        raise Skipped("no valid-input probe for the write tools: pass --probe")
+        raise Skipped(f"no valid-input probe for the write tools: {NO_PROBE}")
 
 
 @check("TOOL-006", "the same key with other arguments is IDEMPOTENCY_CONFLICT")

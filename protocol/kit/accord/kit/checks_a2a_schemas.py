@@ -17,12 +17,12 @@ from jsonschema.exceptions import SchemaError
 from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.errors import AccordError
 from accord.contracts.keys import CARD_SKILL_SCHEMAS_PARAM, CONTRACT_EXTENSION_URI
-from accord.protocol.a2a.card_schemas import skill_schema_document
-from accord.protocol.a2a.origins import origin_of
-from accord.protocol.kit.a2a_context import A2AContext
-from accord.protocol.kit.a2a_wire import task_of
-from accord.protocol.kit.checks_a2a import A2A_CHECKS
-from accord.protocol.kit.model import Skipped, Violation
+from accord.contracts.origins import origin_of
+from accord.contracts.skill_schemas import skill_schema_document
+from accord.kit.a2a_context import A2AContext
+from accord.kit.a2a_wire import task_of
+from accord.kit.checks_a2a import A2A_CHECKS
+from accord.kit.model import Skipped, Violation
 
 check = A2A_CHECKS
 DOCUMENT_KEY: Final = "skill-schemas"  # A2AContext.remember: the document the first check read

@@ -19,16 +19,15 @@ from typing import Any, TypeVar
 import httpx
 
 from accord.contracts.errors import AccordError
-from accord.protocol.a2a.origins import check_origin
-from accord.protocol.kit.a2a_context import A2AContext
-from accord.protocol.kit.a2a_wire import CARD_PATH, JSONRPC_BINDING, REST_BINDING, A2AWire
-from accord.protocol.kit.check import Check
-from accord.protocol.kit.checks_a2a import A2A_CHECKS
-from accord.protocol.kit.checks_a2a_access import UNDECLARED  # noqa: F401 - registers its checks
-from accord.protocol.kit.checks_a2a_schemas import DOCUMENT_KEY  # noqa: F401 - registers its checks
-from accord.protocol.kit.checks_a2a_sends import card_idempotent_send  # noqa: F401 - registers
-from accord.protocol.kit.checks_mcp import MCP_CHECKS, judge_challenge, unauthenticated_refused
-from accord.protocol.kit.mcp_context import (
+from accord.kit.a2a_context import A2AContext
+from accord.kit.a2a_wire import CARD_PATH, JSONRPC_BINDING, REST_BINDING, A2AWire
+from accord.kit.check import Check
+from accord.kit.checks_a2a import A2A_CHECKS
+from accord.kit.checks_a2a_access import UNDECLARED  # noqa: F401 - registers its checks
+from accord.kit.checks_a2a_schemas import DOCUMENT_KEY  # noqa: F401 - registers its checks
+from accord.kit.checks_a2a_sends import card_idempotent_send  # noqa: F401 - registers
+from accord.kit.checks_mcp import MCP_CHECKS, judge_challenge, unauthenticated_refused
+from accord.kit.mcp_context import (
     Challenge,
     MCPContext,
     contracts_for,
@@ -36,7 +35,7 @@ from accord.protocol.kit.mcp_context import (
     mcp_session,
     unauthenticated,
 )
-from accord.protocol.kit.model import (
+from accord.kit.model import (
     CheckResult,
     Outcome,
     Report,
@@ -45,8 +44,9 @@ from accord.protocol.kit.model import (
     Violation,
     trim,
 )
-from accord.protocol.kit.options import KitOptions
-from accord.protocol.kit.probes import new_run_token
+from accord.kit.options import KitOptions
+from accord.kit.origins import check_origin
+from accord.kit.probes import new_run_token
 
 C = TypeVar("C")
 DETECT_REQUIREMENT = "AGENT-002"  # a target that answers neither way has no public card

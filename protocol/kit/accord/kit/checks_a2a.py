@@ -42,16 +42,16 @@ from accord.contracts.status import (
     from_a2a,
     to_a2a,
 )
+from accord.contracts.status_meta import meta_waiting_reason
 from accord.contracts.versions import major
-from accord.protocol.a2a.wire import meta_waiting_reason
-from accord.protocol.kit.a2a_context import (
+from accord.kit.a2a_context import (
     INTERRUPTED_A2A,
     TERMINAL_A2A,
     A2AContext,
     Observed,
     last_state,
 )
-from accord.protocol.kit.a2a_wire import (
+from accord.kit.a2a_wire import (
     Answer,
     accord_reason,
     data_part_error_code,
@@ -61,9 +61,9 @@ from accord.protocol.kit.a2a_wire import (
     task_of,
     user_message,
 )
-from accord.protocol.kit.check import CheckList
-from accord.protocol.kit.model import Skipped, Violation
-from accord.protocol.kit.probes import fill
+from accord.kit.check import CheckList
+from accord.kit.model import Skipped, Violation
+from accord.kit.probes import fill
 
 A2A_CHECKS: Final = CheckList[A2AContext]()
 check = A2A_CHECKS

@@ -12,15 +12,15 @@ from typing import Any, TypeVar
 
 import jwt
 
+from accord.contracts.card_params import card_param
 from accord.contracts.keys import (
     CONTRACT_EXTENSION_URI,
     DELEGATION_EXTENSION_URI,
     SKILL_META_KEY,
 )
 from accord.contracts.status import A2AState
-from accord.protocol.a2a.card_params import card_param
-from accord.protocol.auth import ROLE_SERVICE
-from accord.protocol.kit.a2a_wire import (
+from accord.contracts.tool_access import CallerRole
+from accord.kit.a2a_wire import (
     A2AWire,
     Answer,
     status_updates,
@@ -28,9 +28,9 @@ from accord.protocol.kit.a2a_wire import (
     task_of,
     user_message,
 )
-from accord.protocol.kit.model import Skipped
-from accord.protocol.kit.options import Credential, KitOptions
-from accord.protocol.kit.probes import AgentProbe, fill
+from accord.kit.model import Skipped
+from accord.kit.options import Credential, KitOptions
+from accord.kit.probes import NO_PROBE, AgentProbe, fill
 
 T = TypeVar("T")
 
@@ -230,7 +230,7 @@ class A2AContext:
             probe = self.options.probes.agents.get(skill)
             if probe is not None:
                 return skill, probe
-        raise Skipped(f"no probe for the card's skills {skills}: pass --probe FILE")
+        raise Skipped(f"no probe for the card's skills {skills}: {NO_PROBE}")
 
     async def probe_run(self) -> ProbeRun:
         """The skill probe, streamed; answered in the same task if it waits for input."""
@@ -288,7 +288,7 @@ def _tenant(credential: Credential, acts_for: str | None = None) -> tuple[str, s
         except jwt.PyJWTError:
             claims = {}
         sub, app, roles = claims.get("sub"), claims.get("app"), claims.get("roles")
-        is_service = isinstance(roles, list) and ROLE_SERVICE in roles
+        is_service = isinstance(roles, list) and CallerRole.SERVICE in roles
         user = acts_for if is_service and acts_for else sub
         return (
             app if isinstance(app, str) and app else KIT_APP,
