@@ -25,7 +25,6 @@ from accord.protocol.auth import DEFAULT_APP, ROLE_CUSTOMER, Principal
 from accord.protocol.auth_verify import Authenticator
 from accord.protocol.settings import AccordSettings
 
-AUTH_OPTION: Final = "auth"  # ServeOptions.extra key: "none" switches authentication off
 AUTH_NONE: Final = "none"
 AUTH_MODES: Final = ("token", AUTH_NONE)
 ANONYMOUS: Final = Principal(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
@@ -700,4 +700,6 @@ class ServeOptions:
     host: str = DEFAULT_HOST
     port: int = 0
     database_url: str | None = None
-    extra: dict[str, str] = field(default_factory=dict)
+    # `accord serve --auth none` (development, loopback only): callers without a credential
+    # are served as the anonymous principal (accord.protocol.auth_none).
+    auth_none: bool = False

@@ -43,11 +43,7 @@ def make_service(
     schema: Schema,
 ) -> ServiceSpec:
     def build_app(options: ServeOptions) -> AsgiApp:
-        extra = options.extra.get("allowed_hosts")
-        hosts = [h.strip() for h in extra.split(",") if h.strip()] if extra else None
-        return build_http_app(
-            make_server(options), host=options.host, allowed_hosts=hosts, service_name=name
-        )
+        return build_http_app(make_server(options), host=options.host, service_name=name)
 
     def run_stdio(options: ServeOptions) -> None:
         serve_stdio(make_server(options))

@@ -10,7 +10,6 @@ from accord.protocol.auth_none import (
     ANONYMOUS,
     AUTH_MODES,
     AUTH_NONE,
-    AUTH_OPTION,
     auth_none_refusal,
 )
 from accord.protocol.error_boundary import ErrorBoundary
@@ -58,7 +57,6 @@ def register(app: typer.Typer) -> None:
         # One place per process: service.name, exporters from the OTEL_* environment, log format.
         configure_logging(name)
         check_startup(spec)  # production mode's refusals (exit 2, one line); development's notice
-        extra: dict[str, str] = {}
         if auth not in AUTH_MODES:
             raise typer.BadParameter(f"one of {', '.join(AUTH_MODES)}", param_hint="--auth")
         if auth == AUTH_NONE:
@@ -71,13 +69,12 @@ def register(app: typer.Typer) -> None:
                 ANONYMOUS.owner,
                 host,
             )
-            extra[AUTH_OPTION] = AUTH_NONE
         telemetry = setup_telemetry(name)
         options = ServeOptions(
             host=host,
             port=port or spec.default_port,
             database_url=database_url or None,
-            extra=extra,
+            auth_none=auth == AUTH_NONE,
         )
         try:
             if stdio:

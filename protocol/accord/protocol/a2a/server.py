@@ -57,7 +57,7 @@ from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
 from accord.protocol.a2a.store import AccordTaskStore
 from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
-from accord.protocol.auth_none import AUTH_NONE, AUTH_OPTION, AnonymousAuthenticator
+from accord.protocol.auth_none import AnonymousAuthenticator
 from accord.protocol.auth_verify import Authenticator
 from accord.protocol.breaker import degraded
 from accord.protocol.jwks_route import jwks_route
@@ -84,7 +84,6 @@ RPC_PATH: Final = "/"
 IDLE_RELEASE_S: Final = 30.0
 """A task waiting for input is dropped from memory after this long; its state is in the store
 and the next message (or a cancel) picks it up from there."""
-PUBLIC_URL_OPTION: Final = "public_url"  # ServeOptions.extra: URL written into the card
 WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
 
 
@@ -141,9 +140,6 @@ class TaskContextBuilder(SimpleRequestContextBuilder):
 
 
 def public_url(options: ServeOptions, service_name: str) -> str:
-    explicit = options.extra.get(PUBLIC_URL_OPTION)
-    if explicit:
-        return explicit.rstrip("/")
     if options.host in WILDCARD_HOSTS and f"{service_name}_url" in current().model_fields_set:
         # Bound to every interface (a container): the card names the URL the mesh is
         # configured with (ACCORD_POLICY_URL...), the origin its clients were given, since a
@@ -170,7 +166,7 @@ def task_store_ref(options: ServeOptions, service_name: str) -> StoreRef:
 def _authenticator(options: ServeOptions) -> Authenticator:
     """The environment's, or (``accord serve --auth none``, checked by the CLI) one that
     admits callers without a credential (accord.protocol.auth_none)."""
-    if options.extra.get(AUTH_OPTION) == AUTH_NONE:
+    if options.auth_none:
         return AnonymousAuthenticator()
     return Authenticator()
 
