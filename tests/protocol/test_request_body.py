@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope
 
 from accord.protocol.a2a.server import build_agent_app
 from accord.protocol.auth import mint_token
-from accord.protocol.auth_verify import Authenticator
+from accord.protocol.auth.verify import Authenticator
 from accord.protocol.request_body import (
     BODY_SCOPE_KEY,
     KeptBodyRequest,

@@ -26,8 +26,8 @@ from accord.agents.cli.main import app
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import SERVICE_JWKS_PATH
 from accord.protocol.auth import mint_token
-from accord.protocol.auth_trust import TrustTable, parse_trust
-from accord.protocol.auth_verify import Authenticator
+from accord.protocol.auth.trust import TrustTable, parse_trust
+from accord.protocol.auth.verify import Authenticator
 from tests.security.tokens_support import bearer, clean_env, list_tasks, serve
 from tests.security.tool_servers import call, code
 from tests.support.processes import Service

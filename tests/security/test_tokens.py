@@ -20,11 +20,11 @@ import jwt
 import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol import auth_jwks
+from accord.protocol.auth import jwks as auth_jwks
 from accord.protocol.auth import Principal, mint_token, service_token
-from accord.protocol.auth_keys import ApiKeys
-from accord.protocol.auth_revocation import RevocationList, revoke_subject
-from accord.protocol.auth_verify import Authenticator
+from accord.protocol.auth.api_keys import ApiKeys
+from accord.protocol.auth.revocation import RevocationList, revoke_subject
+from accord.protocol.auth.verify import Authenticator
 from accord.protocol.settings import AccordSettings
 from tests.security.tokens_support import (
     IdpKey,

@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.auth_names import DEFAULT_APP
+from accord.protocol.auth.names import DEFAULT_APP
 from accord.protocol.storage.migrate import current, head, upgrade
 from accord.protocol.storage.schema import Schema
 from accord.protocol.storage.sqlite import sqlite_engine

@@ -21,7 +21,7 @@ import jwt
 import yaml
 
 from accord.protocol.auth import ROLE_SERVICE, token_claims
-from accord.protocol.auth_trust import default_trust_path
+from accord.protocol.auth.trust import default_trust_path
 from accord.protocol.service_keys import ALGORITHM, ensure_ring, keys_dir
 
 TEST_SERVICE: Final = "tests"

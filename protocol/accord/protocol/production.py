@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from accord.protocol.auth import dev_secret_path
-from accord.protocol.auth_keys import ApiKeys
+from accord.protocol.auth.api_keys import ApiKeys
 from accord.protocol.private_files import shared_reason
 from accord.protocol.secret_strength import MIN_SECRET_BYTES as MIN_SECRET_BYTES
 from accord.protocol.secret_strength import weakness

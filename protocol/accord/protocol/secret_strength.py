@@ -6,7 +6,7 @@ zxcvbn estimates the guesses an attacker needs, knowing repeats, sequences, keyb
 and common words; a secret must need at least 10^:data:`MIN_GUESSES_LOG10` (about 100 bits):
 32 random URL-safe characters (``secrets.token_urlsafe(24)``) or 64 hex digits
 (``openssl rand -hex 32``) do, anything a person typed does not. Used for ``ACCORD_JWT_SECRET``
-and for API keys (:mod:`accord.protocol.auth_keys`).
+and for API keys (:mod:`accord.protocol.auth.api_keys`).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from typing import Any
 
 from accord.contracts.errors import AccordError
 from accord.protocol.auth import configured_secret, dev_secret_path
-from accord.protocol.auth_keys import ApiKeys
-from accord.protocol.auth_trust import load_trust
+from accord.protocol.auth.api_keys import ApiKeys
+from accord.protocol.auth.trust import load_trust
 from accord.protocol.production import Starting, development_notice, refusals
 from accord.protocol.service_keys import ensure_ring
 from accord.protocol.settings import DEFAULT_PORTS, ServeOptions, SettingsError, current

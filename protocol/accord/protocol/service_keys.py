@@ -12,7 +12,7 @@ The newest key that is not retiring signs. ``accord keys rotate SERVICE`` adds a
 from then on and keeps the old ones published for a grace period (tokens they signed stay valid
 until they expire); ``accord keys revoke SERVICE KID`` drops a key from the ring and the JWKS
 at once (a new signer is made if it was the signer) and writes it to the deny list
-(:mod:`accord.protocol.auth_revocation`), so every verifier refuses its tokens on the next
+(:mod:`accord.protocol.auth.revocation`), so every verifier refuses its tokens on the next
 request (docs/service-keys.md gives the propagation bound per deployment).
 
 In development a service makes its first key when it first starts (``accord up`` is still one

@@ -26,7 +26,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from accord.contracts.envelope import Identifier
-from accord.protocol.auth_names import DEFAULT_APP
+from accord.protocol.auth.names import DEFAULT_APP
 from accord.protocol.mcp.fault_injection import parse_faults
 from accord.protocol.private_files import private_dir
 
@@ -701,5 +701,5 @@ class ServeOptions:
     port: int = 0
     database_url: str | None = None
     # `accord serve --auth none` (development, loopback only): callers without a credential
-    # are served as the anonymous principal (accord.protocol.auth_none).
+    # are served as the anonymous principal (accord.protocol.auth.anonymous).
     auth_none: bool = False

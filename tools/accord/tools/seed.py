@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from accord.contracts.domain import OrderStatus
-from accord.protocol.auth_names import DEFAULT_APP
+from accord.protocol.auth.names import DEFAULT_APP
 
 CURRENCY: Final = "USD"
 # Every demo row is the demo app's: another app's C-01 has none of them.

@@ -98,7 +98,7 @@ def revoke_cmd(
     kid: str = typer.Argument(..., help="The key's id (`accord keys list`)"),
 ) -> None:
     """Refuse every token the key signed, at once: off the JWKS and onto the deny list."""
-    from accord.protocol.auth_revocation import revoke_key
+    from accord.protocol.auth.revocation import revoke_key
     from accord.protocol.service_keys import remove
 
     name = _checked(service)
@@ -122,8 +122,8 @@ def token_cmd(
 ) -> None:
     """Print a service token signed by SERVICE's own key (it must be in ACCORD_KEYS_DIR)."""
     from accord.protocol.auth import service_token
-    from accord.protocol.auth_claims import max_ttl_s
-    from accord.protocol.auth_names import ROLE_SERVICE
+    from accord.protocol.auth.claims import max_ttl_s
+    from accord.protocol.auth.names import ROLE_SERVICE
     from accord.protocol.settings import current
 
     limit = max_ttl_s([ROLE_SERVICE], current())

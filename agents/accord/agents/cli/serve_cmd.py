@@ -6,7 +6,7 @@ import logging
 
 import typer
 
-from accord.protocol.auth_none import (
+from accord.protocol.auth.anonymous import (
     ANONYMOUS,
     AUTH_MODES,
     AUTH_NONE,

@@ -21,7 +21,7 @@ from datetime import datetime
 
 import typer
 
-from accord.protocol.auth_names import DEFAULT_APP, ROLE_CUSTOMER, ROLE_SERVICE
+from accord.protocol.auth.names import DEFAULT_APP, ROLE_CUSTOMER, ROLE_SERVICE
 
 # PyJWT, the settings model and the deny list are imported in the commands' bodies: `accord
 # token --help` shows the options without them (#16; tests/agents/test_cli_lazy.py).
@@ -73,7 +73,7 @@ def token(
 
     from accord.contracts.errors import AccordError
     from accord.protocol.auth import mint_token
-    from accord.protocol.auth_claims import check_name, check_roles, max_ttl_s
+    from accord.protocol.auth.claims import check_name, check_roles, max_ttl_s
     from accord.protocol.settings import current
 
     if revoke_id:
@@ -108,7 +108,7 @@ def token(
 
 
 def _revoke_one(credential_id: str) -> None:
-    from accord.protocol.auth_revocation import revoke
+    from accord.protocol.auth.revocation import revoke
 
     try:
         path = revoke(credential_id)
@@ -130,7 +130,7 @@ def revoke_cmd(
 ) -> None:
     """Add a credential, or every credential of a subject, to the deny list."""
     from accord.contracts.errors import AccordError
-    from accord.protocol.auth_revocation import revoke_subject
+    from accord.protocol.auth.revocation import revoke_subject
 
     chosen = [v for v in (jti, key_id, subject) if v]
     if len(chosen) != 1:

@@ -52,8 +52,8 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import new_traceparent
 from accord.protocol.auth import Principal, owner_key
-from accord.protocol.auth_names import DEFAULT_APP as DEMO_APP
-from accord.protocol.auth_names import ROLE_APPROVER
+from accord.protocol.auth.names import DEFAULT_APP as DEMO_APP
+from accord.protocol.auth.names import ROLE_APPROVER
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec, ToolsConfig
 from accord.protocol.mcp.credentials import ServiceCredential

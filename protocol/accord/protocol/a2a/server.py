@@ -57,8 +57,8 @@ from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
 from accord.protocol.a2a.store import AccordTaskStore
 from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
-from accord.protocol.auth_none import AnonymousAuthenticator
-from accord.protocol.auth_verify import Authenticator
+from accord.protocol.auth.anonymous import AnonymousAuthenticator
+from accord.protocol.auth.verify import Authenticator
 from accord.protocol.breaker import degraded
 from accord.protocol.jwks_route import jwks_route
 from accord.protocol.push import (
@@ -165,7 +165,7 @@ def task_store_ref(options: ServeOptions, service_name: str) -> StoreRef:
 
 def _authenticator(options: ServeOptions) -> Authenticator:
     """The environment's, or (``accord serve --auth none``, checked by the CLI) one that
-    admits callers without a credential (accord.protocol.auth_none)."""
+    admits callers without a credential (accord.protocol.auth.anonymous)."""
     if options.auth_none:
         return AnonymousAuthenticator()
     return Authenticator()

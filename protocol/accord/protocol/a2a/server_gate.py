@@ -36,7 +36,7 @@ from accord.protocol.a2a.server_errors import contract_error_filter
 from accord.protocol.a2a.skill_gate import admit, skill_asked
 from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY
 from accord.protocol.auth import Principal
-from accord.protocol.auth_verify import Authenticator
+from accord.protocol.auth.verify import Authenticator
 from accord.protocol.limits import CallerLimits
 from accord.protocol.request_body import RequestBody, read_body
 

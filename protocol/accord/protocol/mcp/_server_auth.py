@@ -1,7 +1,7 @@
 """The credential gate of a tool server over HTTP (the MCP authorization spec, 2025-11-25).
 
 Every request to the MCP endpoint needs a verified principal: a bearer JWT or an ``X-API-Key``,
-checked by the same :class:`~accord.protocol.auth_verify.Authenticator` the A2A gate uses. A
+checked by the same :class:`~accord.protocol.auth.verify.Authenticator` the A2A gate uses. A
 request without one gets HTTP 401 with the contract's UNAUTHENTICATED body and::
 
     WWW-Authenticate: Bearer realm="accord",
@@ -36,7 +36,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import API_KEY_HEADER, PROTECTED_RESOURCE_PATH
 from accord.protocol.auth import Principal
-from accord.protocol.auth_verify import Authenticator
+from accord.protocol.auth.verify import Authenticator
 from accord.protocol.settings import current
 
 PRINCIPAL_SCOPE_KEY: Final = "accord.principal"

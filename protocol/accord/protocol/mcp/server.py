@@ -56,7 +56,7 @@ from accord.contracts.keys import (
 from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContract
 from accord.protocol import telemetry
 from accord.protocol.auth import DEFAULT_APP, Principal
-from accord.protocol.auth_verify import Authenticator
+from accord.protocol.auth.verify import Authenticator
 from accord.protocol.jwks_route import jwks_route
 from accord.protocol.mcp._server_auth import ToolAuthGate, metadata_routes, principal_of
 from accord.protocol.mcp._server_http import transport_security

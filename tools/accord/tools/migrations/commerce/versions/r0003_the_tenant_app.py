@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from accord.protocol.auth_names import DEFAULT_APP
+from accord.protocol.auth.names import DEFAULT_APP
 
 revision = "0003"
 down_revision = "0002"

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.auth import (
+from accord.protocol.auth.tokens import (
     DEFAULT_APP,
     ROLE_APPROVER,
     ROLE_CUSTOMER,

@@ -7,10 +7,10 @@ production mode (``ACCORD_MODE=production``) no secret is ever created: it is co
 there is none and tokens come from an identity provider (``ACCORD_JWKS``), services then
 holding their own token in ``ACCORD_SERVICE_TOKEN_FILE``.
 
-The claim rules live in :mod:`accord.protocol.auth_claims`, API keys in
-:mod:`accord.protocol.auth_keys`, the deny list in :mod:`accord.protocol.auth_revocation`,
-identity-provider keys in :mod:`accord.protocol.auth_jwks`, and :class:`Authenticator` (in
-:mod:`accord.protocol.auth_verify`) ties them together for the server middleware.
+The claim rules live in :mod:`accord.protocol.auth.claims`, API keys in
+:mod:`accord.protocol.auth.api_keys`, the deny list in :mod:`accord.protocol.auth.revocation`,
+identity-provider keys in :mod:`accord.protocol.auth.jwks`, and :class:`Authenticator` (in
+:mod:`accord.protocol.auth.verify`) ties them together for the server middleware.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from typing import Final
 import jwt
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.auth_names import DEFAULT_APP as DEFAULT_APP
-from accord.protocol.auth_names import ROLE_APPROVER as ROLE_APPROVER
-from accord.protocol.auth_names import ROLE_CUSTOMER as ROLE_CUSTOMER
-from accord.protocol.auth_names import ROLE_SERVICE as ROLE_SERVICE
+from accord.protocol.auth.names import DEFAULT_APP as DEFAULT_APP
+from accord.protocol.auth.names import ROLE_APPROVER as ROLE_APPROVER
+from accord.protocol.auth.names import ROLE_CUSTOMER as ROLE_CUSTOMER
+from accord.protocol.auth.names import ROLE_SERVICE as ROLE_SERVICE
 from accord.protocol.private_files import FILE_MODE
 from accord.protocol.settings import AccordSettings, current, data_dir
 

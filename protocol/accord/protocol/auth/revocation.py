@@ -33,8 +33,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from accord.protocol.auth import Principal, owner_key
-from accord.protocol.auth_claims import check_name
+from accord.protocol.auth.claims import check_name
+from accord.protocol.auth.tokens import Principal, owner_key
 from accord.protocol.private_files import open_private, private_dir
 from accord.protocol.settings import current, data_dir
 
@@ -150,7 +150,7 @@ def revoke_subject(
 ) -> tuple[Path, int]:
     """Refuse every credential of ``app``/``subject`` issued before ``before`` (default: now,
     rounded up to the next whole second); returns the file and the time written. A name that
-    no credential could carry is a :class:`~accord.protocol.auth_claims.ClaimError`."""
+    no credential could carry is a :class:`~accord.protocol.auth.claims.ClaimError`."""
     check_name("app", app)
     check_name("sub", subject)
     cutoff = math.floor(time.time()) + 1 if before is None else math.ceil(before)

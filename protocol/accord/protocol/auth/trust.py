@@ -51,7 +51,7 @@ import yaml
 from jwt import PyJWK, PyJWKSet
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.auth import DEFAULT_APP, ISSUER
+from accord.protocol.auth.tokens import DEFAULT_APP, ISSUER
 from accord.protocol.service_keys import JWKS_FILE, check_service_name, keys_dir
 from accord.protocol.settings import current
 

@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from typing import Final
 
 from accord.contracts.keys import API_KEY_HEADER
-from accord.protocol.auth import DEFAULT_APP, ROLE_CUSTOMER, Principal
-from accord.protocol.auth_verify import Authenticator
+from accord.protocol.auth.tokens import DEFAULT_APP, ROLE_CUSTOMER, Principal
+from accord.protocol.auth.verify import Authenticator
 from accord.protocol.settings import AccordSettings
 
 AUTH_NONE: Final = "none"

@@ -2,16 +2,16 @@
 
 People's bearer JWTs: HS256 with the shared secret (:func:`accord.protocol.auth.configured_secret`;
 in production mode only when ``ACCORD_JWT_SECRET`` is set), or RS256 / ES256 with the identity
-provider's keys (:mod:`accord.protocol.auth_jwks`: ``ACCORD_JWKS`` or ``ACCORD_JWT_PUBLIC_KEY``).
+provider's keys (:mod:`accord.protocol.auth.jwks`: ``ACCORD_JWKS`` or ``ACCORD_JWT_PUBLIC_KEY``).
 The key is chosen by the token's ``alg`` so a public key can never be used as an HMAC secret.
 
 Service tokens (role ``service``) take another road: only the key of the service the token
-names, from the trust table (:mod:`accord.protocol.auth_trust`), verifies it, and the grants and
+names, from the trust table (:mod:`accord.protocol.auth.trust`), verifies it, and the grants and
 tenants are the table's. A token with role ``service`` that any other key signed (the shared
 secret, the people's identity provider) is refused: whoever holds those could mint any service.
 
 Signature, ``exp``, ``iss`` and ``aud`` are PyJWT's checks; the rest of the claims are
-:mod:`accord.protocol.auth_claims`'. ``X-API-Key``: :class:`~accord.protocol.auth_keys.ApiKeys`.
+:mod:`accord.protocol.auth.claims`'. ``X-API-Key``: :class:`~accord.protocol.auth.api_keys.ApiKeys`.
 Either way the deny list (credential, subject, service key) is checked on every request.
 
 A verified token is remembered (bounded, until it expires): clients present the same token on
@@ -33,12 +33,12 @@ import jwt
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import API_KEY_HEADER
-from accord.protocol.auth import HS_ALGORITHM, ROLE_SERVICE, Principal, configured_secret
-from accord.protocol.auth_claims import ClaimError, principal_from_claims
-from accord.protocol.auth_jwks import ASYMMETRIC, PublicKeys
-from accord.protocol.auth_keys import ApiKeys
-from accord.protocol.auth_revocation import RevocationList
-from accord.protocol.auth_trust import SERVICE_PREFIX, TrustedService, TrustTable, load_trust
+from accord.protocol.auth.api_keys import ApiKeys
+from accord.protocol.auth.claims import ClaimError, principal_from_claims
+from accord.protocol.auth.jwks import ASYMMETRIC, PublicKeys
+from accord.protocol.auth.revocation import RevocationList
+from accord.protocol.auth.tokens import HS_ALGORITHM, ROLE_SERVICE, Principal, configured_secret
+from accord.protocol.auth.trust import SERVICE_PREFIX, TrustedService, TrustTable, load_trust
 from accord.protocol.settings import AccordSettings, current
 
 logger = logging.getLogger(__name__)
@@ -171,7 +171,7 @@ class Authenticator:
         unverified: Mapping[str, Any],
         entry: TrustedService,
     ) -> tuple[Principal, float]:
-        """A 0.2 service's token, in its entry's upgrade window (auth_trust): the people's
+        """A 0.2 service's token, in its entry's upgrade window (auth.trust): the people's
         issuers, as 0.2 signed it; the entry's grants and tenants, as for a key's token."""
         principal, expires = self._checked(token, self._secret, header)
         logger.warning(

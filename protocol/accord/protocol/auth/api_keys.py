@@ -14,7 +14,7 @@ key. A key without ``id`` is known by ``key:`` + the first 12 hex digits of its 
 itself never appears in logs or in the deny list. The file is re-read when it changes.
 
 ``subject``, ``app`` and ``roles`` follow the same rules as a token's claims
-(:mod:`accord.protocol.auth_claims`: no ``/``, known roles only). A file that breaks them is
+(:mod:`accord.protocol.auth.claims`: no ``/``, known roles only). A file that breaks them is
 refused as a whole, INVALID_INPUT naming the file and the entry (by its id or its position,
 never by the key): half a keys file is worse than a clear error at the first request.
 """
@@ -30,8 +30,8 @@ from typing import Any
 import yaml
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.auth import DEFAULT_APP, Principal
-from accord.protocol.auth_claims import ClaimError, check_name, check_roles
+from accord.protocol.auth.claims import ClaimError, check_name, check_roles
+from accord.protocol.auth.tokens import DEFAULT_APP, Principal
 from accord.protocol.secret_strength import weakness
 from accord.protocol.settings import current
 
