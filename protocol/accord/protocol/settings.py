@@ -27,7 +27,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from accord.contracts.envelope import Identifier
 from accord.protocol.auth_names import DEFAULT_APP
-from accord.protocol.mcp.fault_injection import parse_faults
+from accord.protocol.dev.faults import parse_faults
 from accord.protocol.private_files import private_dir
 
 ENV_PREFIX: Final = "ACCORD_"
