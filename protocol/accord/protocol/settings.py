@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import (
     Field,
@@ -29,6 +29,9 @@ from accord.contracts.envelope import Identifier
 from accord.protocol.auth_names import DEFAULT_APP
 from accord.protocol.dev.faults import parse_faults
 from accord.protocol.private_files import private_dir
+
+if TYPE_CHECKING:  # a leaf (httpx2 only), not imported at run time: settings load fast
+    from accord.protocol.in_process import InProcessServers
 
 ENV_PREFIX: Final = "ACCORD_"
 DEFAULT_HOST: Final = "127.0.0.1"
@@ -701,3 +704,6 @@ class ServeOptions:
     port: int = 0
     database_url: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    # The tool servers served in the same process, for the tool clients the service builds:
+    # set by the in-process Runner (accord.agents.runner.inprocess); a served service has none.
+    in_process: InProcessServers | None = None
