@@ -22,7 +22,7 @@ from accord.agents.runner.inprocess import Lifespan
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient
-from accord.protocol.mcp.in_process import serve_in_process
+from accord.protocol.in_process import InProcessServers
 from accord.protocol.service import discover_services
 from accord.protocol.settings import ServeOptions, service_url
 
@@ -42,12 +42,13 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @asynccontextmanager
-async def _counted_commerce() -> AsyncIterator[tuple[CountingApp, str]]:
+async def _counted_commerce(servers: InProcessServers) -> AsyncIterator[tuple[CountingApp, str]]:
+    """Commerce served in ``servers`` (where its own client finds payments), counted."""
     url = f"http://127.0.0.1:{free_port()}"
-    app = discover_services()["commerce"].build_app(ServeOptions())
+    app = discover_services()["commerce"].build_app(ServeOptions(in_process=servers))
     counted = CountingApp(app)
     async with Lifespan(app, "counted-commerce"):
-        stop = serve_in_process(url, counted)
+        stop = servers.serve(url, counted)
         try:
             yield counted, url
         finally:
@@ -64,10 +65,14 @@ async def test_turns_and_readiness_probes_do_not_reconnect(
     # Commerce reads refunds from payments (issue 13): payments in this process too, on a port
     # of its own so that no other mesh's payments on the default port is reached.
     monkeypatch.setenv("ACCORD_PAYMENTS_URL", f"http://127.0.0.1:{free_port()}")
-    async with InProcessMesh(("payments",)), _counted_commerce() as (counted, commerce_url):
+    servers = InProcessServers()  # one for both meshes and the counted commerce: all reach all
+    async with (
+        InProcessMesh(("payments",), servers=servers),
+        _counted_commerce(servers) as (counted, commerce_url),
+    ):
         monkeypatch.setenv("ACCORD_COMMERCE_URL", commerce_url)
         async with (
-            InProcessMesh(("policy", "risk")) as mesh,
+            InProcessMesh(("policy", "risk"), servers=servers) as mesh,
             httpx.AsyncClient(transport=mesh.transport(), timeout=60) as http,
         ):
             assert [await _ready(http, "risk") for _ in range(3)] == [200] * 3
@@ -124,10 +129,14 @@ async def test_a_risk_check_with_its_amount_makes_the_calls_its_configuration_al
     if config is not None:
         (data_dir / "tools.yaml").write_text(config)
         monkeypatch.setenv("ACCORD_TOOLS_CONFIG", str(data_dir / "tools.yaml"))
-    async with InProcessMesh(("payments",)), _counted_commerce() as (counted, commerce_url):
+    servers = InProcessServers()  # one for both meshes and the counted commerce: all reach all
+    async with (
+        InProcessMesh(("payments",), servers=servers),
+        _counted_commerce(servers) as (counted, commerce_url),
+    ):
         monkeypatch.setenv("ACCORD_COMMERCE_URL", commerce_url)
         async with (
-            InProcessMesh(("risk",)) as mesh,
+            InProcessMesh(("risk",), servers=servers) as mesh,
             httpx.AsyncClient(transport=mesh.transport(), timeout=60) as http,
         ):
             risk = await A2AClient.connect(service_url("risk"), token=service_token(), http=http)

@@ -7,14 +7,17 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp.server._otel import OpenTelemetryMiddleware
 
 from accord.agents.refund import pause_points
-from accord.contracts.errors import ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.tools import tool_contract
-from accord.protocol.mcp.server import ToolServer, tool
+from accord.protocol.dev.faults import parse_faults
+from accord.protocol.mcp.fault_injection import FaultyHandler, with_faults
+from accord.protocol.mcp.server import CallContext, ToolServer, tool
 from accord.protocol.settings import (
     DEFAULT_PORTS,
     AccordSettings,
@@ -174,15 +177,40 @@ def test_a_tool_server_runs_the_mcp_sdks_span_middleware_only_for_library_spans(
 def test_a_tool_server_plans_faults_only_in_development_mode(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert _server().faults == {}
-    monkeypatch.setenv("ACCORD_DEV", "1")
+    """Production code does not branch on fault injection: without a plan the server serves
+    the very handler it was given; with one, the planned tool's handler is wrapped at build."""
+    assert _server().tools["orders.lookup"].handler is _echo
     monkeypatch.setenv("ACCORD_FAULTS", "orders.lookup=UNAVAILABLE:2,other.tool=latency:5")
-    planned = _server().faults
-    assert set(planned) == {"orders.lookup"}
-    assert (planned["orders.lookup"].code, planned["orders.lookup"].times) == (
-        ErrorCode.UNAVAILABLE,
-        2,
-    )
+    monkeypatch.setenv("ACCORD_DEV", "1")
+    planned = _server().tools["orders.lookup"].handler
+    assert isinstance(planned, FaultyHandler)
+    assert planned.handler is _echo
+    assert (planned.faults.code, planned.faults.times) == (ErrorCode.UNAVAILABLE, 2)
+    monkeypatch.delenv("ACCORD_FAULTS")  # development mode alone plans nothing
+    assert _server().tools["orders.lookup"].handler is _echo
+
+
+async def test_planned_faults_answer_before_or_after_the_handler() -> None:
+    ran: list[str] = []
+
+    async def lookup(args: dict[str, Any], _ctx: object) -> dict[str, Any]:
+        ran.append(str(args["order_id"]))
+        return {"order_id": args["order_id"]}
+
+    plan = parse_faults("orders.lookup=RETRYABLE_TIMEOUT:1:after")
+    served = with_faults([tool(tool_contract("orders.lookup"), lookup)], plan)[0]
+    context, args = CallContext("orders.lookup"), {"order_id": "O-1001"}
+    with pytest.raises(AccordError, match="after it ran") as lost:
+        await served.handler(args, context)
+    assert lost.value.code is ErrorCode.RETRYABLE_TIMEOUT
+    assert await served.handler(args, context) == args
+    assert ran == ["O-1001", "O-1001"]  # the write ran both times; only the first reply is lost
+    refused = with_faults(
+        [tool(tool_contract("orders.lookup"), lookup)], parse_faults("orders.lookup=NOT_FOUND:1")
+    )[0]
+    with pytest.raises(AccordError, match=r"^NOT_FOUND: injected fault in orders\.lookup$"):
+        await refused.handler(args, context)
+    assert ran == ["O-1001", "O-1001"]  # answered without running
 
 
 async def test_pause_points_do_nothing_until_a_plan_is_installed(

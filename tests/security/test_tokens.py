@@ -20,8 +20,8 @@ import jwt
 import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.auth import jwks as auth_jwks
 from accord.protocol.auth import Principal, mint_token, service_token
+from accord.protocol.auth import jwks as auth_jwks
 from accord.protocol.auth.api_keys import ApiKeys
 from accord.protocol.auth.revocation import RevocationList, revoke_subject
 from accord.protocol.auth.verify import Authenticator

@@ -1,6 +1,6 @@
 """Count what an MCP server receives: an ASGI wrapper around a real tool server's app.
 
-Served in this process with ``accord.protocol.mcp.in_process.serve_in_process`` (no socket), it
+Served in this process with ``accord.protocol.in_process.InProcessServers`` (no socket), it
 lets a test prove how many sessions (``tools/list``) and calls (``tools/call NAME``) reached
 the server, whoever made them.
 """

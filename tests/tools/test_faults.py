@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from accord.contracts.errors import ErrorCode, RetryClass
-from accord.protocol.mcp.fault_injection import parse_faults
+from accord.protocol.dev.faults import parse_faults
 from tests.support.tool_servers import run_commerce
 from tests.tools.conftest import Backend, serve
 from tests.tools.helpers import ServiceClient, code_of, error_of, output_of

@@ -27,6 +27,7 @@ from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.validation import first_broken
 from accord.protocol.a2a.executor import Turn
 from accord.protocol.auth import Principal
+from accord.protocol.in_process import InProcessServers
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
 from accord.protocol.service import StartRefusedError
@@ -36,12 +37,16 @@ LOOKUP_TOOL: Final = "orders.lookup"
 M = TypeVar("M", bound=BaseModel)
 
 
-def check_tools(service: str, *tool_names: str) -> ToolClient:
+def check_tools(
+    service: str, *tool_names: str, in_process: InProcessServers | None = None
+) -> ToolClient:
     """The agent's tool client (not started): the configured servers (ACCORD_TOOLS_CONFIG or
     the default file) that offer any of ``tool_names``, with ``service``'s own token granting
-    exactly ``tool_names``."""
+    exactly ``tool_names``; ``in_process``: its ServeOptions' (the in-process Runner's)."""
     config = load_config().serving(*tool_names)
-    return ToolClient.from_config(config=config, service=service, grants=tool_names)
+    return ToolClient.from_config(
+        config=config, service=service, grants=tool_names, in_process=in_process
+    )
 
 
 def served_contracts(contract_name: str) -> ServedContracts:

@@ -126,7 +126,7 @@ def build_app(options: ServeOptions) -> Any:
     served = served_contracts(CONTRACT_NAME)
     contract = served.primary
     # The process's one tool client (commerce only), for requests that bring ids, not facts.
-    tools = check_tools(SERVICE_NAME, LOOKUP_TOOL)
+    tools = check_tools(SERVICE_NAME, LOOKUP_TOOL, in_process=options.in_process)
     return build_agent_app(
         contract,
         PolicyExecutor(contract, tools, served=served),

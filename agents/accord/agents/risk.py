@@ -133,7 +133,9 @@ def build_app(options: ServeOptions) -> Any:
     # The versions this process serves: the shipped contract, or ACCORD_CONTRACTS_DIR's files.
     served = served_contracts(CONTRACT_NAME)
     contract = served.primary
-    tools = check_tools(SERVICE_NAME, ORDER_HISTORY_TOOL, HISTORY_TOOL, LOOKUP_TOOL)
+    tools = check_tools(
+        SERVICE_NAME, ORDER_HISTORY_TOOL, HISTORY_TOOL, LOOKUP_TOOL, in_process=options.in_process
+    )
     # A turn is priced at its most tool calls (lookup + history: no amount, or an older tools
     # configuration); with the amount it makes one.
     executor = RiskExecutor(contract, tools, tool_calls_per_turn=2, served=served)

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 from pydantic import (
     Field,
@@ -27,8 +27,11 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from accord.contracts.envelope import Identifier
 from accord.protocol.auth.names import DEFAULT_APP
-from accord.protocol.mcp.fault_injection import parse_faults
+from accord.protocol.dev.faults import parse_faults
 from accord.protocol.private_files import private_dir
+
+if TYPE_CHECKING:  # a leaf (httpx2 only), not imported at run time: settings load fast
+    from accord.protocol.in_process import InProcessServers
 
 ENV_PREFIX: Final = "ACCORD_"
 DEFAULT_HOST: Final = "127.0.0.1"
@@ -703,3 +706,6 @@ class ServeOptions:
     # `accord serve --auth none` (development, loopback only): callers without a credential
     # are served as the anonymous principal (accord.protocol.auth.anonymous).
     auth_none: bool = False
+    # The tool servers served in the same process, for the tool clients the service builds:
+    # set by the in-process Runner (accord.agents.runner.inprocess); a served service has none.
+    in_process: InProcessServers | None = None

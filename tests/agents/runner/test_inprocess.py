@@ -11,8 +11,8 @@ from tests.support.tool_auth import acting_for
 from accord.agents.runner import InProcessMesh
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.client_card import resolve_card
+from accord.protocol.in_process import origin_of
 from accord.protocol.mcp.client import ToolClient
-from accord.protocol.mcp.in_process import in_process_transport, origin_of
 from accord.protocol.settings import service_url
 
 pytestmark = pytest.mark.timeout(120)
@@ -24,7 +24,7 @@ async def test_configured_clients_reach_the_in_process_services(data_dir: Path) 
         # contract check at connect and contract errors included.
         # A service's own token (the process's secret, as the in-process servers verify it),
         # acting for the customer each call is about.
-        async with ToolClient.from_config(service="tests") as tools:
+        async with ToolClient.from_config(service="tests", in_process=mesh.servers) as tools:
             order = await tools.call(
                 "orders.lookup",
                 {"order_id": "O-1003", "customer_id": "C-02"},
@@ -44,7 +44,7 @@ async def test_configured_clients_reach_the_in_process_services(data_dir: Path) 
             risk = await resolve_card(http, service_url("risk"))
         assert (policy.name, risk.name) == ("policy-check", "risk-check")
     # Closed: nothing in this process serves those URLs any more.
-    assert in_process_transport(service_url("commerce") + "/mcp") is None
+    assert mesh.servers.transport(service_url("commerce") + "/mcp") is None
 
 
 def test_origins_spell_out_default_ports() -> None:

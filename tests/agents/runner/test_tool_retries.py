@@ -27,8 +27,8 @@ from accord.contracts.errors import ErrorCode
 from accord.contracts.retry import RetryPolicy
 from accord.contracts.status import Status
 from accord.contracts.tools import tool_contract
+from accord.protocol.in_process import InProcessServers
 from accord.protocol.mcp.config import ServerSpec, ToolsConfig
-from accord.protocol.mcp.in_process import serve_in_process
 from accord.protocol.service import discover_services
 from accord.protocol.settings import ServeOptions
 
@@ -48,13 +48,18 @@ MOST_NODE_ATTEMPTS = int(DEADLINE_S / 0.2) + 1
 
 
 @asynccontextmanager
-async def _counted_commerce(tmp_path: Path) -> AsyncIterator[tuple[CountingApp, str]]:
+async def _counted_commerce(
+    tmp_path: Path, servers: InProcessServers
+) -> AsyncIterator[tuple[CountingApp, str]]:
+    """Commerce served in ``servers`` (the Runner's, where it finds payments), counted."""
     url = f"http://127.0.0.1:{free_port()}"
-    options = ServeOptions(database_url=f"sqlite:///{tmp_path / 'counted-commerce.db'}")
+    options = ServeOptions(
+        database_url=f"sqlite:///{tmp_path / 'counted-commerce.db'}", in_process=servers
+    )
     app = discover_services()["commerce"].build_app(options)
     counted = CountingApp(app)
     async with Lifespan(app, "counted-commerce"):
-        stop = serve_in_process(url, counted)
+        stop = servers.serve(url, counted)
         try:
             yield counted, f"{url}/mcp"
         finally:
@@ -75,12 +80,15 @@ async def test_a_failing_tool_is_retried_within_the_deadline_then_the_workflow_f
 ) -> None:
     monkeypatch.setenv("ACCORD_DEV", "1")  # fault injection is refused outside development
     monkeypatch.setenv("ACCORD_FAULTS", fault)
-    async with _counted_commerce(data_dir) as (counted, url):
+    servers = InProcessServers()
+    async with _counted_commerce(data_dir, servers) as (counted, url):
         commerce = ServerSpec.http(
             "commerce", url, [tool_contract("orders.lookup"), tool_contract("customers.history")]
         )
         tools = ToolsConfig(servers=(commerce,), timeout_s=TIMEOUT_S, retry=RETRY)
-        async with Runner(in_process=True, tools=tools, deadline_s=DEADLINE_S) as runner:
+        async with Runner(
+            in_process=True, in_process_servers=servers, tools=tools, deadline_s=DEADLINE_S
+        ) as runner:
             started = time.monotonic()
             events = await collect(runner, "wrong size, refund O-1001", user="C-01", session="s")
             elapsed = time.monotonic() - started

@@ -16,8 +16,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from typer.testing import CliRunner
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.auth import verify as auth_verify
 from accord.protocol.auth import mint_token, service_token
+from accord.protocol.auth import verify as auth_verify
 from accord.protocol.auth.api_keys import ApiKeys
 from accord.protocol.auth.revocation import RevocationList
 from accord.protocol.auth.verify import Authenticator

@@ -17,9 +17,9 @@ import pytest
 
 from accord.agents.runner.inprocess import Lifespan
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.protocol.in_process import InProcessServers
 from accord.protocol.mcp.client import ServerState, ToolCallEvent, ToolClient
 from accord.protocol.mcp.config import ServerSpec
-from accord.protocol.mcp.in_process import serve_in_process
 from accord.protocol.sent import never_sent
 from tests.protocol.mcp.servers import build_app
 from tests.protocol.mcp.support import FAST_RETRY, ROOT, FakeServers, contracts, http_spec
@@ -31,15 +31,16 @@ DEADLINE_S = 30.0
 
 
 @asynccontextmanager
-async def _counted_servers() -> AsyncIterator[tuple[CountingApp, str]]:
+async def _counted_servers() -> AsyncIterator[tuple[CountingApp, str, InProcessServers]]:
     """The test servers in this process (no socket), behind a request counter."""
     url = f"http://127.0.0.1:{free_port()}"
     app = build_app()
     counted = CountingApp(app)
+    servers = InProcessServers()
     async with Lifespan(app, "test-servers"):
-        stop = serve_in_process(url, counted)
+        stop = servers.serve(url, counted)
         try:
-            yield counted, f"{url}/good/mcp"
+            yield counted, f"{url}/good/mcp", servers
         finally:
             stop()
 
@@ -71,9 +72,9 @@ async def _until(tools: ToolClient, state: ServerState) -> None:
 
 
 async def test_many_calls_and_readiness_probes_use_one_checked_session() -> None:
-    async with _counted_servers() as (counted, url):
+    async with _counted_servers() as (counted, url, servers):
         spec = ServerSpec.http("good", url, contracts())
-        async with ToolClient.for_servers([spec]) as tools:
+        async with ToolClient.for_servers([spec], in_process=servers) as tools:
             for i in range(10):
                 assert (await tools.call("debug.echo", {"text": f"n{i}"}))["text"] == f"n{i}"
             for _ in range(5):

@@ -44,7 +44,7 @@ class _Resources:
 
 def build_server(options: ServeOptions) -> ToolServer:
     store = CommerceStore(database_for(NAME, options))
-    ledger = LedgerView()
+    ledger = LedgerView(in_process=options.in_process)  # the in-process Runner's payments
 
     # The customer and app are the verified ones (the caller's own, or its delegation's),
     # never just the argument: the server refused a call whose argument names anyone else, or

@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from accord.contracts.envelope import Tenant
 from accord.contracts.tool_access import ToolDelegation
+from accord.protocol.in_process import InProcessServers
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
 from accord.protocol.mcp.server import CallContext
@@ -33,9 +34,14 @@ _SESSION: Final = "commerce-lookup"
 class LedgerView:
     """The refunds of one customer as payments holds them; started and stopped with commerce."""
 
-    def __init__(self, tools: ToolClient | None = None) -> None:
+    def __init__(
+        self, tools: ToolClient | None = None, *, in_process: InProcessServers | None = None
+    ) -> None:
         self._tools = tools or ToolClient.from_config(
-            config=load_config().serving(LIST_TOOL), service=SERVICE, grants=[LIST_TOOL]
+            config=load_config().serving(LIST_TOOL),
+            service=SERVICE,
+            grants=[LIST_TOOL],
+            in_process=in_process,
         )
 
     async def start(self) -> None:

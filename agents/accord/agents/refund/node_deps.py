@@ -6,8 +6,9 @@ paid from the request's budget first (tests/agents/runner/test_tool_calls_counte
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from accord.agents.models import CacheScope, Router
 from accord.agents.refund.attention import Flag
@@ -24,6 +25,14 @@ from accord.protocol.mcp.client import ToolClient
 from accord.protocol.sent import never_sent
 
 
+class ToolPath(Protocol):
+    """A tool call of a workflow node: :meth:`Deps.call_tool`'s signature."""
+
+    def __call__(
+        self, ctx: NodeContext, tool: str, arguments: dict[str, Any], **options: Any
+    ) -> Awaitable[dict[str, Any]]: ...
+
+
 @dataclass
 class Deps:
     tools: ToolClient  # the process's one MCP client, started and closed by its owner
@@ -36,6 +45,13 @@ class Deps:
     # Tells the approvers of a refund stopped on a foreign receipt (attention.py), set by the
     # assembly (assembly.py); None: the WARNING log line only (a node test's deps).
     attention: Flag | None = None
+    # The one seam of development aids on the tool path: the crash tests' pause points wrap it
+    # when the process is built (pause_points.install, ACCORD_TEST_PAUSE with ACCORD_DEV=1).
+    # Otherwise it is paid_call itself, and no node calls a development aid.
+    tool_path: ToolPath = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.tool_path = self.paid_call
 
     @staticmethod
     def acting_for(inp: WorkflowInput, approved_by: str | None = None) -> ToolDelegation:
@@ -59,6 +75,12 @@ class Deps:
         """``tools.call`` for this workflow, paid first from the request's tool calls
         (BUDGET_EXHAUSTED, and no call, when none is left). An error of the call is the tool's
         (reported_errors.py: the customer is not shown its words)."""
+        return await self.tool_path(ctx, tool, arguments, **options)
+
+    async def paid_call(
+        self, ctx: NodeContext, tool: str, arguments: dict[str, Any], **options: Any
+    ) -> dict[str, Any]:
+        """What :meth:`call_tool` does, unless a development aid wrapped it."""
         budget = RequestBudget(WorkflowInput.model_validate(ctx.input), ctx)
         budget.charge_tool_call(tool)
         try:

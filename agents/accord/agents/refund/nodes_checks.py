@@ -98,7 +98,6 @@ async def order(deps: Deps, ctx: NodeContext) -> OrderFound | OrderNotFound:
     order_id = Upstream(ctx.outputs).intake().order_id
     if found is None:
         return OrderNotFound(order_id=order_id)
-    await pause("order.after_lookup", order_id)
     return OrderFound.model_validate(found.model_dump())
 
 

@@ -50,7 +50,6 @@ from accord.agents.refund.outputs import (
     from_peer,
     receipt_mismatches,
 )
-from accord.agents.refund.pause_points import pause
 from accord.agents.workflow import NodeContext, Route
 from accord.contracts.domain import PaymentRefusal
 from accord.contracts.errors import AccordError, ErrorCode
@@ -219,7 +218,6 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
         await _must_match(deps, ctx, inp, summary, asked, key, receipt)
         reasons.append(f"the refund under key {key} had already been issued; paid once only")
     else:
-        await pause("refund.before_issue", order_id)
         try:
             issued = await deps.call_tool(
                 ctx,
@@ -255,7 +253,6 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
             issued = await _under_key(deps, ctx, inp, key)
             if not (issued.get("found") and isinstance(issued.get("receipt"), dict)):
                 await _stop(deps, ctx, inp, summary, asked, key, None, [])
-        await pause("refund.after_issue", order_id)
         receipt = from_peer(Receipt, issued.get("receipt"), "refunds.issue")
         # A replayed answer is checked too: the ledger replays only identical arguments, but
         # the customer is never told an amount the workflow did not decide.

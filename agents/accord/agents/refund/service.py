@@ -67,7 +67,6 @@ def stores(options: ServeOptions) -> list[StoreRef]:
 
 def build_app(options: ServeOptions) -> Any:
     settings = _settings(options)
-    pause_points.install(current().test_pause)  # empty unless ACCORD_DEV=1 (crash tests)
     # The process's one tool client: connected in the background from the lifespan's start, so
     # the orchestrator comes up (and recovers its workflows) while a tool server is still down.
     tools = ToolClient.from_config(service=SERVICE_NAME)  # its own token, its tools granted
@@ -80,6 +79,8 @@ def build_app(options: ServeOptions) -> Any:
         retention_s=current().task_retention_s,
     )
     runtime, deps = orchestrator.runtime, orchestrator.deps
+    # Crash tests' pause points wrap the tool path; empty unless ACCORD_DEV=1: nothing wrapped.
+    pause_points.install(current().test_pause, deps)
     contract = agent_contract(CONTRACT_NAME)
     tasks = DerivedTaskStore(WorkflowTaskSource(runtime, contract.version))
     executor = OrchestratorExecutor(contract, runtime, created=tasks.created)

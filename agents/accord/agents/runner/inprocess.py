@@ -8,9 +8,12 @@ process:
 - A2A: the Runner's agent client sends through :meth:`InProcessMesh.transport`, an httpx
   transport that hands requests for those origins to ``httpx.ASGITransport`` (anything else
   goes to the network as usual);
-- MCP: :func:`accord.protocol.mcp.in_process.serve_in_process` registers each tool server, so
-  every ``ToolClient`` of this process (the Runner's, and policy-check's and risk-check's own,
-  one per service as in their own processes) reaches it through ``httpx2.ASGITransport``.
+- MCP: each tool server is served in :attr:`InProcessMesh.servers`
+  (:class:`accord.protocol.in_process.InProcessServers`), which goes explicitly to every
+  ``ToolClient`` that should reach them: the Runner's (``ToolClient(in_process=...)``) and,
+  through ``ServeOptions.in_process``, the ones the services build (policy-check's and
+  risk-check's own, commerce's to payments, one per service as in their own processes). A
+  client nobody gave it, in this process or another, is not rerouted.
 
 Everything above the socket is real: cards, authentication (service tokens signed with this
 machine's secret), the delegation envelope, Streamable HTTP, JSON-RPC, the contract check at
@@ -28,7 +31,7 @@ import httpx
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.health import served_name
-from accord.protocol.mcp.in_process import origin_of, serve_in_process
+from accord.protocol.in_process import InProcessServers, origin_of
 from accord.protocol.service import ServiceSpec, discover_services
 from accord.protocol.settings import ServeOptions, service_url
 
@@ -116,8 +119,12 @@ class _Dispatch(httpx.AsyncBaseTransport):
 class InProcessMesh:
     """``async with InProcessMesh() as mesh:`` the services run in this process."""
 
-    def __init__(self, services: tuple[str, ...] = SERVICES) -> None:
+    def __init__(
+        self, services: tuple[str, ...] = SERVICES, *, servers: InProcessServers | None = None
+    ) -> None:
         self._names = services
+        # Shared with whoever gave it (another mesh, a test's own tool server): all reach all.
+        self.servers = servers or InProcessServers()
         self._stack: AsyncExitStack | None = None
         self._a2a: dict[str, Any] = {}
 
@@ -144,10 +151,10 @@ class InProcessMesh:
     async def _serve(self, stack: AsyncExitStack, spec: ServiceSpec) -> None:
         url = service_url(spec.name)
         # The app's own view of its address (card URL, Host allow-list) is its configured one.
-        app = spec.build_app(ServeOptions(host=httpx.URL(url).host))
+        app = spec.build_app(ServeOptions(host=httpx.URL(url).host, in_process=self.servers))
         await stack.enter_async_context(Lifespan(app, spec.name))
         if spec.protocol == "mcp":
-            stop: Callable[[], None] = serve_in_process(url, app)
+            stop: Callable[[], None] = self.servers.serve(url, app)
             stack.callback(stop)
         else:
             self._a2a[origin_of(url)] = app

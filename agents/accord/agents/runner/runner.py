@@ -54,6 +54,7 @@ from accord.protocol.a2a.client import new_traceparent
 from accord.protocol.auth import Principal, owner_key
 from accord.protocol.auth.names import DEFAULT_APP as DEMO_APP
 from accord.protocol.auth.names import ROLE_APPROVER
+from accord.protocol.in_process import InProcessServers
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import ServerSpec, ToolsConfig
 from accord.protocol.mcp.credentials import ServiceCredential
@@ -81,6 +82,8 @@ class Runner:
     servers inside this process instead (see inprocess.py). Left as None, it is decided at
     open: given ``tools`` or ``agents`` mean the mesh; otherwise the mesh if its four
     services answer ``/healthz`` at their configured URLs (``accord up``), else in process.
+    ``in_process_servers``: tool servers this process serves besides (a test's own); the
+    in-process services are served there too, and the Runner's tool client is given them.
     """
 
     def __init__(
@@ -92,6 +95,7 @@ class Runner:
         agents: Mapping[str, str] | None = None,
         models: ModelsConfig | None = None,
         in_process: bool | None = None,
+        in_process_servers: InProcessServers | None = None,
         units: int = DEFAULT_UNITS,
         deadline_s: float = DEFAULT_DEADLINE_S,
         approval_timeout_s: float | None = None,
@@ -103,6 +107,7 @@ class Runner:
         self._agents = dict(agents or {})
         self._models = models
         self._in_process = in_process
+        self._servers = in_process_servers
         self._units = units
         self._deadline_s = deadline_s
         self._approval_timeout_s = approval_timeout_s
@@ -130,7 +135,7 @@ class Runner:
         if self._in_process is None:
             self._in_process = await self._choose_in_process()
         if self._in_process:
-            self._mesh = InProcessMesh()
+            self._mesh = InProcessMesh(servers=self._servers)
             await self._mesh.__aenter__()
             transport = self._mesh.transport()
         log_url = self.event_log_url or (
@@ -207,15 +212,19 @@ class Runner:
         return await self.session_service.list_sessions(app_name=self.app_name, user_id=user)
 
     def _tool_client(self) -> ToolClient:
-        """The orchestrator's tool client: its own service credential, as in `accord serve`."""
+        """The orchestrator's tool client: its own service credential, as in `accord serve`;
+        it reaches the in-process tool servers because it is given them, none otherwise."""
         source = self._tools_source
+        here = self._mesh.servers if self._mesh is not None else self._servers
         if source is None or isinstance(source, str | Path):
-            return ToolClient.from_config(source, service=SERVICE_NAME)
+            return ToolClient.from_config(source, service=SERVICE_NAME, in_process=here)
         if isinstance(source, ToolsConfig):
-            return ToolClient.from_config(config=source, service=SERVICE_NAME)
+            return ToolClient.from_config(config=source, service=SERVICE_NAME, in_process=here)
         servers = list(source)
         grants = [c.name for s in servers for c in s.contracts]
-        return ToolClient.for_servers(servers, credential=ServiceCredential(SERVICE_NAME, grants))
+        return ToolClient.for_servers(
+            servers, credential=ServiceCredential(SERVICE_NAME, grants), in_process=here
+        )
 
     async def close(self) -> None:
         runtime, self._runtime = self._runtime, None

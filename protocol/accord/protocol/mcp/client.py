@@ -77,10 +77,10 @@ from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.protocol import telemetry
 from accord.protocol.breaker import breaker
+from accord.protocol.in_process import InProcessServers
 from accord.protocol.mcp.config import DEFAULT_TIMEOUT_S, ServerSpec, ToolsConfig, load_config
 from accord.protocol.mcp.connection import Lose, ServerConnection, ServerState, ServerStatus
 from accord.protocol.mcp.credentials import OriginAuth, ServiceCredential, ToolCredential
-from accord.protocol.mcp.in_process import in_process_transport
 from accord.protocol.schema_check import CompiledSchema
 from accord.protocol.sent import as_last_of, marked, never_sent
 from accord.protocol.telemetry import instruments, spans
@@ -287,7 +287,11 @@ def _is_jsonrpc(body: bytes) -> bool:
 
 # -- one server: its transport and how its failures read -----------------------------------
 async def _open_transport(
-    spec: ServerSpec, credential: ToolCredential | None, stack: AsyncExitStack, lose: Lose
+    spec: ServerSpec,
+    credential: ToolCredential | None,
+    in_process: InProcessServers | None,
+    stack: AsyncExitStack,
+    lose: Lose,
 ) -> Any:
     if spec.transport == "stdio":
         assert spec.command is not None
@@ -295,8 +299,9 @@ async def _open_transport(
             command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=spec.cwd
         )
     assert spec.url is not None
-    # A server registered in this process (mcp/in_process.py) is reached without a socket.
-    inner = in_process_transport(spec.url) or httpx2.AsyncHTTPTransport(limits=_HTTP_LIMITS)
+    # A server this client was told is served in this process is reached without a socket.
+    found = in_process.transport(spec.url) if in_process is not None else None
+    inner = found or httpx2.AsyncHTTPTransport(limits=_HTTP_LIMITS)
     http = httpx2.AsyncClient(
         timeout=httpx2.Timeout(30.0, read=300.0),
         transport=_BoundaryTransport(inner, spec.name, on_unreachable=lose),
@@ -365,6 +370,7 @@ class ToolClient:
         connect_timeout_s: float = DEFAULT_TIMEOUT_S,
         retry: RetryPolicy | None = None,
         credential: ToolCredential | None = None,
+        in_process: InProcessServers | None = None,
     ) -> None:
         names = [s.name for s in servers]
         if len(set(names)) != len(names):
@@ -376,7 +382,7 @@ class ToolClient:
             spec.name: ServerConnection(
                 spec,
                 connect_timeout_s=connect_timeout_s,
-                open_transport=partial(_open_transport, spec, credential),
+                open_transport=partial(_open_transport, spec, credential, in_process),
                 to_error=partial(_session_error, spec),
             )
             for spec in servers
@@ -406,11 +412,14 @@ class ToolClient:
         service: str | None = None,
         grants: Sequence[str] | None = None,
         credential: ToolCredential | None = None,
+        in_process: InProcessServers | None = None,
     ) -> ToolClient:
         """A client for the configured servers (explicit path, ACCORD_TOOLS_CONFIG, default).
 
         ``service``: present that service's own token, granting ``grants`` (default: every tool
         the configuration names); or pass a ``credential`` (a person's, the CLI's).
+        ``in_process``: the servers of this process it reaches without a socket (the
+        in-process Runner's, accord.protocol.in_process); none by default.
         """
         cfg = config or load_config(path)
         if credential is None and service is not None:
@@ -422,6 +431,7 @@ class ToolClient:
             connect_timeout_s=cfg.connect_timeout_s,
             retry=cfg.retry,
             credential=credential,
+            in_process=in_process,
         )
 
     @classmethod

@@ -18,7 +18,7 @@ import httpx2
 
 from accord.contracts.keys import API_KEY_HEADER
 from accord.protocol.auth import service_token
-from accord.protocol.mcp.in_process import origin_of
+from accord.protocol.in_process import origin_of
 
 TOKEN_TTL_S: Final = 3600
 RENEW_AFTER_S: Final = TOKEN_TTL_S / 2

@@ -1,85 +1,70 @@
-"""Fault injection for tool servers: ``ACCORD_FAULTS``, in development mode only.
+"""Fault injection in a tool server (``ACCORD_FAULTS``): its handlers, wrapped when it is built.
 
-Grammar (comma-separated rules, one per tool)::
+:class:`~accord.protocol.mcp.server.ToolServer` passes its tools through
+:func:`development_tools` once, in its constructor. Outside development mode, or with no plan,
+that returns the very same tools: the server's call path has no fault branch, and a production
+server runs no fault code at all. With ``ACCORD_DEV=1`` and ``ACCORD_FAULTS`` set, each planned
+tool's handler is replaced by one that waits, answers the planned error instead of running, or
+runs and then answers it (the grammar: accord.protocol.dev.faults).
 
-    ACCORD_FAULTS="refunds.issue=RETRYABLE_TIMEOUT:2,orders.lookup=UNAVAILABLE:1,
-                   customers.history=latency:200,refunds.issue=RETRYABLE_TIMEOUT:1:after"
-
-``TOOL=CODE:N`` answers the contract error CODE for the tool's first N calls without running it;
-``TOOL=CODE:N:after`` runs the tool (its write commits) and then answers CODE, which is how a
-lost reply looks to a caller; ``TOOL=latency:MS`` delays every call by MS milliseconds.
-Counters are per process. A code the tool's contract does not declare is refused at start-up,
-so an experiment cannot make a server break its own contract by accident. The settings refuse
-``ACCORD_FAULTS`` unless ``ACCORD_DEV=1`` (accord.protocol.settings): a production server never
-runs a plan. Tests in-process pass ``ToolServer(faults=...)`` instead.
+A fault sits where the handler sits: after the caller's access, the arguments and the
+delegation were checked, so a call the server refuses is refused as without the plan. Tests
+in-process wrap tools themselves: ``ToolServer(name, version, with_faults(tools, plan))``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Final
+import asyncio
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from accord.contracts.errors import ErrorCode
+from accord.contracts.errors import AccordError
+from accord.protocol.dev.faults import ToolFaults, planned_faults
+from accord.protocol.settings import current
 
-FAULTS_ENV: Final = "ACCORD_FAULTS"
-ALWAYS_ALLOWED: Final = frozenset({ErrorCode.INTERNAL})
-
-
-@dataclass
-class ToolFaults:
-    """The faults planned for one tool, with its per-process call counter."""
-
-    code: ErrorCode | None = None
-    times: int = 0
-    after: bool = False
-    latency_ms: int = 0
-    calls: int = field(default=0)
-
-    def next_error(self) -> ErrorCode | None:
-        """Count one call; the code to answer when this call is one of the first N."""
-        if self.code is None:
-            return None
-        self.calls += 1
-        return self.code if self.calls <= self.times else None
+if TYPE_CHECKING:  # server.py imports this module: the types only, to keep one direction
+    from accord.protocol.mcp.server import CallContext, ContractTool, ToolHandler
 
 
-def parse_faults(text: str) -> dict[str, ToolFaults]:
-    """Parse the ACCORD_FAULTS grammar; raises ValueError with the offending rule."""
-    plan: dict[str, ToolFaults] = {}
-    for raw in text.split(","):
-        rule = raw.strip()
-        if not rule:
-            continue
-        tool, sep, spec = rule.partition("=")
-        parts = spec.split(":")
-        if not sep or not tool or len(parts) not in (2, 3):
-            raise ValueError(
-                f"bad fault rule {rule!r}: want TOOL=CODE:N[:after] or TOOL=latency:MS"
-            )
-        faults = plan.setdefault(tool.strip(), ToolFaults())
-        kind, amount = parts[0].strip(), parts[1].strip()
-        if not amount.isdigit():
-            raise ValueError(f"bad fault rule {rule!r}: {amount!r} is not a whole number")
-        if kind == "latency" and len(parts) == 2:
-            faults.latency_ms = int(amount)
-            continue
-        if kind not in ErrorCode.__members__:
-            raise ValueError(f"bad fault rule {rule!r}: {kind!r} is not a contract error code")
-        if len(parts) == 3 and parts[2].strip() != "after":
-            raise ValueError(f"bad fault rule {rule!r}: the third part may only be 'after'")
-        faults.code, faults.times, faults.after = ErrorCode(kind), int(amount), len(parts) == 3
-    return plan
+def development_tools(tools: Sequence[ContractTool]) -> Sequence[ContractTool]:
+    """``tools`` as this process serves them: the same objects unless development mode plans
+    faults for some of them (a code a tool does not declare is a ValueError naming it)."""
+    settings = current()
+    if not (settings.dev and settings.faults):
+        return tools
+    plan = planned_faults({t.contract.name: t.declared for t in tools}, settings.faults)
+    return with_faults(tools, plan)
 
 
-def planned_faults(
-    declared: Mapping[str, frozenset[ErrorCode]], text: str
-) -> dict[str, ToolFaults]:
-    """The plan ``text`` makes for the tools in ``declared`` (name -> declared error codes)."""
-    plan = {name: f for name, f in parse_faults(text).items() if name in declared}
-    for name, faults in plan.items():
-        if faults.code is not None and faults.code not in declared[name] | ALWAYS_ALLOWED:
-            raise ValueError(
-                f"{FAULTS_ENV}: {name} does not declare {faults.code.value} in its contract"
-            )
-    return plan
+def with_faults(
+    tools: Sequence[ContractTool], plan: Mapping[str, ToolFaults]
+) -> list[ContractTool]:
+    """Each tool of ``plan`` with its handler wrapped by its faults; the others as given."""
+    return [
+        dataclasses.replace(t, handler=FaultyHandler(t.handler, plan[t.contract.name]))
+        if t.contract.name in plan
+        else t
+        for t in tools
+    ]
+
+
+@dataclass(frozen=True)
+class FaultyHandler:
+    """A tool's handler behind its planned faults (the plan's counter is per process)."""
+
+    handler: ToolHandler
+    faults: ToolFaults
+
+    async def __call__(self, arguments: dict[str, Any], context: CallContext) -> dict[str, Any]:
+        faults = self.faults
+        if faults.latency_ms:
+            await asyncio.sleep(faults.latency_ms / 1000)
+        injected = faults.next_error()
+        if injected is not None and not faults.after:
+            raise AccordError(injected, f"injected fault in {context.tool}")
+        output = await self.handler(arguments, context)
+        if injected is not None:
+            raise AccordError(injected, f"injected fault in {context.tool} (after it ran)")
+        return output

@@ -22,7 +22,6 @@ ourselves, so bad input is a contract error instead of pydantic text.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -62,7 +61,7 @@ from accord.protocol.mcp._server_auth import ToolAuthGate, metadata_routes, prin
 from accord.protocol.mcp._server_http import transport_security
 from accord.protocol.mcp._server_requests import DEFAULT_MAX_BODY_BYTES, McpRequestGate
 from accord.protocol.mcp.access import authorize, check_caller
-from accord.protocol.mcp.fault_injection import ToolFaults, planned_faults
+from accord.protocol.mcp.fault_injection import development_tools
 from accord.protocol.schema_check import CompiledSchema
 from accord.protocol.settings import current
 from accord.protocol.telemetry import instruments, spans
@@ -216,18 +215,15 @@ class ToolServer:
         *,
         resources: Resources | None = None,
         instructions: str | None = None,
-        faults: Mapping[str, ToolFaults] | None = None,
     ) -> None:
         self.name = name
+        # Development aids wrap handlers here, once (ACCORD_FAULTS with ACCORD_DEV=1); without
+        # them these are the tools as given, and the call path below has no fault branch.
+        tools = development_tools(tools)
         self.tools: dict[str, ContractTool] = {t.contract.name: t for t in tools}
         if len(self.tools) != len(tools):
             raise ValueError(f"{name}: two tools share a name")
         self.resources: Resources = resources or NoResources()
-        self.faults: dict[str, ToolFaults] = dict(
-            planned_faults({n: t.declared for n, t in self.tools.items()}, current().faults)
-            if faults is None
-            else faults
-        )
         # Built once: tools/list is the same answer for every caller.
         self._listing = types.ListToolsResult(tools=[t.descriptor() for t in tools])
         self.lowlevel: Server[None] = Server(
@@ -351,14 +347,6 @@ class ToolServer:
             check_caller(served.contract, principal)
         except AccordError as refused:
             return error_result(refused)
-        faults = self.faults.get(name)
-        injected: ErrorCode | None = None
-        if faults is not None:
-            if faults.latency_ms:
-                await asyncio.sleep(faults.latency_ms / 1000)
-            injected = faults.next_error()
-            if injected is not None and not faults.after:
-                return error_result(AccordError(injected, f"injected fault in {name}"))
         invalid = _input_error(served, arguments)
         if invalid is not None:
             return error_result(invalid)
@@ -394,8 +382,6 @@ class ToolServer:
             ][:5]
             logger.error("%s produced output outside its schema: %s", name, where)
             return error_result(AccordError(ErrorCode.INTERNAL))
-        if injected is not None:
-            return error_result(AccordError(injected, f"injected fault in {name} (after it ran)"))
         return success_result(output)
 
 
