@@ -8,7 +8,7 @@ manifest (accord.contracts.manifest).
 CLI: ``accord contract-test URL...``; pytest: the ``accord_contract`` plugin (pytest_plugin).
 """
 
-from accord.protocol.kit.model import CheckResult, Outcome, Report, TargetKind
+from accord.protocol.kit.model import CheckResult, Report, TargetKind, Verdict
 from accord.protocol.kit.options import Credential, KitOptions
 from accord.protocol.kit.probes import AgentProbe, Probes, ToolProbe, load_probes
 from accord.protocol.kit.report import junit_xml, render_table, write_junit
@@ -19,11 +19,11 @@ __all__ = [
     "CheckResult",
     "Credential",
     "KitOptions",
-    "Outcome",
     "Probes",
     "Report",
     "TargetKind",
     "ToolProbe",
+    "Verdict",
     "checks_for",
     "detect",
     "junit_xml",
