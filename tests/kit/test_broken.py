@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from accord.agents.refund.kit_probes import PROBES
-from accord.kit import Credential, KitOptions, Outcome, Report, run_kit
+from accord.kit import Credential, KitOptions, Report, Verdict, run_kit
 from accord.kit.probes import Probes
 from tests.kit.conftest import run_module
 
@@ -89,32 +89,32 @@ def test_control_agent_passes_what_the_broken_ones_fail(
     report = reports[(AGENT, "correct")]
     every = set().union(*AGENT_BREAKAGE.values())
     assert not every & _failed(report), [r.failure_message() for r in report.failures]
-    ran = {r.requirement for r in report.results if r.outcome is Outcome.PASS}
+    ran = {r.requirement for r in report.results if r.outcome is Verdict.PASS}
     assert every <= ran  # really checked, not skipped
 
 
 def test_control_tool_server_passes_everything(reports: Reports) -> None:
     report = reports[(TOOLS, "correct")]
     assert report.ok, [r.failure_message() for r in report.failures]
-    ran = {r.requirement for r in report.results if r.outcome is Outcome.PASS}
+    ran = {r.requirement for r in report.results if r.outcome is Verdict.PASS}
     assert set().union(*TOOL_BREAKAGE.values()) | {"TOOL-007", "TOOL-008"} <= ran
 
 
 def test_without_credentials_authenticated_checks_skip_with_a_reason(kit_logs: Path) -> None:
     with run_module(AGENT, "correct", kit_logs) as url:
         report = asyncio.run(run_kit([url], KitOptions(timeout_s=15.0)))
-    skipped = [r for r in report.results if r.outcome is Outcome.SKIP]
+    skipped = [r for r in report.results if r.outcome is Verdict.SKIP]
     assert any(r.requirement == "AGENT-005" and "--token" in r.detail for r in skipped)
-    assert any(r.requirement == "AGENT-003" and r.outcome is Outcome.PASS for r in report.results)
+    assert any(r.requirement == "AGENT-003" and r.outcome is Verdict.PASS for r in report.results)
 
 
 SCHEMAS_CHECK = "card names its skills' input and output schemas, public and cacheable"
 
 
 def test_skill_schemas_are_checked_against_the_cards_digest(reports: Reports) -> None:
-    def outcome(mode: str) -> Outcome:
+    def outcome(mode: str) -> Verdict:
         (found,) = [r for r in reports[(AGENT, mode)].results if r.check == SCHEMAS_CHECK]
         return found.outcome
 
-    assert outcome("correct") is Outcome.PASS
-    assert outcome("schemas") is Outcome.FAIL
+    assert outcome("correct") is Verdict.PASS
+    assert outcome("schemas") is Verdict.FAIL

@@ -13,7 +13,7 @@ from typer.main import get_command
 
 from accord.agents.cli import contract_test_cmd
 from accord.agents.refund.kit_probes import PROBES
-from accord.kit import Credential, KitOptions, Outcome, run_kit
+from accord.kit import Credential, KitOptions, Verdict, run_kit
 from accord.kit.cli import parser
 from accord.kit.probes import NO_PROBE, PROBES_GROUP, Probes, load_probes, registered_probes
 from tests.kit.conftest import run_module
@@ -51,7 +51,7 @@ def test_without_probes_the_checks_that_need_one_skip_and_say_why(kit_logs: Path
         )
     failed = {r.name for r in without.failures}
     assert failed <= {r.name for r in with_probes.failures}
-    skipped = [r for r in without.results if r.outcome is Outcome.SKIP and NO_PROBE in r.detail]
+    skipped = [r for r in without.results if r.outcome is Verdict.SKIP and NO_PROBE in r.detail]
     assert skipped
     assert not [r for r in with_probes.results if NO_PROBE in r.detail]
 

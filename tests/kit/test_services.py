@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from accord.kit import Credential, KitOptions, Outcome, Report, run_kit
+from accord.kit import Credential, KitOptions, Report, Verdict, run_kit
 from accord.protocol.auth import mint_token
 from tests.support.policy_versions import policy_1_0, policy_2_0, write_contracts
 from tests.support.processes import run_service
@@ -36,7 +36,7 @@ def _kit(url: str, *, other: bool = False) -> Report:
 
 
 def _passed(report: Report) -> set[str]:
-    return {r.requirement for r in report.results if r.outcome is Outcome.PASS}
+    return {r.requirement for r in report.results if r.outcome is Verdict.PASS}
 
 
 def test_policy_agent_keeps_the_contract(tmp_path: Path, log_dir: Path) -> None:
@@ -56,7 +56,7 @@ def test_policy_agent_keeps_the_contract(tmp_path: Path, log_dir: Path) -> None:
         "STATUS-007",
         "ERR-002",
     } <= _passed(report)
-    passed = {r.check for r in report.results if r.outcome is Outcome.PASS}
+    passed = {r.check for r in report.results if r.outcome is Verdict.PASS}
     assert {
         "card names its skills' input and output schemas, public and cacheable",
         "the skill's answer follows the output schema its card names",
@@ -113,7 +113,7 @@ def test_the_kit_checks_each_contract_version_an_agent_states(
     versions = {r.check: r.outcome for r in report.results if r.requirement == "AGENT-008"}
     served = "a task naming a stated contract version is answered in it"
     assert versions == {
-        f"{served}: 2.0.0": Outcome.PASS,
-        f"{served}: 1.0.0": Outcome.PASS,
-        "a task naming a major the agent does not serve is VERSION_UNSUPPORTED": Outcome.PASS,
+        f"{served}: 2.0.0": Verdict.PASS,
+        f"{served}: 1.0.0": Verdict.PASS,
+        "a task naming a major the agent does not serve is VERSION_UNSUPPORTED": Verdict.PASS,
     }

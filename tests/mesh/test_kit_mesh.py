@@ -14,7 +14,7 @@ from typing import Final
 
 import pytest
 
-from accord.kit import Credential, KitOptions, Outcome, run_kit
+from accord.kit import Credential, KitOptions, Verdict, run_kit
 from accord.kit.probes import load_probes
 from tests.mesh import matrix
 from tests.mesh.mesh_support import (
@@ -109,8 +109,8 @@ def test_the_kit_finds_no_violation(mesh: Mesh, service: str) -> None:
         skipped = {
             (service, r.requirement, r.check): r.detail
             for r in report.results
-            if r.outcome is Outcome.SKIP
+            if r.outcome is Verdict.SKIP
         }
         expected = {k: v for k, v in SKIPS.items() if k[0] == service}
         assert set(skipped) == set(expected), f"unexpected skips: {skipped}"
-        assert sum(r.outcome is Outcome.PASS for r in report.results) >= 7  # commerce: 7
+        assert sum(r.outcome is Verdict.PASS for r in report.results) >= 7  # commerce: 7

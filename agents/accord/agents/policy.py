@@ -30,12 +30,13 @@ from accord.agents.check_requests import (
 )
 from accord.agents.policy_rules import (
     EvidenceNeeded,
-    OrderFacts,
+    PolicyOrder,
     PolicyRequest,
     evaluate,
 )
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.orders import OrderFacts
 from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import (
     build_agent_app,
@@ -81,7 +82,9 @@ class PolicyExecutor(ContractExecutor):
         found = await lookup_order(
             self.tools, order_id, customer_id, traceparent, acting_for(turn, customer_id)
         )
-        return request.with_order(OrderFacts.model_validate(found))
+        # orders.lookup's answer, read with its one type; the policy reads a part of it.
+        facts = OrderFacts.model_validate(found)
+        return request.with_order(PolicyOrder.model_validate(facts.model_dump()))
 
     @staticmethod
     def _request(turn: Turn) -> PolicyRequest:

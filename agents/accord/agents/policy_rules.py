@@ -38,14 +38,18 @@ from accord.contracts.domain import (
     OrderStatus,
     PolicyRule,
     RefundReason,
+    shaped_by,
+    skill_field,
 )
 
 RETURN_WINDOW_DAYS: Final = 30
 MIN_EVIDENCE_CHARS: Final = 3  # "ok" is not a description; a photo ref or a sentence is
 
 
-class OrderFacts(BaseModel):
-    """What orders.lookup says about the order (the fields the policy reads)."""
+@shaped_by(skill_field("policy-check", "refund.policy", "order"), "refund.policy input order")
+class PolicyOrder(BaseModel):
+    """The skill input's ``order``: the facts of the order the policy reads (a part of what
+    orders.lookup answers, whose type is :class:`accord.contracts.orders.PolicyOrder`)."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
@@ -63,7 +67,7 @@ class PolicyRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    order: OrderFacts | None = None  # given by the caller, or looked up from the ids below
+    order: PolicyOrder | None = None  # given by the caller, or looked up from the ids below
     order_id: str | None = Field(default=None, pattern=ORDER_ID_PATTERN)
     customer_id: str | None = Field(default=None, pattern=CUSTOMER_ID_PATTERN)
     reason: RefundReason
@@ -79,7 +83,7 @@ class PolicyRequest(BaseModel):
     def with_evidence(self, evidence: str) -> PolicyRequest:
         return self.model_copy(update={"evidence": evidence})
 
-    def with_order(self, order: OrderFacts) -> PolicyRequest:
+    def with_order(self, order: PolicyOrder) -> PolicyRequest:
         return self.model_copy(update={"order": order})
 
 
@@ -189,7 +193,7 @@ def _decide(request: PolicyRequest) -> PolicyDecision | EvidenceNeeded:
     )
 
 
-def _facts(request: PolicyRequest) -> OrderFacts:
+def _facts(request: PolicyRequest) -> PolicyOrder:
     if request.order is None:
         raise ValueError("evaluate() needs the order facts; look them up first")
     return request.order

@@ -23,7 +23,7 @@ from accord.contracts.versions import SEMVER, major
 AGENT_NAME = r"^[a-z][a-z0-9-]{0,62}$"
 
 
-class Reply(StrEnum):
+class ReplyKind(StrEnum):
     """How a skill answers (contract 1.2): A2A lets an agent answer a message with a task, or
     directly with a message of its own and no task (A2A 1.0 section 3.1)."""
 
@@ -42,7 +42,7 @@ class Skill(BaseModel):
     input_schema: dict[str, Any]
     output_schema: dict[str, Any]
     # Absent in contract files before 1.2: they keep loading and answer with tasks.
-    reply: Reply = Reply.TASK
+    reply: ReplyKind = ReplyKind.TASK
     # Contract 1.3: who may ask for the skill (absent in older files: any verified principal,
     # as before) and which envelope constraints and refs it honours (absent: none).
     access: SkillAccess | None = None

@@ -8,6 +8,9 @@ and read from there by everything else: models, policy rules, the orchestrator, 
     enums        RefundReason, PolicyRule, RiskLevel,     the specs' ``enum``, member by member
                  OrderStatus, RefundDecision, ApprovalDecision
 
+    models       shaped_by(schema)                         a model's fields are the schema's
+                                                           (accord.contracts.orders)
+
 An enum is a Python class so that code can name its members (``RefundReason.DAMAGED``) and the
 type checker can see them; each is checked against its spec when this module is imported, so a
 spec and its class cannot drift apart: the import fails and names both. Accessors
@@ -22,6 +25,8 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, Final, TypeVar
 
+from pydantic import BaseModel
+
 from accord.contracts.agents import AgentContract, shipped_agent_contracts
 from accord.contracts.tools import ToolContract, shipped_tool_contracts
 
@@ -29,6 +34,7 @@ _TOOLS: Final[Mapping[str, ToolContract]] = shipped_tool_contracts()
 _AGENTS: Final[Mapping[str, AgentContract]] = shipped_agent_contracts()
 
 E = TypeVar("E", bound=StrEnum)
+B = TypeVar("B", bound=BaseModel)
 
 
 class DeclarationError(ValueError):
@@ -84,6 +90,33 @@ def declared_by(values: Sequence[str]) -> Callable[[type[E]], type[E]]:
         mine = [m.value for m in cls]
         if mine != list(values):
             raise DeclarationError(f"{cls.__name__} has {mine}; its spec declares {list(values)}")
+        return cls
+
+    return check
+
+
+def shaped_by(schema: Mapping[str, Any], where: str) -> Callable[[type[B]], type[B]]:
+    """Class decorator: the model has exactly the object schema's properties, requires no field
+    the schema leaves optional, and forbids extra fields when the schema does. Each nested
+    object model is checked with its own decorator (the schema's subschema)."""
+
+    def check(cls: type[B]) -> type[B]:
+        props = schema.get("properties")
+        declared = set(props) if isinstance(props, Mapping) else set()
+        mine = {f.alias or name for name, f in cls.model_fields.items()}
+        required = {f.alias or name for name, f in cls.model_fields.items() if f.is_required()}
+        problems = []
+        if mine != declared:
+            problems.append(f"fields {sorted(mine ^ declared)} are not in both")
+        if extra := required - set(schema.get("required", ())):
+            problems.append(f"requires {sorted(extra)}, which the schema leaves optional")
+        if (
+            schema.get("additionalProperties") is False
+            and cls.model_config.get("extra") != "forbid"
+        ):
+            problems.append("allows extra fields, which the schema forbids")
+        if problems:
+            raise DeclarationError(f"{cls.__name__} is not {where}: {'; '.join(problems)}")
         return cls
 
     return check

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from accord.contracts.errors import ErrorCode
 from accord.contracts.loading import load_model
 from accord.contracts.tool_access import ToolAccess
+from accord.contracts.validation import schema_path
 from accord.contracts.versions import SEMVER, major
 
 TOOL_NAME: Final = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$"
@@ -42,7 +43,7 @@ def check_json_schema(schema: dict[str, Any]) -> None:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "<root>"
+        where = schema_path(exc)
         raise ValueError(f"not a valid JSON Schema at {where}: {exc.message}") from None
     if schema.get("type") != "object":
         raise ValueError("must be a JSON Schema of type 'object'")

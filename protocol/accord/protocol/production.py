@@ -55,7 +55,7 @@ class Starting:
 
 
 @dataclass(frozen=True)
-class Rule:
+class ProductionRule:
     """One thing production refuses: ``problem(settings, starting)`` says why, or None."""
 
     problem: Callable[[AccordSettings, Starting], str | None]
@@ -134,14 +134,14 @@ def _database(s: AccordSettings, _start: Starting) -> str | None:
 
 
 RULES: Final = (
-    Rule(_dev_aids),
-    Rule(_secret),
-    Rule(_verifier),
-    Rule(_service_key),
-    Rule(_trust),
-    Rule(_api_keys),
-    Rule(_jwks_transport),
-    Rule(_database),
+    ProductionRule(_dev_aids),
+    ProductionRule(_secret),
+    ProductionRule(_verifier),
+    ProductionRule(_service_key),
+    ProductionRule(_trust),
+    ProductionRule(_api_keys),
+    ProductionRule(_jwks_transport),
+    ProductionRule(_database),
 )
 """Every refusal, one row each: a new one (an auth-off switch, say) is one more row."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from accord.agents.models import AnswerCache, CacheScope, Route, Router, UnitBudget, Versions
+from accord.agents.models import AnswerCache, CacheScope, ModelRoute, Router, UnitBudget, Versions
 from accord.agents.models.cache import cache_key
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 
@@ -22,7 +22,7 @@ class Clock:
         return self.now
 
 
-async def ask(router: Router, text: str, scope: CacheScope, **kw: object) -> Route:
+async def ask(router: Router, text: str, scope: CacheScope, **kw: object) -> ModelRoute:
     routed = await router.understand(text, budget=UnitBudget(5), scope=scope, **kw)  # type: ignore[arg-type]
     return routed.record.route
 
@@ -30,19 +30,21 @@ async def ask(router: Router, text: str, scope: CacheScope, **kw: object) -> Rou
 async def test_one_tenant_never_sees_anothers_answer() -> None:
     model = Scripted("m")
     router = Router(model)
-    assert await ask(router, "O-1 broken", ALICE) is Route.FAST
-    assert await ask(router, "O-1 broken", ALICE) is Route.CACHE
-    assert await ask(router, "O-1 broken", BOB) is Route.FAST
-    assert await ask(router, "O-1 broken", CacheScope.tenant("other-app", "alice")) is Route.FAST
+    assert await ask(router, "O-1 broken", ALICE) is ModelRoute.FAST
+    assert await ask(router, "O-1 broken", ALICE) is ModelRoute.CACHE
+    assert await ask(router, "O-1 broken", BOB) is ModelRoute.FAST
+    assert (
+        await ask(router, "O-1 broken", CacheScope.tenant("other-app", "alice")) is ModelRoute.FAST
+    )
     assert len(model.calls) == 3
 
 
 async def test_a_declared_shared_scope_is_shared() -> None:
     router = Router(Scripted("m"))
     faq = CacheScope.shared("faq")
-    assert await ask(router, "how do refunds work?", faq) is Route.FAST
-    assert await ask(router, "how do refunds work?", faq) is Route.CACHE
-    assert await ask(router, "how do refunds work?", ALICE) is Route.FAST
+    assert await ask(router, "how do refunds work?", faq) is ModelRoute.FAST
+    assert await ask(router, "how do refunds work?", faq) is ModelRoute.CACHE
+    assert await ask(router, "how do refunds work?", ALICE) is ModelRoute.FAST
 
 
 def test_the_read_checks_the_scope_even_if_keys_collide() -> None:
@@ -56,23 +58,25 @@ async def test_versions_are_part_of_the_key() -> None:
     router = Router(Scripted("m"))
     await ask(router, "O-1 broken", ALICE, versions=Versions(corpus="c1", policy="p1"))
     assert await ask(router, "O-1 broken", ALICE, versions=Versions(corpus="c2", policy="p1")) is (
-        Route.FAST
+        ModelRoute.FAST
     )
     assert await ask(router, "O-1 broken", ALICE, versions=Versions(corpus="c1", policy="p2")) is (
-        Route.FAST
+        ModelRoute.FAST
     )
-    assert await ask(router, "O-1 broken", ALICE, versions=Versions(strategy="s2")) is Route.FAST
+    assert (
+        await ask(router, "O-1 broken", ALICE, versions=Versions(strategy="s2")) is ModelRoute.FAST
+    )
     assert await ask(router, "O-1 broken", ALICE, versions=Versions(corpus="c1", policy="p1")) is (
-        Route.CACHE
+        ModelRoute.CACHE
     )
 
 
 async def test_the_question_is_normalised() -> None:
     router = Router(Scripted("m"))
     await ask(router, "My mug is BROKEN,   order O-1005", ALICE)
-    assert await ask(router, "  my mug is broken, order Ｏ－１００５ ", ALICE) is Route.CACHE
-    assert await ask(router, "my\tmug\nis broken, ORDER o-1005", ALICE) is Route.CACHE
-    assert await ask(router, "my mug is broken, order O-1006", ALICE) is Route.FAST
+    assert await ask(router, "  my mug is broken, order Ｏ－１００５ ", ALICE) is ModelRoute.CACHE
+    assert await ask(router, "my\tmug\nis broken, ORDER o-1005", ALICE) is ModelRoute.CACHE
+    assert await ask(router, "my mug is broken, order O-1006", ALICE) is ModelRoute.FAST
 
 
 def test_key_is_stable_and_distinct() -> None:
@@ -98,7 +102,7 @@ async def test_expired_answer_costs_a_call_again() -> None:
     router = Router(model, cache=AnswerCache(ttl_s=10, clock=clock))
     await ask(router, "O-1 broken", ALICE)
     clock.now += 11
-    assert await ask(router, "O-1 broken", ALICE) is Route.FAST
+    assert await ask(router, "O-1 broken", ALICE) is ModelRoute.FAST
     assert len(model.calls) == 2
 
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from accord.agents.models import Metrics, Route, Router, RunRecord, UnitBudget, nearest_rank
+from accord.agents.models import Metrics, ModelRoute, Router, RunRecord, UnitBudget, nearest_rank
 from accord.agents.models.cache import CacheScope
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
@@ -17,7 +17,7 @@ from .scripted import Scripted
 
 def record(
     latency: float,
-    route: Route = Route.FAST,
+    route: ModelRoute = ModelRoute.FAST,
     *,
     ok: bool = True,
     at: float = 0.0,
@@ -64,8 +64,8 @@ def test_success_rate_counts_budget_exhausted_runs() -> None:
     for r in [
         record(1),
         record(2),
-        record(0.1, Route.CACHE, units=0, calls=0),
-        record(0.05, Route.NONE, ok=False, units=0, calls=0),
+        record(0.1, ModelRoute.CACHE, units=0, calls=0),
+        record(0.05, ModelRoute.NONE, ok=False, units=0, calls=0),
     ]:
         m.add(r)
     snap = m.snapshot()
@@ -79,8 +79,8 @@ def test_snapshot_groups_by_route_and_status_with_window() -> None:
     m = Metrics()
     m.add(record(10, at=1_700_000_000.0))
     m.add(record(30, at=1_700_000_060.0))
-    m.add(record(1, Route.CACHE, at=1_700_000_030.0, units=0, calls=0))
-    m.add(record(2, Route.NONE, ok=False, at=1_700_000_090.0, units=0, calls=0))
+    m.add(record(1, ModelRoute.CACHE, at=1_700_000_030.0, units=0, calls=0))
+    m.add(record(2, ModelRoute.NONE, ok=False, at=1_700_000_090.0, units=0, calls=0))
     snap = m.snapshot()
     json.dumps(snap)  # JSON-able as it is
     assert snap["window"] == {

@@ -16,10 +16,10 @@ from accord.agents.models import (
     Language,
     Message,
     Missing,
+    ModelRoute,
     OpenAICompatModel,
     Outcome,
     Role,
-    Route,
     Router,
     Tier,
     UnitBudget,
@@ -186,7 +186,7 @@ async def test_router_falls_back_from_a_real_timeout_to_fast(standin: StandIn) -
     assert routed.unwrap().order_id == "O-1001"
     r = routed.record
     assert (r.route, r.status, r.fallback, r.units, r.calls) == (
-        Route.DEEP,
+        ModelRoute.DEEP,
         Status.COMPLETED,
         True,
         4,

@@ -12,9 +12,9 @@ from accord.agents.models import (
     DecisionFacts,
     Language,
     Metrics,
+    ModelRoute,
     OfflineModel,
     Outcome,
-    Route,
     Router,
     Tier,
     UnitBudget,
@@ -57,14 +57,15 @@ async def test_the_five_cases() -> None:
 
     first, hit, fallback, no_room, zero = (r.record for r in rows)
     assert (first.route, first.status, first.units, first.calls) == (
-        Route.FAST,
+        ModelRoute.FAST,
         Status.COMPLETED,
         1,
         1,
     )
-    assert (hit.route, hit.status, hit.units, hit.calls) == (Route.CACHE, Status.COMPLETED, 0, 0)
+    hit_is = (hit.route, hit.status, hit.units, hit.calls)
+    assert hit_is == (ModelRoute.CACHE, Status.COMPLETED, 0, 0)
     assert (fallback.route, fallback.fallback, fallback.units, fallback.calls) == (
-        Route.DEEP,
+        ModelRoute.DEEP,
         True,
         4,
         2,
@@ -78,7 +79,7 @@ async def test_the_five_cases() -> None:
         1,
     )
     assert (zero.route, zero.status, zero.error, zero.calls, zero.units) == (
-        Route.NONE,
+        ModelRoute.NONE,
         Status.FAILED,
         ErrorCode.BUDGET_EXHAUSTED,
         0,
@@ -97,7 +98,7 @@ async def test_the_five_cases() -> None:
     other = await router.understand(
         "RAG是什么？", budget=UnitBudget(1), scope=CacheScope.tenant("demo", "another-user")
     )
-    assert (other.record.route, other.record.calls) == (Route.FAST, 1)
+    assert (other.record.route, other.record.calls) == (ModelRoute.FAST, 1)
 
     snap = router.metrics.snapshot()
     assert snap["samples"] == 6
@@ -114,7 +115,7 @@ async def test_a_hanging_deep_call_times_out_and_falls_back() -> None:
     )
     assert routed.unwrap().order_id == "O-1"
     assert (routed.record.route, routed.record.fallback, routed.record.units) == (
-        Route.DEEP,
+        ModelRoute.DEEP,
         True,
         4,
     )
@@ -153,7 +154,7 @@ async def test_a_failed_fallback_fails_the_run_and_costs_both() -> None:
     assert routed.error.code is T
     assert (routed.record.calls, routed.record.units, routed.record.fallback) == (2, 4, True)
     again = await router.understand(text, budget=UnitBudget(10), scope=SCOPE)
-    assert again.record.route is Route.DEEP  # failures are never cached
+    assert again.record.route is ModelRoute.DEEP  # failures are never cached
 
 
 async def test_a_crashing_provider_is_internal_without_its_text(
@@ -169,14 +170,15 @@ async def test_a_crashing_provider_is_internal_without_its_text(
 
 def test_route_choice_happens_before_the_call() -> None:
     costs = Costs(fast=1, deep=3)
-    assert choose_route(Complexity.COMPLEX, UnitBudget(4), costs) is Route.DEEP
-    assert choose_route(Complexity.COMPLEX, UnitBudget(3), costs) is Route.FAST  # no fallback room
+    assert choose_route(Complexity.COMPLEX, UnitBudget(4), costs) is ModelRoute.DEEP
+    # no room for a fallback:
+    assert choose_route(Complexity.COMPLEX, UnitBudget(3), costs) is ModelRoute.FAST
     assert choose_route(Complexity.COMPLEX, UnitBudget(3), costs, reserve_fallback=False) is (
-        Route.DEEP
+        ModelRoute.DEEP
     )
-    assert choose_route(Complexity.SIMPLE, UnitBudget(100), costs) is Route.FAST
-    assert choose_route(Complexity.SIMPLE, UnitBudget(0), costs) is Route.NONE
-    assert choose_route(Complexity.COMPLEX, UnitBudget(10, spent=10), costs) is Route.NONE
+    assert choose_route(Complexity.SIMPLE, UnitBudget(100), costs) is ModelRoute.FAST
+    assert choose_route(Complexity.SIMPLE, UnitBudget(0), costs) is ModelRoute.NONE
+    assert choose_route(Complexity.COMPLEX, UnitBudget(10, spent=10), costs) is ModelRoute.NONE
 
 
 @pytest.mark.parametrize(
@@ -199,7 +201,7 @@ async def test_costs_are_configurable() -> None:
     router = Router(fast, deep, costs=Costs(fast=2, deep=4))
     budget = UnitBudget(6)
     routed = await router.understand("compare O-1 and O-2", budget=budget, scope=SCOPE)
-    assert (routed.record.route, routed.record.units, budget.remaining) == (Route.DEEP, 4, 2)
+    assert (routed.record.route, routed.record.units, budget.remaining) == (ModelRoute.DEEP, 4, 2)
 
 
 async def test_oversized_text_is_a_failed_run_without_a_call() -> None:
@@ -208,7 +210,7 @@ async def test_oversized_text_is_a_failed_run_without_a_call() -> None:
     routed = await router.understand("x" * 20_000, budget=UnitBudget(5), scope=SCOPE)
     assert routed.error is not None
     assert routed.error.code is ErrorCode.PAYLOAD_TOO_LARGE
-    assert (routed.record.calls, routed.record.route, fast.calls) == (0, Route.NONE, [])
+    assert (routed.record.calls, routed.record.route, fast.calls) == (0, ModelRoute.NONE, [])
 
 
 async def test_a_passed_deadline_makes_no_call() -> None:
@@ -240,7 +242,7 @@ async def test_bound_model_for_a_workflow_node() -> None:
     assert err.value.code is ErrorCode.BUDGET_EXHAUSTED
     # A repeat is a cache hit: zero units even with nothing left.
     assert (await model.understand("鞋码不合适，想退款，订单 O-1001")).order_id == "O-1001"
-    assert model.records[-1].route is Route.CACHE
+    assert model.records[-1].route is ModelRoute.CACHE
 
 
 async def test_model_change_is_a_new_cache_key() -> None:
@@ -249,7 +251,7 @@ async def test_model_change_is_a_new_cache_key() -> None:
     b = Router(Scripted("b"), cache=cache)
     await a.understand("O-1 broken", budget=UnitBudget(1), scope=SCOPE)
     routed = await b.understand("O-1 broken", budget=UnitBudget(1), scope=SCOPE)
-    assert routed.record.route is Route.FAST
+    assert routed.record.route is ModelRoute.FAST
 
 
 async def test_a_fast_timeout_falls_back_to_the_deep_model_not_to_fast_again() -> None:
@@ -261,7 +263,7 @@ async def test_a_fast_timeout_falls_back_to_the_deep_model_not_to_fast_again() -
     routed = await router.understand(text, budget=budget, scope=SCOPE)
     assert routed.unwrap().order_id == "O-1"
     assert (routed.record.route, routed.record.fallback, routed.record.model) == (
-        Route.FAST,
+        ModelRoute.FAST,
         True,
         deep.name,
     )

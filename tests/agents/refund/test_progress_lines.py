@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from accord.agents.refund.conversation import describe
-from accord.agents.workflow import Event, EventType
+from accord.agents.workflow import EventType, LogEvent
 
 # A paid refund's log, as the runtime appends it (graph version 3).
 _PAID = [
@@ -20,8 +20,8 @@ _PAID = [
 ]
 
 
-def _event(kind: EventType, node: str, data: dict[str, Any]) -> Event:
-    return Event("wf-1", 0, kind, node, data, 0.0)
+def _event(kind: EventType, node: str, data: dict[str, Any]) -> LogEvent:
+    return LogEvent("wf-1", 0, kind, node, data, 0.0)
 
 
 def _lines() -> list[str]:

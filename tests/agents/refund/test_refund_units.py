@@ -26,7 +26,7 @@ from accord.agents.refund.graph import NODES, NODES_V1, build_graph, build_graph
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.nodes_intake import checked_order, with_given_order
 from accord.agents.refund.outputs import (
-    ApprovalDecision,
+    ApproverAnswer,
     OrderFound,
     OrderNotFound,
     PolicyVerdict,
@@ -181,7 +181,7 @@ def test_outputs_logged_by_0_1_read_back_and_dump_to_the_same_json(run: str) -> 
     order = upstream.order()
     assert isinstance(order, OrderFound if outputs["order"]["found"] else OrderNotFound)
     if "approval" in outputs:
-        assert isinstance(upstream.approval(), ApprovalDecision)
+        assert isinstance(upstream.approval(), ApproverAnswer)
 
 
 async def test_decide_writes_what_0_1_wrote() -> None:

@@ -11,14 +11,14 @@ from tests.agents.runner.helpers import collect, final
 from tests.support.clock import ManualClock
 
 from accord.agents.runner import Runner
-from accord.agents.workflow import Event, EventLog, EventType, open_event_log
+from accord.agents.workflow import EventLog, EventType, LogEvent, open_event_log
 from accord.contracts.status import Status
 
 pytestmark = pytest.mark.timeout(120)
 TIMEOUT_S = 86_400.0
 
 
-async def _finished(log: EventLog, workflow_id: str, deadline_s: float = 30.0) -> list[Event]:
+async def _finished(log: EventLog, workflow_id: str, deadline_s: float = 30.0) -> list[LogEvent]:
     """The workflow's events once it has ended. The log is read until then: the Runner tells
     nobody outside a request; a real-time deadline bounds the wait."""
     async with asyncio.timeout(deadline_s):

@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from accord.agents.workflow import Event, Graph, NodeContext, Route, Runtime
+from accord.agents.workflow import Graph, LogEvent, NodeContext, Route, Runtime
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status, WaitingReason
 
@@ -43,7 +43,7 @@ class Effects:
             "INSERT OR IGNORE INTO effects VALUES (?)", (f"{ctx.workflow_id}:{ctx.node}",)
         )
 
-    def observed(self, event: Event) -> None:
+    def observed(self, event: LogEvent) -> None:
         self.db.execute(
             "INSERT OR REPLACE INTO observed VALUES (?, ?, ?, ?)",
             (event.workflow_id, event.seq, event.type.value, event.node),
@@ -93,7 +93,7 @@ async def main() -> None:
     runtime = Runtime(args.url, lease_ttl_s=1.0, auto_recover=False, timer_rescan_s=0.5)
     runtime.register(build(effects, set(filter(None, args.block.split(","))), args.timeout))
 
-    async def observe(event: Event) -> None:
+    async def observe(event: LogEvent) -> None:
         effects.observed(event)
 
     runtime.subscribe(observe)

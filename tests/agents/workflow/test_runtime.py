@@ -11,7 +11,7 @@ from tests.agents.workflow.appended import Appended
 from tests.agents.workflow.conftest import RuntimeFactory
 from tests.support.clock import ManualClock
 
-from accord.agents.workflow import Event, EventType, Graph, NodeContext, Route
+from accord.agents.workflow import EventType, Graph, LogEvent, NodeContext, Route
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import RetryPolicy
 from accord.contracts.status import Status, WaitingReason
@@ -317,9 +317,9 @@ async def test_cancel_running_workflow(make_runtime: RuntimeFactory) -> None:
     g = Graph("cancel", "1").node("a", quick).node("b", child, on_cancel=on_cancel)
     g.node("c", quick).edge("a", "b", "c")
     runtime = await make_runtime(g)
-    seen: list[Event] = []
+    seen: list[LogEvent] = []
 
-    async def observe(event: Event) -> None:
+    async def observe(event: LogEvent) -> None:
         seen.append(event)
 
     runtime.subscribe(observe, "w")

@@ -20,7 +20,7 @@ from accord.protocol.a2a.derived_store import (
     decode_page_token,
     encode_page_token,
 )
-from accord.protocol.a2a.task_view import TaskView, ViewMessage, ViewPage, ViewQuery
+from accord.protocol.a2a.task_view import ServerTaskView, ViewMessage, ViewPage, ViewQuery
 from accord.protocol.a2a.wire import failed_status, read_contract_state
 
 AT = datetime(2026, 12, 1, tzinfo=UTC)
@@ -47,11 +47,11 @@ class Source:
     """An in-memory record of views, by scope."""
 
     def __init__(self) -> None:
-        self.views: dict[str, tuple[str, TaskView]] = {}
-        self.refused: list[TaskView] = []
+        self.views: dict[str, tuple[str, ServerTaskView]] = {}
+        self.refused: list[ServerTaskView] = []
         self.views_built = 0
 
-    async def get_view(self, task_id: str, scope: str) -> TaskView | None:
+    async def get_view(self, task_id: str, scope: str) -> ServerTaskView | None:
         self.views_built += 1
         found = self.views.get(task_id)
         return found[1] if found is not None and found[0] == scope else None
@@ -68,7 +68,7 @@ class Source:
             mine = [v for v in mine if v.order < query.after]
         return ViewPage(views=mine[: query.limit], total=len(mine))
 
-    async def cancel(self, task_id: str, scope: str) -> TaskView | None:
+    async def cancel(self, task_id: str, scope: str) -> ServerTaskView | None:
         view = await self.get_view(task_id, scope)
         if view is None:
             return None
@@ -84,13 +84,13 @@ class Source:
         self.views[task_id] = (scope, done)
         return done
 
-    async def record_refused(self, view: TaskView, scope: str) -> None:
+    async def record_refused(self, view: ServerTaskView, scope: str) -> None:
         self.refused.append(view)
         self.views[view.task_id] = (scope, view)
 
 
-def running(task_id: str, at: float = 0.0) -> TaskView:
-    return TaskView(
+def running(task_id: str, at: float = 0.0) -> ServerTaskView:
+    return ServerTaskView(
         task_id=task_id,
         context_id="c",
         state=ContractState(status=Status.RUNNING),
@@ -156,16 +156,16 @@ class ViewsOnly:
     def __init__(self, inner: Source) -> None:
         self.inner = inner
 
-    async def get_view(self, task_id: str, scope: str) -> TaskView | None:
+    async def get_view(self, task_id: str, scope: str) -> ServerTaskView | None:
         return await self.inner.get_view(task_id, scope)
 
     async def list_views(self, scope: str, query: ViewQuery) -> ViewPage:
         return await self.inner.list_views(scope, query)
 
-    async def cancel(self, task_id: str, scope: str) -> TaskView | None:
+    async def cancel(self, task_id: str, scope: str) -> ServerTaskView | None:
         return await self.inner.cancel(task_id, scope)
 
-    async def record_refused(self, view: TaskView, scope: str) -> None:
+    async def record_refused(self, view: ServerTaskView, scope: str) -> None:
         await self.inner.record_refused(view, scope)
 
 

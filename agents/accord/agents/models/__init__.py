@@ -26,7 +26,7 @@ from accord.agents.models.base import (
     RequestedAmount,
     Role,
     Task,
-    Usage,
+    TokenUsage,
 )
 from accord.agents.models.budget import Costs, UnitBudget
 from accord.agents.models.cache import AnswerCache, CacheScope, ScopeKind, Versions
@@ -39,7 +39,7 @@ from accord.agents.models.config import (
     load_config,
     parse_spec,
 )
-from accord.agents.models.metrics import Metrics, Route, RunRecord, nearest_rank
+from accord.agents.models.metrics import Metrics, ModelRoute, RunRecord, nearest_rank
 from accord.agents.models.offline import OfflineModel
 from accord.agents.models.openai_compat import JsonMode, OpenAICompatModel
 from accord.agents.models.routing import (
@@ -71,6 +71,7 @@ __all__ = [
     "Metrics",
     "Missing",
     "Model",
+    "ModelRoute",
     "ModelsConfig",
     "OfflineModel",
     "OpenAICompatModel",
@@ -78,7 +79,6 @@ __all__ = [
     "OutputSchema",
     "RequestedAmount",
     "Role",
-    "Route",
     "Routed",
     "RoutedModel",
     "Router",
@@ -87,8 +87,8 @@ __all__ = [
     "Task",
     "Tier",
     "TierConfig",
+    "TokenUsage",
     "UnitBudget",
-    "Usage",
     "Versions",
     "build_model",
     "build_router",

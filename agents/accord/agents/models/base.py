@@ -188,7 +188,7 @@ class CompletionRequest(BaseModel):
     payload: dict[str, Any] | None = None
 
 
-class Usage(BaseModel):
+class TokenUsage(BaseModel):
     """Provider-reported tokens (informational; budgets count call units, not tokens)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -203,7 +203,7 @@ class CompletionResponse(BaseModel):
     text: str
     data: dict[str, Any] | None = None  # the parsed JSON when the request had an output schema
     model: str
-    usage: Usage = Field(default_factory=Usage)
+    usage: TokenUsage = Field(default_factory=TokenUsage)
 
 
 class Model(ABC):

@@ -34,7 +34,7 @@ DEFINITION: Final = (
 )
 
 
-class Route(StrEnum):
+class ModelRoute(StrEnum):
     CACHE = "cache"
     FAST = "fast"
     DEEP = "deep"
@@ -47,7 +47,7 @@ class RunRecord(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     task: str
-    route: Route
+    route: ModelRoute
     status: Status  # completed or failed
     error: ErrorCode | None = None
     units: int
@@ -139,7 +139,7 @@ def export(record: RunRecord) -> None:
         instruments.model_units.add(record.units, measured)
     if record.calls:
         instruments.model_calls.add(record.calls, measured)
-    if record.route is Route.CACHE:
+    if record.route is ModelRoute.CACHE:
         instruments.model_cache_hits.add(1, {"accord.model.route": record.route.value})
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import jsonschema
 
-from accord.agents.models.base import CompletionRequest, CompletionResponse, Usage
+from accord.agents.models.base import CompletionRequest, CompletionResponse, TokenUsage
 from accord.agents.models.chat import ChatModel
 from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
 
@@ -182,7 +182,7 @@ class OpenAICompatModel(ChatModel):
             text=text,
             data=data,
             model=str(doc.get("model") or self.model),
-            usage=Usage(
+            usage=TokenUsage(
                 input_tokens=_int(usage, "prompt_tokens"),
                 output_tokens=_int(usage, "completion_tokens"),
             ),

@@ -42,7 +42,7 @@ from accord.agents.models.base import (
 )
 from accord.agents.models.budget import Costs, UnitBudget
 from accord.agents.models.cache import AnswerCache, CacheScope, Versions, cache_key
-from accord.agents.models.metrics import Metrics, Route, RunRecord
+from accord.agents.models.metrics import Metrics, ModelRoute, RunRecord
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 
@@ -79,14 +79,14 @@ def estimate_complexity(text: str) -> Complexity:
 
 def choose_route(
     complexity: Complexity, budget: UnitBudget, costs: Costs, *, reserve_fallback: bool = True
-) -> Route:
-    """The route for a run before any call; Route.NONE when the budget covers no call."""
+) -> ModelRoute:
+    """The route for a run before any call; ModelRoute.NONE when the budget covers no call."""
     deep_needs = costs.deep + (costs.fast if reserve_fallback else 0)
     if complexity is Complexity.COMPLEX and budget.covers(deep_needs):
-        return Route.DEEP
+        return ModelRoute.DEEP
     if budget.covers(costs.fast):
-        return Route.FAST
-    return Route.NONE
+        return ModelRoute.FAST
+    return ModelRoute.NONE
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ class Router:
         try:
             question = rules.normalize_question(text)
         except AccordError as exc:  # oversized text: refused before any call, still a run
-            return self._finish("intake", _Run(), Route.NONE, exc)
+            return self._finish("intake", _Run(), ModelRoute.NONE, exc)
         ctx = (context or IntakeContext()).model_dump_json(exclude_none=True)
         return await self.run(
             "intake",
@@ -210,7 +210,7 @@ class Router:
         try:
             rules.clean_text(last_user)  # refuse oversized text before anything else
         except AccordError as exc:
-            return self._finish(request.task.value, _Run(), Route.NONE, exc)
+            return self._finish(request.task.value, _Run(), ModelRoute.NONE, exc)
         return await self.run(
             request.task.value,
             request.model_dump_json(),
@@ -244,12 +244,12 @@ class Router:
         key = cache_key(scope, keyed, task, question)
         hit = self.cache.get(key, scope)
         if hit is not None:
-            return self._finish(task, state, Route.CACHE, None, cast(T, hit))
+            return self._finish(task, state, ModelRoute.CACHE, None, cast(T, hit))
         if budget.expired():
             return self._finish(
                 task,
                 state,
-                Route.NONE,
+                ModelRoute.NONE,
                 AccordError(
                     ErrorCode.RETRYABLE_TIMEOUT, "the task's deadline has passed; no call was made"
                 ),
@@ -257,12 +257,14 @@ class Router:
 
         estimate = complexity if isinstance(complexity, Complexity) else complexity()
         route = choose_route(estimate, budget, self.costs, reserve_fallback=self.reserve_fallback)
-        if route is Route.NONE:
+        if route is ModelRoute.NONE:
             return self._finish(
                 task, state, route, self._exhausted(budget, self.costs.fast, "fast")
             )
         tier, cost = (
-            (self.deep, self.costs.deep) if route is Route.DEEP else (self.fast, self.costs.fast)
+            (self.deep, self.costs.deep)
+            if route is ModelRoute.DEEP
+            else (self.fast, self.costs.fast)
         )
         try:
             value = await self._call(tier, cost, route, call, budget, state)
@@ -284,18 +286,18 @@ class Router:
         self.cache.put(key, scope, value)
         return self._finish(task, state, route, None, value)
 
-    def _fallback(self, first: Route) -> tuple[Tier, int, Route] | None:
+    def _fallback(self, first: ModelRoute) -> tuple[Tier, int, ModelRoute] | None:
         """The other route's tier, when a different model serves it (None: there is none).
 
         A deep call that timed out falls back to fast; a fast one to deep. The same model is
         never asked again: that is a retry, which is the caller's retry policy, not routing.
         """
         tier, cost, route = (
-            (self.fast, self.costs.fast, Route.FAST)
-            if first is Route.DEEP
-            else (self.deep, self.costs.deep, Route.DEEP)
+            (self.fast, self.costs.fast, ModelRoute.FAST)
+            if first is ModelRoute.DEEP
+            else (self.deep, self.costs.deep, ModelRoute.DEEP)
         )
-        used = self.deep if first is Route.DEEP else self.fast
+        used = self.deep if first is ModelRoute.DEEP else self.fast
         if tier.model is used.model or tier.model.name == used.model.name:
             return None
         return tier, cost, route
@@ -304,7 +306,7 @@ class Router:
         self,
         tier: Tier,
         cost: int,
-        route: Route,
+        route: ModelRoute,
         call: Callable[[Model], Awaitable[T]],
         budget: UnitBudget,
         state: _Run,
@@ -346,7 +348,7 @@ class Router:
         self,
         task: str,
         state: _Run,
-        route: Route,
+        route: ModelRoute,
         error: AccordError | None,
         value: T | None = None,
     ) -> Routed[T]:

@@ -43,7 +43,14 @@ from accord.agents.refund.attention import attention_items
 from accord.agents.refund.conversation import Conversation, Step, final_result
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.reported_errors import told
-from accord.agents.workflow import Event, EventType, Graph, NodeContext, Runtime, WorkflowSnapshot
+from accord.agents.workflow import (
+    EventType,
+    Graph,
+    LogEvent,
+    NodeContext,
+    Runtime,
+    WorkflowSnapshot,
+)
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import TERMINAL, Status, WaitingReason
 from accord.protocol.auth import Principal, owner_key
@@ -218,7 +225,7 @@ def require_approver(principal: Principal) -> None:
     require(principal, Operation.DECIDE_REFUND)
 
 
-def _refund_input(events: list[Event]) -> WorkflowInput | None:
+def _refund_input(events: list[LogEvent]) -> WorkflowInput | None:
     """The input of a refund workflow (None: no such workflow, or not a refund)."""
     inp = events[0].data.get("input") if events else None
     if not isinstance(inp, dict) or "customer_id" not in inp:

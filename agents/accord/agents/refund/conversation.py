@@ -10,14 +10,14 @@ through here, so they cannot drift.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from accord.agents.refund.budget import TURN_COST
 from accord.agents.refund.config import GRAPH_NAME
 from accord.agents.refund.facts import WorkflowInput, answer_value
-from accord.agents.workflow import Event, EventType, Runtime, WorkflowHandle, WorkflowSnapshot
+from accord.agents.workflow import EventType, LogEvent, Runtime, WorkflowHandle, WorkflowSnapshot
+from accord.agents.workflow.observers import Observer
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 
@@ -41,8 +41,6 @@ STARTED: Final = {
 # so its "done" line (the decision and the route) follows its start at once and says more.
 UNSHOWN_NODES: Final = frozenset({"checks"})
 UNSHOWN_STARTS: Final = UNSHOWN_NODES | {"decide"}
-
-Observer = Callable[[Event], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +68,7 @@ class Waiting:
     data: dict[str, Any] | None
 
 
-Outcome = Finished | Waiting
+Settled = Finished | Waiting
 
 
 class Conversation:
@@ -146,7 +144,7 @@ class Conversation:
         return snapshot
 
 
-def outcome(snapshot: WorkflowSnapshot) -> Outcome:
+def outcome(snapshot: WorkflowSnapshot) -> Settled:
     """What the customer is told of a settled workflow; a failed one raises its error."""
     if snapshot.status is Status.COMPLETED:
         result = final_result(snapshot.result)
@@ -185,7 +183,7 @@ def waiting_answer(
 # -- what each step looks like to the customer -----------------------------------------------
 
 
-def describe(event: Event) -> str | None:
+def describe(event: LogEvent) -> str | None:
     """The progress line of a workflow event (None: the event is not shown)."""
     node = event.node or ""
     if node in UNSHOWN_NODES:

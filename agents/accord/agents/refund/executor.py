@@ -40,7 +40,7 @@ from accord.agents.refund.conversation import (
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.money import MAX_REFUND_CONSTRAINT
 from accord.agents.refund.reported_errors import told
-from accord.agents.workflow import Event, Runtime, WorkflowSnapshot
+from accord.agents.workflow import LogEvent, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
 from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
@@ -139,9 +139,9 @@ class OrchestratorExecutor(ContractExecutor):
         return Completed(data=result, text=approval_text(result))
 
     async def _drive(self, step: Step, progress: Progress) -> Completed | NeedsInput:
-        events: asyncio.Queue[Event | None] = asyncio.Queue()
+        events: asyncio.Queue[LogEvent | None] = asyncio.Queue()
 
-        async def observe(event: Event) -> None:
+        async def observe(event: LogEvent) -> None:
             events.put_nowait(event)
 
         pump = asyncio.create_task(_pump(events, progress))
@@ -172,7 +172,7 @@ def _language(snapshot: WorkflowSnapshot) -> Language:
     return Language(found) if found in (Language.EN.value, Language.ZH.value) else Language.EN
 
 
-async def _pump(events: asyncio.Queue[Event | None], progress: Progress) -> None:
+async def _pump(events: asyncio.Queue[LogEvent | None], progress: Progress) -> None:
     """Workflow events -> status updates naming the node (a failed update is not fatal)."""
     while (event := await events.get()) is not None:
         text = describe(event)

@@ -28,8 +28,6 @@ from typing import Any, Final
 from accord.agents.models import Language, RequestedAmount
 from accord.agents.refund.facts import REFUND_KEY_PREFIX
 
-ALREADY_REFUNDED: Final = "already_refunded"
-AMOUNT_ABOVE_REFUNDABLE: Final = "amount_exceeds_refundable"
 AMOUNT_ABOVE_LIMIT: Final = "amount_exceeds_limit"
 MAX_REFUND_CONSTRAINT: Final = "max_refund_cents"  # the orchestrator contract's constraint
 _KEY_PART: Final = re.compile(r"[A-Za-z0-9._-]{1,96}")

@@ -10,20 +10,19 @@ ends the task completed, with decision ``no_refund_requested`` or ``not_understo
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
 from accord.agents.models import DecisionFacts, Language, Outcome
 from accord.agents.models.messages import say
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.node_deps import Deps
-from accord.agents.refund.outputs import Inquiry, OrderFacts, RefundResult, Upstream, from_peer
+from accord.agents.refund.outputs import Inquiry, RefundResult, Upstream, from_peer
 from accord.agents.workflow import NodeContext
+from accord.contracts.domain import RefundDecision
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.orders import OrderFacts
 
 ORDER_TOOL: Final = "orders.lookup"
-NO_REFUND_REQUESTED: Final = "no_refund_requested"
-NOT_UNDERSTOOD: Final = "not_understood"
-Answered = Literal["no_refund_requested", "not_understood"]
 STATUS_MESSAGES: Final = frozenset({"delivered", "shipped", "processing", "canceled"})
 
 
@@ -40,7 +39,7 @@ async def answer(deps: Deps, ctx: NodeContext) -> RefundResult:
             params={"asked": said.asked},
         )
         explanation = await model.explain(facts)
-        return _result(NOT_UNDERSTOOD, said, explanation)
+        return _result(RefundDecision.NOT_UNDERSTOOD, said, explanation)
     facts = DecisionFacts(
         outcome=Outcome.NO_REFUND,
         language=said.language,
@@ -54,7 +53,7 @@ async def answer(deps: Deps, ctx: NodeContext) -> RefundResult:
         else:
             facts = facts.model_copy(update={"detail": status_sentence(order, said.language)})
     explanation = await model.explain(facts)
-    return _result(NO_REFUND_REQUESTED, said, explanation)
+    return _result(RefundDecision.NO_REFUND_REQUESTED, said, explanation)
 
 
 def status_sentence(order: OrderFacts, language: Language) -> str:
@@ -89,7 +88,7 @@ async def _lookup(
     return from_peer(OrderFacts, found, ORDER_TOOL)
 
 
-def _result(decision: Answered, said: Inquiry, explanation: str) -> RefundResult:
+def _result(decision: RefundDecision, said: Inquiry, explanation: str) -> RefundResult:
     return RefundResult(
         decision=decision,
         order_id=said.order_id,

@@ -20,7 +20,6 @@ from accord.agents.refund.money import requested_cents
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import (
     NotFound,
-    OrderFacts,
     OrderFound,
     OrderNotFound,
     PolicyVerdict,
@@ -34,6 +33,7 @@ from accord.agents.refund.peers import PEER_CONTRACTS, child_envelope
 from accord.agents.refund.reported_errors import reported_by, reported_errors
 from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.orders import OrderFacts
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.a2a.spent_report import NOTHING, Spent, checked_spent

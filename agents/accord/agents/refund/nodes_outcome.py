@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Final, Literal, NoReturn
+from typing import Any, Final, NoReturn
 
 from accord.agents.models import DecisionFacts, Language, Outcome
 from accord.agents.models.messages import risk_sentence, rule_sentence, say
@@ -37,7 +37,7 @@ from accord.agents.refund.attention import Attention, log_attention
 from accord.agents.refund.facts import WorkflowInput, order_refund_key
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import (
-    ApprovalDecision,
+    ApproverAnswer,
     NotFound,
     OrderFound,
     PolicyVerdict,
@@ -51,7 +51,7 @@ from accord.agents.refund.outputs import (
     receipt_mismatches,
 )
 from accord.agents.workflow import NodeContext, Route
-from accord.contracts.domain import PaymentRefusal
+from accord.contracts.domain import ApprovalDecision, PaymentRefusal, PolicyRule, RefundDecision
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
 
@@ -69,14 +69,7 @@ NEEDS_A_PERSON: Final[Mapping[Language, str]] = MappingProxyType(
         ),
     }
 )
-REFUNDED: Final = "refunded"
-REJECTED: Final = "rejected"
-NOT_ELIGIBLE: Final = "not_eligible"
-ORDER_NOT_FOUND: Final = "order_not_found"
-APPROVE: Final = "approve"
-REJECT: Final = "reject"
-ALREADY_REFUNDED: Final = "already_refunded"
-Decided = Literal["refunded", "rejected", "not_eligible", "already_refunded"]
+ORDER_NOT_FOUND: Final = "order_not_found"  # decide's rule when a check found no such order
 LIST_TOOL: Final = "refunds.list"
 MAX_DETAIL: Final = 300
 
@@ -106,7 +99,7 @@ async def decide(deps: Deps, ctx: NodeContext) -> Route:
             # More than can be refunded: nothing is paid, the customer is told the maximum.
             above = summary.model_copy(
                 update={
-                    "rule": money.AMOUNT_ABOVE_REFUNDABLE,
+                    "rule": PolicyRule.AMOUNT_EXCEEDS_REFUNDABLE.value,
                     "amount_cents": 0,
                     "params": {
                         **summary.params,
@@ -159,18 +152,22 @@ def _approval_ask(inp: WorkflowInput, upstream: Upstream, summary: Summary) -> d
     }
 
 
-def _decision(value: Any) -> ApprovalDecision:
+def _decision(value: Any) -> ApproverAnswer:
     """An approver's answer (the value ``refund.approve`` resumed the workflow with)."""
     body = value if isinstance(value, dict) else {}
     approver = body.get("approver")
-    return ApprovalDecision(
-        decision=APPROVE if body.get("decision") == APPROVE else REJECT,
+    return ApproverAnswer(
+        decision=(
+            ApprovalDecision.APPROVE
+            if body.get("decision") == ApprovalDecision.APPROVE
+            else ApprovalDecision.REJECT
+        ),
         note=str(body.get("note") or ""),
         approver=approver if isinstance(approver, str) else None,
     )
 
 
-def _escalated(ctx: NodeContext) -> ApprovalDecision | None:
+def _escalated(ctx: NodeContext) -> ApproverAnswer | None:
     """The answer to the approval ``refund`` asked for itself (its first interrupt), if any."""
     answer = ctx.answers.get(0)
     return _decision(answer.value) if answer is not None else None
@@ -191,7 +188,7 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
     upstream = Upstream(ctx.outputs)
     summary, asked = upstream.decide(), upstream.intake()
     escalated = _escalated(ctx)  # payments asked for an approver, and one answered
-    if escalated is not None and escalated.decision != APPROVE:
+    if escalated is not None and escalated.decision is not ApprovalDecision.APPROVE:
         return await _rejected(deps, ctx, inp, summary, asked, escalated)
     approved = upstream.approval() or escalated
     approver = approved.approver if approved else None
@@ -268,7 +265,7 @@ async def refund(deps: Deps, ctx: NodeContext, *, key_per_order: bool = False) -
         )
     )
     return _final(
-        REFUNDED,
+        RefundDecision.REFUNDED,
         summary,
         reasons,
         explanation,
@@ -368,11 +365,11 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
     upstream = Upstream(ctx.outputs)
     summary, asked = upstream.decide(), upstream.intake()
     lang = asked.language
-    if summary.rule == money.ALREADY_REFUNDED:
+    if summary.rule == PolicyRule.ALREADY_REFUNDED:
         answered = await _already_refunded(deps, ctx, inp, summary, lang)
         if answered is not None:
             return answered
-    if summary.rule == money.AMOUNT_ABOVE_REFUNDABLE:
+    if summary.rule == PolicyRule.AMOUNT_EXCEEDS_REFUNDABLE:
         told = money.sentence(
             "amount_above_refundable",
             lang,
@@ -380,7 +377,7 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
             requested=_amount(summary.params.get("requested_cents"), summary.currency),
             refundable=_amount(summary.params.get("refundable_cents"), summary.currency),
         )
-        return _final(NOT_ELIGIBLE, summary, [told], told, amount=0)
+        return _final(RefundDecision.NOT_ELIGIBLE, summary, [told], told, amount=0)
     if summary.rule == money.AMOUNT_ABOVE_LIMIT:
         told = money.sentence(
             "amount_above_limit",
@@ -389,7 +386,7 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
             amount=_amount(summary.params.get("requested_cents"), summary.currency),
             limit=_amount(summary.params.get("limit_cents"), summary.currency),
         )
-        return _final(NOT_ELIGIBLE, summary, [told], told, amount=0)
+        return _final(RefundDecision.NOT_ELIGIBLE, summary, [told], told, amount=0)
     if summary.rule == ORDER_NOT_FOUND:
         outcome, detail = Outcome.NOT_FOUND, ""
         reasons = [say(ORDER_NOT_FOUND, lang, order_id=summary.order_id)]
@@ -406,7 +403,7 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
             detail=detail[:MAX_DETAIL] or None,
         )
     )
-    return _final(NOT_ELIGIBLE, summary, reasons, explanation, amount=0)
+    return _final(RefundDecision.NOT_ELIGIBLE, summary, reasons, explanation, amount=0)
 
 
 async def rejected(deps: Deps, ctx: NodeContext) -> RefundResult:
@@ -423,7 +420,7 @@ async def _rejected(
     inp: WorkflowInput,
     summary: Summary,
     asked: Understood,
-    decided: ApprovalDecision | None,
+    decided: ApproverAnswer | None,
 ) -> RefundResult:
     note = decided.note if decided else ""
     explanation = await deps.model(inp, ctx).explain(
@@ -436,7 +433,7 @@ async def _rejected(
         )
     )
     return _final(
-        REJECTED,
+        RefundDecision.REJECTED,
         summary,
         _reasons(summary, decided, asked.language),
         explanation,
@@ -461,8 +458,8 @@ async def _overtaken(
     if error.code is not ErrorCode.POLICY_DENIED or not isinstance(refundable, int):
         return None
     # The rule that now holds, not the one policy-check applied before the other refund.
-    rule = money.ALREADY_REFUNDED if refundable == 0 else money.AMOUNT_ABOVE_REFUNDABLE
-    summary = summary.model_copy(update={"rule": rule})
+    rule = PolicyRule.ALREADY_REFUNDED if refundable == 0 else PolicyRule.AMOUNT_EXCEEDS_REFUNDABLE
+    summary = summary.model_copy(update={"rule": rule.value})
     if refundable == 0:
         answered = await _already_refunded(deps, ctx, inp, summary, language)
         if answered is not None:
@@ -474,7 +471,7 @@ async def _overtaken(
         requested=_amount(summary.amount_cents, summary.currency),
         refundable=_amount(refundable, summary.currency),
     )
-    return _final(NOT_ELIGIBLE, summary, [told], told, amount=0)
+    return _final(RefundDecision.NOT_ELIGIBLE, summary, [told], told, amount=0)
 
 
 async def _already_refunded(
@@ -509,7 +506,7 @@ async def _already_refunded(
         date=receipt.created_at[:10],
         receipt_id=receipt.receipt_id,
     )
-    return _final(ALREADY_REFUNDED, summary, [told], told, amount=0, receipt=receipt)
+    return _final(RefundDecision.ALREADY_REFUNDED, summary, [told], told, amount=0, receipt=receipt)
 
 
 def _refunded_before(
@@ -532,7 +529,7 @@ def _amount(cents: object, currency: str | None) -> str:
     return f"{_money(value)} {currency}" if currency else _money(value)
 
 
-def _reasons(summary: Summary, approved: ApprovalDecision | None, language: Language) -> list[str]:
+def _reasons(summary: Summary, approved: ApproverAnswer | None, language: Language) -> list[str]:
     """What decided it, in the customer's language (the approver's note as written)."""
     reasons: list[str] = []
     if summary.rule:
@@ -564,7 +561,7 @@ def _rule_params(
 
 
 def _final(
-    decision: Decided,
+    decision: RefundDecision,
     summary: Summary,
     reasons: list[str],
     explanation: str,

@@ -6,8 +6,9 @@ shape the 0.1 nodes wrote as dicts, key for key, so logs written then replay wit
 `RefundResult` is what the end nodes return: the orchestrator skill's output (refund.request),
 which the executor and the Runner read from the log as JSON.
 
-Models of what a peer returns (orders.lookup's facts, policy-check's and risk-check's answers,
-a payments receipt) mirror the peer's contract and forbid extra fields: a peer answering
+Models of what a peer returns (orders.lookup's facts, whose one type is
+`accord.contracts.orders.OrderFacts`; policy-check's and risk-check's answers, a payments
+receipt) mirror the peer's contract and forbid extra fields: a peer answering
 outside its contract fails the node with CONTRACT_VIOLATION (see `from_peer`).
 """
 
@@ -19,8 +20,9 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from accord.agents.models import Language, RequestedAmount
-from accord.contracts.domain import RefundReason
+from accord.contracts.domain import ApprovalDecision, RefundDecision, RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.orders import OrderFacts
 from accord.contracts.validation import first_broken
 
 M = TypeVar("M", bound=BaseModel)
@@ -59,42 +61,6 @@ class NotFound(_Output):
     """A check found no such order of this customer's (decide explains it)."""
 
     found: Literal[False] = False
-
-
-class OrderItem(_Output):
-    sku: str
-    name: str
-    quantity: int
-    unit_price_cents: int
-    category: str
-    final_sale: bool
-
-
-class OrderRefund(_Output):
-    """One refund of the order, as the payments ledger holds it (orders.lookup 1.2)."""
-
-    receipt_id: str
-    amount_cents: int
-    created_at: str
-
-
-class OrderFacts(_Output):
-    """orders.lookup's output (tool contract orders.lookup); date-times kept as sent. The
-    refund figures are the payments ledger's (commerce reads them from it on every lookup)."""
-
-    order_id: str
-    customer_id: str
-    status: str
-    currency: str
-    total_cents: int
-    refunded_cents: int
-    refundable_cents: int
-    ordered_at: str
-    delivered_at: str | None
-    days_since_delivery: int | None
-    final_sale: bool
-    items: list[OrderItem]
-    refunds: list[OrderRefund] = Field(default_factory=list)  # newest first; [] before 1.2
 
 
 class OrderFound(OrderFacts):
@@ -151,10 +117,10 @@ class Summary(_Output):
     params: dict[str, int | str | None] = Field(default_factory=dict)  # the rule's parameters
 
 
-class ApprovalDecision(_Output):
-    """approval: what the approver decided."""
+class ApproverAnswer(_Output):
+    """approval: what the approver decided, with their note."""
 
-    decision: Literal["approve", "reject"]
+    decision: ApprovalDecision
     note: str
     approver: str | None
 
@@ -200,14 +166,7 @@ def receipt_mismatches(
 class RefundResult(_Output):
     """refund, explain, rejected: the orchestrator skill's output (refund.request)."""
 
-    decision: Literal[
-        "refunded",
-        "rejected",
-        "not_eligible",
-        "already_refunded",
-        "no_refund_requested",
-        "not_understood",
-    ]
+    decision: RefundDecision
     order_id: str | None
     rule: str | None
     amount_cents: int
@@ -247,10 +206,10 @@ class Upstream:
     def decide(self) -> Summary:
         return Summary.model_validate(self._outputs["decide"])
 
-    def approval(self) -> ApprovalDecision | None:
+    def approval(self) -> ApproverAnswer | None:
         """None unless the workflow went through approval."""
         value = self._outputs.get("approval")
-        return None if value is None else ApprovalDecision.model_validate(value)
+        return None if value is None else ApproverAnswer.model_validate(value)
 
 
 def from_peer(model: type[M], data: Any, peer: str) -> M:

@@ -26,7 +26,7 @@ from accord.agents.refund.executor import OrchestratorExecutor
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.stats_route import STATS_PATH, stats_handler
 from accord.agents.refund.task_views import WorkflowTaskSource
-from accord.agents.workflow import Event, Runtime
+from accord.agents.workflow import LogEvent, Runtime
 from accord.agents.workflow.tables import SCHEMA as WORKFLOW_SCHEMA
 from accord.contracts.agents import agent_contract
 from accord.protocol.a2a.derived_store import DerivedTaskStore
@@ -114,7 +114,7 @@ def build_app(options: ServeOptions) -> Any:
     )
     push = app.state.push
 
-    async def workflow_changed(event: Event) -> None:
+    async def workflow_changed(event: LogEvent) -> None:
         push.task_changed(event.workflow_id)
 
     runtime.subscribe(workflow_changed)

@@ -31,7 +31,7 @@ from accord.agents.refund.conversation import describe, final_result, waiting_an
 from accord.agents.refund.facts import RefusedInput
 from accord.agents.refund.receipt_text import customer_language, receipt_text
 from accord.agents.refund.reported_errors import told
-from accord.agents.workflow import Event, EventType, Runtime, WorkflowSnapshot
+from accord.agents.workflow import EventType, LogEvent, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
     CONTRACT_VERSION_META_KEY,
@@ -44,7 +44,7 @@ from accord.contracts.keys import (
 from accord.contracts.status import ContractState, Status
 from accord.protocol.a2a.executor import ARTIFACT_NAME
 from accord.protocol.a2a.task_view import (
-    TaskView,
+    ServerTaskView,
     ViewArtifact,
     ViewMessage,
     ViewPage,
@@ -67,7 +67,7 @@ class WorkflowTaskSource:
         # metadata states it, as ContractExecutor's do: docs/contract-evolution.md).
         self.contract_version = contract_version
 
-    async def get_view(self, task_id: str, scope: str) -> TaskView | None:
+    async def get_view(self, task_id: str, scope: str) -> ServerTaskView | None:
         events = await self.runtime.log.read(task_id)
         if not events or _scope(events[0]) != scope:
             return None  # another owner's task does not exist for this caller
@@ -92,7 +92,7 @@ class WorkflowTaskSource:
         )
         gate = asyncio.Semaphore(_READS_AT_ONCE)
 
-        async def read(workflow_id: str) -> list[Event]:
+        async def read(workflow_id: str) -> list[LogEvent]:
             async with gate:
                 return await self.runtime.log.read(workflow_id)
 
@@ -109,7 +109,7 @@ class WorkflowTaskSource:
                 )
         return ViewPage(views=views, total=total)
 
-    async def cancel(self, task_id: str, scope: str) -> TaskView | None:
+    async def cancel(self, task_id: str, scope: str) -> ServerTaskView | None:
         view = await self.get_view(task_id, scope)
         if view is None or view.is_terminal:
             return view
@@ -121,7 +121,7 @@ class WorkflowTaskSource:
                 raise
         return await self.get_view(task_id, scope)
 
-    async def record_refused(self, view: TaskView, scope: str) -> None:
+    async def record_refused(self, view: ServerTaskView, scope: str) -> None:
         first = next((m for m in view.history if m.role == "user"), None)
         inp = RefusedInput(
             owner=scope,
@@ -144,7 +144,7 @@ class WorkflowTaskSource:
         )
 
     # -- the fold ---------------------------------------------------------------------------
-    def fold(self, events: Sequence[Event], *, sort_key: float | None = None) -> TaskView:
+    def fold(self, events: Sequence[LogEvent], *, sort_key: float | None = None) -> ServerTaskView:
         snapshot = self.runtime.replay(list(events))
         first = events[0]
         task_id = first.workflow_id
@@ -183,7 +183,7 @@ class WorkflowTaskSource:
             CONTRACT_VERSION_META_KEY: self.contract_version,
             **budget_metadata(inp, snapshot.spent, answers),
         }
-        return TaskView(
+        return ServerTaskView(
             task_id=task_id,
             context_id=context_id,
             state=state,
@@ -212,7 +212,7 @@ def budget_metadata(inp: dict[str, Any], spent: dict[str, int], answers: int) ->
     return meta
 
 
-def _scope(started: Event) -> str | None:
+def _scope(started: LogEvent) -> str | None:
     inp = started.data.get("input")
     owner = inp.get("owner") if isinstance(inp, dict) else None
     return str(owner) if owner is not None else None

@@ -25,8 +25,7 @@ from accord.agents.runner.events import Content, Event, Part, Usage
 from accord.agents.runner.hub import ORCHESTRATOR
 from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
-from accord.agents.workflow import Event as LogEvent
-from accord.agents.workflow import EventType, Runtime
+from accord.agents.workflow import EventType, LogEvent, Runtime
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.auth import owner_key
 

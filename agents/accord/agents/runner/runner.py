@@ -45,8 +45,7 @@ from accord.agents.runner.portal import Portal, at_interpreter_exit
 from accord.agents.runner.request import Request, request_of
 from accord.agents.runner.sessions import MAX_FIELD, SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
-from accord.agents.workflow import Clock, EventType, Runtime, WorkflowSnapshot
-from accord.agents.workflow import Event as LogEvent
+from accord.agents.workflow import Clock, EventType, LogEvent, Runtime, WorkflowSnapshot
 from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status

@@ -9,7 +9,7 @@ from accord.agents.workflow.eventlog import (
     WorkflowRecord,
     open_event_log,
 )
-from accord.agents.workflow.events import Event, EventType, NewEvent, Timer
+from accord.agents.workflow.events import EventType, LogEvent, NewEvent, Timer
 from accord.agents.workflow.graph import Graph, NodeSpec, Route
 from accord.agents.workflow.runtime import Runtime, WorkflowHandle, WorkflowSnapshot
 from accord.agents.workflow.state import PendingInterrupt
@@ -17,10 +17,10 @@ from accord.agents.workflow.state import PendingInterrupt
 __all__ = [
     "Answer",
     "Clock",
-    "Event",
     "EventLog",
     "EventType",
     "Graph",
+    "LogEvent",
     "NewEvent",
     "NodeContext",
     "NodeSpec",

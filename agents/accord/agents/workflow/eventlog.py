@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from accord.agents.workflow.events import Event, NewEvent, Timer
+from accord.agents.workflow.events import LogEvent, NewEvent, Timer
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 
@@ -101,7 +101,7 @@ class EventLog(ABC):
         owner: str | None = None,
         scope: str | None = None,
         context_id: str | None = None,
-    ) -> list[Event]:
+    ) -> list[LogEvent]:
         """Append atomically. ``expected_version`` 0 creates the workflow (leased to ``owner``,
         listed under ``scope`` and ``context_id``; both are ignored on later appends).
 
@@ -111,7 +111,7 @@ class EventLog(ABC):
         """
 
     @abstractmethod
-    async def read(self, workflow_id: str) -> list[Event]:
+    async def read(self, workflow_id: str) -> list[LogEvent]:
         """All events of a workflow in sequence order (empty if it does not exist)."""
 
     @abstractmethod

@@ -45,7 +45,7 @@ from accord.agents.workflow.eventlog import (
     WorkflowRecord,
     started_graph_key,
 )
-from accord.agents.workflow.events import CLOSING, Event, EventType, NewEvent, Timer
+from accord.agents.workflow.events import CLOSING, EventType, LogEvent, NewEvent, Timer
 from accord.agents.workflow.tables import (
     SCHEMA,
     workflow_events,
@@ -224,7 +224,7 @@ class SqlEventLog(EventLog):
         owner: str | None = None,
         scope: str | None = None,
         context_id: str | None = None,
-    ) -> list[Event]:
+    ) -> list[LogEvent]:
         try:
             encoded = [event.data_json() for event in events]
         except (TypeError, ValueError):
@@ -234,7 +234,7 @@ class SqlEventLog(EventLog):
                 {"workflow_id": workflow_id},
             ) from None
 
-        def run(txn: Txn) -> list[Event]:
+        def run(txn: Txn) -> list[LogEvent]:
             return self._append(
                 txn,
                 workflow_id,
@@ -258,7 +258,7 @@ class SqlEventLog(EventLog):
         status: Status | None,
         owner: str | None,
         listing: tuple[str | None, str | None],
-    ) -> list[Event]:
+    ) -> list[LogEvent]:
         # Everything that can fail is checked before the first write, so a failed call writes
         # nothing and the rest of its batch commits.
         batch = _batch(txn)
@@ -318,7 +318,7 @@ class SqlEventLog(EventLog):
                     "at": now,
                 }
             )
-            appended.append(Event(workflow_id, i, event.type, event.node, event.data, now))
+            appended.append(LogEvent(workflow_id, i, event.type, event.node, event.data, now))
         if any(e.type in _TOUCHES_TIMERS for e in new):
             self._project_timers(conn, workflow_id, new)
         if closing:
@@ -340,10 +340,10 @@ class SqlEventLog(EventLog):
                 _DELETE_TIMER.execute(conn, {"wid": workflow_id, "tid": event.data["timer_id"]})
 
     # -- reads ----------------------------------------------------------------------------------
-    async def read(self, workflow_id: str) -> list[Event]:
+    async def read(self, workflow_id: str) -> list[LogEvent]:
         rows = await self.db.read(lambda c: c.execute(_EVENTS_OF, {"wid": workflow_id}).all())
         return [
-            Event(workflow_id, seq, EventType(kind), node, data, at)
+            LogEvent(workflow_id, seq, EventType(kind), node, data, at)
             for seq, kind, node, data, at in rows
         ]
 

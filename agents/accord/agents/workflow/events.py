@@ -47,7 +47,7 @@ class NewEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
+class LogEvent:
     """An appended event."""
 
     workflow_id: str

@@ -83,7 +83,7 @@ class Cancel:
     reply: asyncio.Future[None]
 
 
-Message = _Result | _RetryDue | Resume | Fire | Cancel
+InboxMessage = _Result | _RetryDue | Resume | Fire | Cancel
 _NO_ANSWERS: MappingProxyType[int, Any] = MappingProxyType({})
 
 
@@ -111,7 +111,7 @@ class WorkflowExecution:
         self.done = asyncio.Event()
         self._db_status = state.status()
         self._holds_idle_lease = leased  # leased by acquire/claim and not yet given back
-        self._inbox: list[Message] = []
+        self._inbox: list[InboxMessage] = []
         self._wake: asyncio.Future[None] | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._contexts: dict[str, NodeContext] = {}
@@ -142,7 +142,7 @@ class WorkflowExecution:
             self._loop(step_first), name=f"workflow:{self.workflow_id}"
         )
 
-    def post(self, message: Message) -> bool:
+    def post(self, message: InboxMessage) -> bool:
         if self.closed:
             return False
         self._inbox.append(message)
@@ -208,7 +208,7 @@ class WorkflowExecution:
             if self._stepped is not None and not self._stepped.done():
                 self._stepped.set_result(None)
 
-    def _take(self) -> list[Message]:
+    def _take(self) -> list[InboxMessage]:
         messages, self._inbox = self._inbox, []
         return messages
 
@@ -225,7 +225,7 @@ class WorkflowExecution:
                 self._stepped = asyncio.get_running_loop().create_future()
             await asyncio.shield(self._stepped)
 
-    async def _step(self, messages: list[Message]) -> None:
+    async def _step(self, messages: list[InboxMessage]) -> None:
         self._in_step = True
         try:
             await self._step_once(messages)
@@ -235,7 +235,7 @@ class WorkflowExecution:
             if stepped is not None and not stepped.done():
                 stepped.set_result(None)
 
-    async def _step_once(self, messages: list[Message]) -> None:
+    async def _step_once(self, messages: list[InboxMessage]) -> None:
         state = self.state
         base = state.version
         events: list[NewEvent] = []
@@ -645,7 +645,7 @@ def _describe(
     instruments.workflow_nodes.add(1, measured)
 
 
-def _reply_error(message: Message, error: AccordError) -> None:
+def _reply_error(message: InboxMessage, error: AccordError) -> None:
     reply = getattr(message, "reply", None)
     if reply is not None and not reply.done():
         reply.set_exception(error)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from accord.agents.workflow.events import Event
+from accord.agents.workflow.events import LogEvent
 
 logger = logging.getLogger(__name__)
 
-Observer = Callable[[Event], Awaitable[None]]
+Observer = Callable[[LogEvent], Awaitable[None]]
 
 
 class Observers:
@@ -30,7 +30,7 @@ class Observers:
 
         return unsubscribe
 
-    async def notify(self, events: list[Event]) -> None:
+    async def notify(self, events: list[LogEvent]) -> None:
         """Call every observer with each event (of its workflow), in order. An observer that
         raises is logged and does not stop the others: the events are durable already."""
         for observer, only in list(self._entries):

@@ -29,7 +29,7 @@ from accord.agents.workflow.eventlog import (
     graph_key,
     open_event_log,
 )
-from accord.agents.workflow.events import Event, EventType, NewEvent, Timer, encode_json
+from accord.agents.workflow.events import EventType, LogEvent, NewEvent, Timer, encode_json
 from accord.agents.workflow.execution import (
     Cancel,
     Fire,
@@ -302,7 +302,7 @@ class Runtime:
             return
         await self._notify(appended)
 
-    def replay(self, events: list[Event]) -> WorkflowSnapshot:
+    def replay(self, events: list[LogEvent]) -> WorkflowSnapshot:
         """The snapshot of a workflow from its events (read by the caller)."""
         graph = self._graph_of(events[0])
         return _snapshot(graph, _replay(events[0].workflow_id, graph, events))
@@ -404,7 +404,7 @@ class Runtime:
         if self._auto_recover:
             await self.recover()
 
-    async def _notify(self, events: list[Event]) -> None:
+    async def _notify(self, events: list[LogEvent]) -> None:
         if self._observers:
             await self._observers.notify(events)
 
@@ -412,7 +412,7 @@ class Runtime:
         if self._live.get(execution.workflow_id) is execution:
             del self._live[execution.workflow_id]
 
-    def _graph_of(self, started: Event) -> Graph:
+    def _graph_of(self, started: LogEvent) -> Graph:
         if started.type is not EventType.WORKFLOW_STARTED:
             raise AccordError(ErrorCode.INTERNAL, "workflow log does not begin with its start")
         return self._graph(str(started.data.get("graph")), str(started.data.get("version")))
@@ -525,7 +525,7 @@ class Runtime:
         return True
 
 
-def _replay(workflow_id: str, graph: Graph, events: list[Event]) -> WorkflowState:
+def _replay(workflow_id: str, graph: Graph, events: list[LogEvent]) -> WorkflowState:
     state = WorkflowState(workflow_id, graph)
     for event in events:
         state.apply(event)

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from accord.agents.workflow.context import Answer, NodeContext
-from accord.agents.workflow.events import Event, EventType, NewEvent
+from accord.agents.workflow.events import EventType, LogEvent, NewEvent
 from accord.agents.workflow.graph import Graph
 from accord.agents.workflow.spending import add_into, spent_in
 from accord.contracts.errors import AccordError, ErrorCode
@@ -62,8 +62,8 @@ class WorkflowState:
     spent: dict[str, int] = field(default_factory=dict)  # summed over the events (spending.py)
 
     # -- replay -----------------------------------------------------------------------------
-    def apply(self, event: Event | NewEvent) -> None:
-        if isinstance(event, Event):
+    def apply(self, event: LogEvent | NewEvent) -> None:
+        if isinstance(event, LogEvent):
             self.version = event.seq
         else:
             self.version += 1

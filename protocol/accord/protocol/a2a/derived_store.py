@@ -54,9 +54,9 @@ from accord.contracts.errors import AccordError
 from accord.contracts.keys import STATUS_META_KEY
 from accord.contracts.status import from_a2a
 from accord.protocol.a2a.task_view import (
+    ServerTaskView,
     TaskPresence,
     TaskSource,
-    TaskView,
     ViewArtifact,
     ViewMessage,
     ViewQuery,
@@ -200,7 +200,7 @@ class DerivedTaskStore(TaskStore):
 # -- view <-> task --------------------------------------------------------------------------
 
 
-def task_of(view: TaskView) -> Task:
+def task_of(view: ServerTaskView) -> Task:
     """The A2A task of a view."""
     status = TaskStatus(state=a2a_task_state(view.state))
     if view.status_message is not None:
@@ -221,7 +221,7 @@ def task_of(view: TaskView) -> Task:
     return task
 
 
-def view_of(task: Task) -> TaskView:
+def view_of(task: Task) -> ServerTaskView:
     """A view of an SDK task (a task refused before any work began)."""
     state, error = read_contract_state(task.status)
     status_message = _view_message(task.status.message) if task.status.HasField("message") else None
@@ -238,7 +238,7 @@ def view_of(task: Task) -> TaskView:
         if task.status.HasField("timestamp")
         else datetime.now(UTC)
     )
-    return TaskView(
+    return ServerTaskView(
         task_id=task.id,
         context_id=task.context_id,
         state=state,
@@ -248,7 +248,7 @@ def view_of(task: Task) -> TaskView:
     )
 
 
-def _message(message: ViewMessage, view: TaskView) -> Message:
+def _message(message: ViewMessage, view: ServerTaskView) -> Message:
     parts: list[Part] = []
     if message.text:
         parts.append(Part(text=message.text))

@@ -37,8 +37,7 @@ from a2a.types import Message, Part, Role, Task, TaskState, TaskStatus
 from google.protobuf.json_format import MessageToDict
 from opentelemetry import trace
 
-from accord.contracts.agents import AgentContract
-from accord.contracts.agents import Reply as ReplyKind
+from accord.contracts.agents import AgentContract, ReplyKind
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
@@ -97,7 +96,7 @@ logger = logging.getLogger(__name__)
 
 ARTIFACT_NAME: Final = RESULT_ARTIFACT
 
-Outcome = Completed | NeedsInput | Rejected | Reply
+TurnResult = Completed | NeedsInput | Rejected | Reply
 
 
 class ContractExecutor(AgentExecutor):
@@ -123,7 +122,7 @@ class ContractExecutor(AgentExecutor):
         }
 
     # -- to implement -----------------------------------------------------------------------
-    async def run(self, turn: Turn, progress: Progress) -> Outcome:
+    async def run(self, turn: Turn, progress: Progress) -> TurnResult:
         raise NotImplementedError
 
     async def on_cancel(self, task_id: str) -> None:
@@ -282,7 +281,7 @@ class ContractExecutor(AgentExecutor):
         return data
 
     async def _report(
-        self, outcome: Outcome, turn: Turn, updater: ContractTaskUpdater, schemas: SkillSchemas
+        self, outcome: TurnResult, turn: Turn, updater: ContractTaskUpdater, schemas: SkillSchemas
     ) -> None:
         task_meta = {STATE_META_KEY: turn.state}
         if isinstance(outcome, Completed):

@@ -12,6 +12,7 @@ from jsonschema.exceptions import ValidationError
 
 from accord.contracts.agents import AgentContract, Skill
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.validation import schema_path
 from accord.protocol.schema_check import CompiledSchema
 
 
@@ -35,7 +36,7 @@ def _check(schema: CompiledSchema, value: Any, code: ErrorCode, what: str) -> No
     error: ValidationError | None = next(schema.iter_errors(value), None)
     if error is None:
         return
-    path = "/".join(str(p) for p in error.absolute_path) or "(root)"
+    path = schema_path(error)
     raise AccordError(
         code,
         f"{what} at {path!r} breaks the skill schema: {error.validator} {error.validator_value!r}"

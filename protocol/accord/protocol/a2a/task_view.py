@@ -1,7 +1,7 @@
 """A task as an agent's own record describes it: the A2A view, without the SDK's types.
 
 An agent whose tasks are derived from another record (the orchestrator: its workflow log) hands
-the protocol layer :class:`TaskView` values through a :class:`TaskSource`; the
+the protocol layer :class:`ServerTaskView` values through a :class:`TaskSource`; the
 :class:`~accord.protocol.a2a.derived_store.DerivedTaskStore` turns them into A2A tasks. Nothing
 here imports a2a-sdk, so agent code builds views without touching the SDK.
 """
@@ -42,7 +42,7 @@ class ViewArtifact:
 
 
 @dataclass(frozen=True, slots=True)
-class TaskView:
+class ServerTaskView:
     """What a task is now: its state and status message, the messages before, its artifacts."""
 
     task_id: str
@@ -73,13 +73,13 @@ class ViewQuery:
     context_id: str | None = None
     status: Status | None = None
     updated_after: datetime | None = None
-    after: tuple[float, str] | None = None  # strictly below this TaskView.order, newest first
+    after: tuple[float, str] | None = None  # strictly below this ServerTaskView.order, newest first
     limit: int = 50
 
 
 @dataclass(frozen=True, slots=True)
 class ViewPage:
-    views: Sequence[TaskView]
+    views: Sequence[ServerTaskView]
     total: int
 
 
@@ -87,16 +87,16 @@ class TaskSource(Protocol):
     """Where an agent's tasks really live. ``scope`` is the owner scope ("app/subject") of the
     verified caller: a task of another scope does not exist for it."""
 
-    async def get_view(self, task_id: str, scope: str) -> TaskView | None:
+    async def get_view(self, task_id: str, scope: str) -> ServerTaskView | None:
         """The task, or None (absent, or another scope's)."""
 
     async def list_views(self, scope: str, query: ViewQuery) -> ViewPage:
         """The scope's tasks, newest first."""
 
-    async def cancel(self, task_id: str, scope: str) -> TaskView | None:
+    async def cancel(self, task_id: str, scope: str) -> ServerTaskView | None:
         """Cancel the task's work; the view after it (None: no such task)."""
 
-    async def record_refused(self, view: TaskView, scope: str) -> None:
+    async def record_refused(self, view: ServerTaskView, scope: str) -> None:
         """Keep a task that ended before any work began (refused at its first turn)."""
 
 

@@ -75,6 +75,7 @@ from accord.contracts.keys import SENT_DETAIL_KEY, TRACEPARENT_KEY
 from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
+from accord.contracts.validation import schema_path
 from accord.protocol import telemetry
 from accord.protocol.breaker import breaker
 from accord.protocol.in_process import InProcessServers
@@ -731,7 +732,7 @@ class ToolClient:
             else best_match(route.outputs.iter_errors(output))
         )
         if error is not None:
-            where = "/" + "/".join(str(p) for p in error.absolute_path)
+            where = schema_path(error, pointer=True)
             raise AccordError(
                 ErrorCode.CONTRACT_VIOLATION,
                 f"tool {name!r} returned output outside its contract at {where}: "
@@ -768,7 +769,7 @@ def _prepare(
         )
     error = None if route.inputs.is_valid(args) else best_match(route.inputs.iter_errors(args))
     if error is not None:
-        where = "/" + "/".join(str(p) for p in error.absolute_path)
+        where = schema_path(error, pointer=True)
         raise AccordError(
             ErrorCode.INVALID_INPUT,
             f"arguments of {contract.name} break its input schema at {where}: "

@@ -8,7 +8,7 @@ and ``type`` lists, so wording may differ but no constraint may. Absent annotati
 the MCP spec's defaults (readOnly false, destructive true, idempotent false, openWorld true);
 an absent title contradicts nothing.
 
-Every difference is a :class:`Finding`; a non-empty list becomes one CONTRACT_VIOLATION.
+Every difference is a :class:`ServerFinding`; a non-empty list becomes one CONTRACT_VIOLATION.
 
 Before the schemas, the versions (:func:`check_versions`): a tool whose ``tools/list`` entry
 states the contract versions it serves (``_meta[CONTRACT_VERSIONS_META_KEY]``) and none of
@@ -72,7 +72,7 @@ class FindingKind(StrEnum):
     NO_CONTRACTED_TOOLS = "no_contracted_tools"
 
 
-class Finding(BaseModel):
+class ServerFinding(BaseModel):
     """One way a server departs from a contract."""
 
     model_config = ConfigDict(frozen=True)
@@ -95,7 +95,7 @@ class CheckReport(BaseModel):
     target: str
     listed: list[str]
     checked: list[str]
-    findings: list[Finding]
+    findings: list[ServerFinding]
 
     @property
     def ok(self) -> bool:
@@ -189,15 +189,15 @@ def check_versions(
 
 def check_tools(
     server: str, listed: Iterable[types.Tool], contracts: Sequence[ToolContract]
-) -> list[Finding]:
+) -> list[ServerFinding]:
     """Every departure of ``listed`` from ``contracts`` (tools without a contract are ignored)."""
     by_name = {tool.name: tool for tool in listed}
-    findings: list[Finding] = []
+    findings: list[ServerFinding] = []
     for contract in contracts:
         tool = by_name.get(contract.name)
         if tool is None:
             findings.append(
-                Finding(
+                ServerFinding(
                     server=server,
                     tool=contract.name,
                     kind=FindingKind.MISSING_TOOL,
@@ -213,7 +213,7 @@ def check_tools(
             if diff is not None:
                 where, want, got = diff
                 findings.append(
-                    Finding(
+                    ServerFinding(
                         server=server,
                         tool=contract.name,
                         kind=kind,
@@ -227,16 +227,18 @@ def check_tools(
     return findings
 
 
-def _annotation_findings(server: str, contract: ToolContract, tool: types.Tool) -> list[Finding]:
+def _annotation_findings(
+    server: str, contract: ToolContract, tool: types.Tool
+) -> list[ServerFinding]:
     served = tool_annotations(tool)
-    out: list[Finding] = []
+    out: list[ServerFinding] = []
     for key, want in contract.mcp_annotations().items():
         if key == "title" and "title" not in served:
             continue  # a server that gives no title contradicts nothing
         got = served.get(key)
         if got != want:
             out.append(
-                Finding(
+                ServerFinding(
                     server=server,
                     tool=contract.name,
                     kind=FindingKind.ANNOTATION,
@@ -249,7 +251,7 @@ def _annotation_findings(server: str, contract: ToolContract, tool: types.Tool) 
     return out
 
 
-def violation(server: str, findings: Sequence[Finding]) -> AccordError:
+def violation(server: str, findings: Sequence[ServerFinding]) -> AccordError:
     """One CONTRACT_VIOLATION carrying every finding (readable message, structured details)."""
     lines = [f"{f.tool or '-'}: {f.message}" for f in findings]
     return AccordError(
@@ -282,7 +284,7 @@ async def check_server(
     findings = check_tools(spec.name, listed, contracts)
     if not contracts:
         findings.append(
-            Finding(
+            ServerFinding(
                 server=spec.name,
                 tool=None,
                 kind=FindingKind.NO_CONTRACTED_TOOLS,

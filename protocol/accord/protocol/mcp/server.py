@@ -53,6 +53,7 @@ from accord.contracts.keys import (
     TRACEPARENT_KEY,
 )
 from accord.contracts.tools import IDEMPOTENCY_FIELD, IdempotencyKey, ToolContract
+from accord.contracts.validation import schema_path
 from accord.protocol import telemetry
 from accord.protocol.auth import DEFAULT_APP, Principal
 from accord.protocol.auth.verify import Authenticator
@@ -182,7 +183,7 @@ def _input_error(served: ContractTool, arguments: dict[str, Any]) -> AccordError
     contract = served.contract
     problems: list[dict[str, str]] = []
     for err in served.inputs.iter_errors(arguments):
-        path = "/" + "/".join(str(p) for p in err.absolute_path)
+        path = schema_path(err, pointer=True)
         field_name = path
         if err.validator == "required" and isinstance(err.validator_value, list):
             given = err.instance if isinstance(err.instance, dict) else {}
@@ -377,8 +378,7 @@ class ToolServer:
         if not served.outputs.is_valid(output):
             # Our own bug: the client must never see a result that breaks the contract.
             where = [
-                ("/".join(str(p) for p in e.absolute_path), str(e.validator))
-                for e in served.outputs.iter_errors(output)
+                (schema_path(e), str(e.validator)) for e in served.outputs.iter_errors(output)
             ][:5]
             logger.error("%s produced output outside its schema: %s", name, where)
             return error_result(AccordError(ErrorCode.INTERNAL))

@@ -10,7 +10,7 @@ installed); pytest: the ``accord_contract`` plugin (pytest_plugin). Probes come 
 applications (entry point group ``accord.kit.probes``) and a probe file (probes.py).
 """
 
-from accord.kit.model import CheckResult, Outcome, Report, TargetKind
+from accord.kit.model import CheckResult, Report, TargetKind, Verdict
 from accord.kit.options import Credential, KitOptions
 from accord.kit.probes import AgentProbe, Probes, ToolProbe, load_probes
 from accord.kit.report import junit_xml, render_table, write_junit
@@ -21,11 +21,11 @@ __all__ = [
     "CheckResult",
     "Credential",
     "KitOptions",
-    "Outcome",
     "Probes",
     "Report",
     "TargetKind",
     "ToolProbe",
+    "Verdict",
     "checks_for",
     "detect",
     "junit_xml",

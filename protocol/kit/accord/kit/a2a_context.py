@@ -22,7 +22,7 @@ from accord.contracts.status import A2AState
 from accord.contracts.tool_access import CallerRole
 from accord.kit.a2a_wire import (
     A2AWire,
-    Answer,
+    Exchange,
     status_updates,
     stream_task_id,
     task_of,
@@ -49,7 +49,7 @@ class Observed:
     label: str
     task_id: str | None
     statuses: list[dict[str, Any]]
-    answer: Answer
+    answer: Exchange
     snapshot_first: bool = False  # the first status is the Task snapshot, not an update
 
 
@@ -74,8 +74,8 @@ class A2AContext:
     card: dict[str, Any]
     run: str
     observed: list[Observed] = field(default_factory=list)
-    rpc_answers: list[Answer] = field(default_factory=list)
-    rest_answers: list[Answer] = field(default_factory=list)
+    rpc_answers: list[Exchange] = field(default_factory=list)
+    rest_answers: list[Exchange] = field(default_factory=list)
     _memo: dict[str, Any] = field(default_factory=dict)
     _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
 
@@ -153,14 +153,14 @@ class A2AContext:
     # -- calls that record what they saw ---------------------------------------------------------
     async def rpc(
         self, method: str, params: Mapping[str, Any], headers: Mapping[str, str] | None = None
-    ) -> Answer:
+    ) -> Exchange:
         answer = await self.wire.rpc(method, params, self.auth() if headers is None else headers)
         self.rpc_answers.append(answer)
         return answer
 
     async def rest(
         self, method: str, path: str, headers: Mapping[str, str] | None = None, body: Any = None
-    ) -> Answer | None:
+    ) -> Exchange | None:
         answer = await self.wire.rest(
             method, path, self.auth() if headers is None else headers, body
         )
@@ -198,7 +198,7 @@ class A2AContext:
         self.observed.append(obs)
         return obs
 
-    async def get_task(self, task_id: str, headers: Mapping[str, str] | None = None) -> Answer:
+    async def get_task(self, task_id: str, headers: Mapping[str, str] | None = None) -> Exchange:
         return await self.rpc("GetTask", {"id": task_id}, headers)
 
     async def memo(self, key: str, make: Callable[[], Awaitable[T]]) -> T:

@@ -31,7 +31,7 @@ REST_BINDING: Final = "HTTP+JSON"
 
 
 @dataclass
-class Answer:
+class Exchange:
     """One HTTP exchange as the kit saw it."""
 
     sent: dict[str, Any]
@@ -196,7 +196,7 @@ class A2AWire:
 
     async def rpc(
         self, method: str, params: Mapping[str, Any], headers: Mapping[str, str]
-    ) -> Answer:
+    ) -> Exchange:
         payload = {
             "jsonrpc": "2.0",
             "id": uuid.uuid4().hex[:8],
@@ -206,11 +206,11 @@ class A2AWire:
         response = await self.client.post(
             self.rpc_url, json=payload, headers={**VERSION_HEADERS, **headers}
         )
-        return Answer(payload, response.status_code, response.headers, _json(response.text))
+        return Exchange(payload, response.status_code, response.headers, _json(response.text))
 
     async def stream(
         self, method: str, params: Mapping[str, Any], headers: Mapping[str, str]
-    ) -> Answer:
+    ) -> Exchange:
         """A streaming method: every SSE ``data:`` payload until the server ends the stream."""
         payload = {
             "jsonrpc": "2.0",
@@ -226,17 +226,17 @@ class A2AWire:
         ) as response:
             if not response.headers.get("content-type", "").startswith("text/event-stream"):
                 body = _json((await response.aread()).decode(errors="replace"))
-                return Answer(payload, response.status_code, response.headers, body)
+                return Exchange(payload, response.status_code, response.headers, body)
             async for line in response.aiter_lines():
                 if line.startswith("data:"):
                     parsed = _json(line[5:].strip())
                     if isinstance(parsed, dict):
                         events.append(parsed)
-        return Answer(payload, response.status_code, response.headers, body, events)
+        return Exchange(payload, response.status_code, response.headers, body, events)
 
     async def rest(
         self, method: str, path: str, headers: Mapping[str, str], body: Any = None
-    ) -> Answer | None:
+    ) -> Exchange | None:
         if self.rest_url is None:
             return None
         response = await self.client.request(
@@ -246,7 +246,7 @@ class A2AWire:
             json=body if body is not None else None,
         )
         sent = {"method": method, "path": path, **({"body": body} if body is not None else {})}
-        return Answer(sent, response.status_code, response.headers, _json(response.text))
+        return Exchange(sent, response.status_code, response.headers, _json(response.text))
 
 
 def _json(text: str) -> Any:

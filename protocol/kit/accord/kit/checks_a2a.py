@@ -52,7 +52,7 @@ from accord.kit.a2a_context import (
     last_state,
 )
 from accord.kit.a2a_wire import (
-    Answer,
+    Exchange,
     accord_reason,
     data_part_error_code,
     error_code_of,
@@ -72,7 +72,7 @@ E = ErrorCode
 UNKNOWN_TASK: Final = "accord-contract-test-no-such-task"
 
 
-def _expect_code(answer: Answer, code: ErrorCode, what: str, expected: str) -> None:
+def _expect_code(answer: Exchange, code: ErrorCode, what: str, expected: str) -> None:
     error = answer.error
     found = error_code_of(error)
     if error is None or found is not code:

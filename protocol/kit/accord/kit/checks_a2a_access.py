@@ -21,7 +21,7 @@ from accord.contracts.skill_access import SkillAccess
 from accord.contracts.skill_envelope import EnvelopeUse
 from accord.contracts.tool_access import CallerRole
 from accord.kit.a2a_context import A2AContext, _tenant
-from accord.kit.a2a_wire import Answer, error_code_of, task_of, user_message
+from accord.kit.a2a_wire import Exchange, error_code_of, task_of, user_message
 from accord.kit.checks_a2a import A2A_CHECKS
 from accord.kit.checks_a2a_schemas import DOCUMENT_KEY
 from accord.kit.model import Skipped, Violation
@@ -148,7 +148,7 @@ async def undeclared_constraint(ctx: A2AContext) -> None:
     _expect_refused(answer, ErrorCode.INVALID_INPUT, skill)
 
 
-def _expect_refused(answer: Answer, code: ErrorCode, skill: str) -> None:
+def _expect_refused(answer: Exchange, code: ErrorCode, skill: str) -> None:
     expected = f"{code.value} as an error answer, before any task is created"
     found = error_code_of(answer.error)
     if found is code:

@@ -17,7 +17,7 @@ from typing import Any, Final
 from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import IDEMPOTENT_SEND_EXTENSION_URI
 from accord.kit.a2a_context import A2AContext, ProbeRun
-from accord.kit.a2a_wire import Answer, task_of
+from accord.kit.a2a_wire import Exchange, task_of
 from accord.kit.checks_a2a import A2A_CHECKS, _expect_code
 from accord.kit.model import Skipped, Violation
 
@@ -37,7 +37,7 @@ def _first_message(ctx: A2AContext, run: ProbeRun) -> dict[str, Any]:
     return again
 
 
-def _same_task(answer: Answer | None, run: ProbeRun, binding: str) -> None:
+def _same_task(answer: Exchange | None, run: ProbeRun, binding: str) -> None:
     if answer is None:
         return  # the card declares no such interface
     task = task_of(answer.result if binding == "JSON-RPC" else answer.body)

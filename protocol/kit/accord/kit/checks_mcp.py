@@ -13,6 +13,7 @@ from typing import Any, Final
 from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import CONTRACT_VERSIONS_META_KEY, MCP_ERROR_META_KEY
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
+from accord.contracts.validation import schema_path
 from accord.contracts.versions import compatible_served, major
 from accord.kit.check import CheckList
 from accord.kit.mcp_context import (
@@ -180,7 +181,7 @@ async def output_schema(ctx: MCPContext) -> None:
         if error is not None:
             raise Violation(
                 f"{name}: structuredContent breaks the output schema at "
-                f"{'/'.join(map(str, error.absolute_path)) or '(root)'}: "
+                f"{schema_path(error)}: "
                 f"{error.message}",
                 sent=call.sent,
                 received=call.received,

@@ -17,7 +17,7 @@ from accord.contracts.manifest import requirement
 TRIM: Final = 600  # characters of a request or an answer shown in a failure
 
 
-class Outcome(StrEnum):
+class Verdict(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     SKIP = "skip"
@@ -62,7 +62,7 @@ class CheckResult:
     requirement: str
     check: str
     target: str
-    outcome: Outcome
+    outcome: Verdict
     detail: str = ""
     sent: str = ""
     received: str = ""
@@ -93,7 +93,7 @@ class Report:
 
     @property
     def failures(self) -> list[CheckResult]:
-        return [r for r in self.results if r.outcome is Outcome.FAIL]
+        return [r for r in self.results if r.outcome is Verdict.FAIL]
 
     @property
     def ok(self) -> bool:

@@ -143,9 +143,9 @@ def accord_check(request: pytest.FixtureRequest, accord_contract_kit: ContractKi
 
 def assert_contract(result: CheckResult) -> None:
     """Fail with the violation, skip with the reason, pass otherwise."""
-    from accord.kit.model import Outcome
+    from accord.kit.model import Verdict
 
-    if result.outcome is Outcome.FAIL:
+    if result.outcome is Verdict.FAIL:
         pytest.fail(result.failure_message(), pytrace=False)
-    if result.outcome is Outcome.SKIP:
+    if result.outcome is Verdict.SKIP:
         pytest.skip(result.detail)

@@ -14,9 +14,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from accord.kit.model import CheckResult, Outcome, Report
+from accord.kit.model import CheckResult, Report, Verdict
 
-_STYLE = {Outcome.PASS: "green", Outcome.FAIL: "bold red", Outcome.SKIP: "yellow"}
+_STYLE = {Verdict.PASS: "green", Verdict.FAIL: "bold red", Verdict.SKIP: "yellow"}
 
 
 def render_table(report: Report, console: Console | None = None) -> None:
@@ -25,15 +25,15 @@ def render_table(report: Report, console: Console | None = None) -> None:
     for column in ("requirement", "check", "target", "result", "detail"):
         table.add_column(column, overflow="fold")
     for r in report.results:
-        detail = r.failure_message() if r.outcome is Outcome.FAIL else r.detail
+        detail = r.failure_message() if r.outcome is Verdict.FAIL else r.detail
         table.add_row(
             r.requirement, r.check, r.target, f"[{_STYLE[r.outcome]}]{r.outcome.value}[/]", detail
         )
     console.print(table)
-    counts = {o: sum(1 for r in report.results if r.outcome is o) for o in Outcome}
+    counts = {o: sum(1 for r in report.results if r.outcome is o) for o in Verdict}
     console.print(
-        f"{counts[Outcome.PASS]} passed, {counts[Outcome.FAIL]} failed, "
-        f"{counts[Outcome.SKIP]} skipped"
+        f"{counts[Verdict.PASS]} passed, {counts[Verdict.FAIL]} failed, "
+        f"{counts[Verdict.SKIP]} skipped"
     )
 
 
@@ -48,21 +48,21 @@ def junit_xml(results: Sequence[CheckResult]) -> ET.ElementTree[ET.Element]:
             "testsuite",
             name=target,
             tests=str(len(items)),
-            failures=str(sum(r.outcome is Outcome.FAIL for r in items)),
-            skipped=str(sum(r.outcome is Outcome.SKIP for r in items)),
+            failures=str(sum(r.outcome is Verdict.FAIL for r in items)),
+            skipped=str(sum(r.outcome is Verdict.SKIP for r in items)),
             errors="0",
         )
         for r in items:
             case = ET.SubElement(suite, "testcase", classname=target, name=r.name)
-            if r.outcome is Outcome.FAIL:
+            if r.outcome is Verdict.FAIL:
                 failure = ET.SubElement(
                     case, "failure", message=f"{r.requirement}: {r.detail}", type=r.requirement
                 )
                 failure.text = r.failure_message()
-            elif r.outcome is Outcome.SKIP:
+            elif r.outcome is Verdict.SKIP:
                 ET.SubElement(case, "skipped", message=r.detail)
     root.set("tests", str(len(results)))
-    root.set("failures", str(sum(r.outcome is Outcome.FAIL for r in results)))
+    root.set("failures", str(sum(r.outcome is Verdict.FAIL for r in results)))
     return ET.ElementTree(root)
 
 

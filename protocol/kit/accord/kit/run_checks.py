@@ -37,10 +37,10 @@ from accord.kit.mcp_context import (
 )
 from accord.kit.model import (
     CheckResult,
-    Outcome,
     Report,
     Skipped,
     TargetKind,
+    Verdict,
     Violation,
     trim,
 )
@@ -106,11 +106,11 @@ def _without_credential(
         if check.run is unauthenticated_refused:
             try:
                 judge_challenge(challenge)
-                outcome, detail = Outcome.PASS, ""
+                outcome, detail = Verdict.PASS, ""
             except Violation as v:
-                outcome, detail = Outcome.FAIL, v.detail
+                outcome, detail = Verdict.FAIL, v.detail
         else:
-            outcome, detail = Outcome.SKIP, "needs a credential: pass --token or --api-key"
+            outcome, detail = Verdict.SKIP, "needs a credential: pass --token or --api-key"
         results.append(CheckResult(check.requirement, check.name, url, outcome, detail=detail))
     return results
 
@@ -127,7 +127,7 @@ async def _run_checks(
             each = check.expand(ctx)
         except Skipped as skipped:
             results.append(
-                CheckResult(check.requirement, check.name, target, Outcome.SKIP, skipped.reason)
+                CheckResult(check.requirement, check.name, target, Verdict.SKIP, skipped.reason)
             )
             continue
         for one in each:  # one check per claimed thing, reported as such
@@ -136,35 +136,35 @@ async def _run_checks(
 
 
 async def run_one(target: str, check: Check[C], ctx: C, options: KitOptions) -> CheckResult:
-    def result(outcome: Outcome, **kw: str) -> CheckResult:
+    def result(outcome: Verdict, **kw: str) -> CheckResult:
         return CheckResult(check.requirement, check.name, target, outcome, **kw)
 
     if check.requirement in options.skip:
-        return result(Outcome.SKIP, detail="skipped by --skip")
+        return result(Verdict.SKIP, detail="skipped by --skip")
     try:
         # Generous: a check makes a handful of calls, each bounded by the timeout.
         async with asyncio.timeout(options.timeout_s * 6):
             await check.run(ctx)
     except Violation as v:
         return result(
-            Outcome.FAIL,
+            Verdict.FAIL,
             detail=v.detail,
             sent=trim(v.sent),
             received=trim(v.received),
             expected=v.expected,
         )
     except Skipped as s:
-        return result(Outcome.SKIP, detail=s.reason)
+        return result(Verdict.SKIP, detail=s.reason)
     except TimeoutError:
         return result(
-            Outcome.FAIL,
+            Verdict.FAIL,
             detail=f"no complete answer within the timeout ({options.timeout_s:g}s per call)",
         )
     except httpx.HTTPError as exc:
-        return result(Outcome.FAIL, detail=f"HTTP failure: {type(exc).__name__}: {exc}")
+        return result(Verdict.FAIL, detail=f"HTTP failure: {type(exc).__name__}: {exc}")
     except Exception as exc:  # the target answered something the kit could not read
-        return result(Outcome.FAIL, detail=f"unexpected answer: {type(exc).__name__}: {exc}")
-    return result(Outcome.PASS)
+        return result(Verdict.FAIL, detail=f"unexpected answer: {type(exc).__name__}: {exc}")
+    return result(Verdict.PASS)
 
 
 async def run_a2a(
@@ -238,7 +238,7 @@ def _unreachable(url: str, detail: str) -> CheckResult:
         DETECT_REQUIREMENT,
         "target answers as an A2A agent or MCP server",
         url,
-        Outcome.FAIL,
+        Verdict.FAIL,
         detail=detail,
     )
 
@@ -255,7 +255,7 @@ def _foreign_interface(url: str, interfaces: Sequence[str | None]) -> CheckResul
                 DETECT_REQUIREMENT,
                 "the card's interfaces are at the card's own origin",
                 url,
-                Outcome.FAIL,
+                Verdict.FAIL,
                 detail=error.message,
             )
     return None
