@@ -169,9 +169,15 @@ def serve_agent(role: str, port: int, peers: dict[str, str], topology: Topology)
     from accord.contracts.agents import agent_contract
     from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
     from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard
-    from accord.protocol.a2a.client_card import resolve_card
-    from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
+    from accord.protocol.a2a.client.card import resolve_card
     from accord.protocol.a2a.server import build_agent_app
+    from accord.protocol.a2a.server.executor import (
+        Completed,
+        ContractExecutor,
+        NeedsInput,
+        Progress,
+        Turn,
+    )
     from accord.protocol.auth import service_token
     from accord.protocol.settings import ServeOptions
 

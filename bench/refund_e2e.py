@@ -132,8 +132,14 @@ def serve_echo(port: int) -> None:
     import uvicorn
 
     from accord.contracts.agents import agent_contract
-    from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
     from accord.protocol.a2a.server import build_agent_app
+    from accord.protocol.a2a.server.executor import (
+        Completed,
+        ContractExecutor,
+        NeedsInput,
+        Progress,
+        Turn,
+    )
     from accord.protocol.settings import ServeOptions
 
     class Echo(ContractExecutor):

@@ -25,7 +25,7 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.served import ServedContracts, served_agent_contracts
 from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.validation import first_broken
-from accord.protocol.a2a.executor import Turn
+from accord.protocol.a2a.server.executor import Turn
 from accord.protocol.auth import Principal
 from accord.protocol.in_process import InProcessServers
 from accord.protocol.mcp.client import ToolClient

@@ -36,12 +36,18 @@ from accord.agents.check_requests import (
 from accord.agents.risk_rules import CustomerHistory, RiskRequest, assess
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
 from accord.protocol.a2a.server import (
     build_agent_app,
     push_store_ref,
     send_keys_ref,
     task_store_ref,
+)
+from accord.protocol.a2a.server.executor import (
+    Completed,
+    ContractExecutor,
+    NeedsInput,
+    Progress,
+    Turn,
 )
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec

@@ -2,7 +2,7 @@
 app) other than its own credential's, and only for the apps its trust-table entry allows.
 
 The A2A gate applies it to a message's delegation envelope
-(:func:`accord.protocol.a2a.delegation.check_on_behalf`); a tool server applies it to the
+(:func:`accord.protocol.a2a.server.delegation.check_on_behalf`); a tool server applies it to the
 delegation a call names in ``params._meta`` (accord.protocol.mcp.access).
 """
 

@@ -17,7 +17,7 @@ from google.protobuf import json_format
 from accord.agents.refund.peers import Peers
 from accord.contracts.agents import AgentContract, agent_contract
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.card import build_agent_card
+from accord.protocol.a2a.server.card import build_agent_card
 
 
 class _CardServer:

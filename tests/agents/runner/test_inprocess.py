@@ -10,7 +10,7 @@ from tests.support.tool_auth import acting_for
 
 from accord.agents.runner import InProcessMesh
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.client_card import resolve_card
+from accord.protocol.a2a.client.card import resolve_card
 from accord.protocol.in_process import origin_of
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.settings import service_url

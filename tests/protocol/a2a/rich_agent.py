@@ -23,7 +23,7 @@ from accord.protocol.a2a import (
     Reply,
     Turn,
 )
-from accord.protocol.a2a.parts import (
+from accord.protocol.a2a.server.parts import (
     artifact,
     data_part,
     file_bytes_part,

@@ -23,7 +23,7 @@ from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import SKILL_META_KEY, STATUS_META_KEY
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient
-from accord.protocol.a2a.client_view import TaskView, view_of_task
+from accord.protocol.a2a.client.view import TaskView, view_of_task
 from accord.protocol.a2a.server import build_agent_app
 from accord.protocol.auth import mint_token
 from accord.protocol.settings import ServeOptions

@@ -17,8 +17,8 @@ from accord.contracts.keys import (
     DELEGATION_EXTENSION_URI,
     DEPRECATED_CARD_PARAMS,
 )
-from accord.protocol.a2a.card import build_agent_card
-from accord.protocol.a2a.client_card import ResolvedCard
+from accord.protocol.a2a.client.card import ResolvedCard
+from accord.protocol.a2a.server.card import build_agent_card
 
 
 def _extensions(contract_name: str) -> dict[str, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""The CORS rule browsers get from an agent (accord.protocol.a2a.cors): exactly the origins
+"""The CORS rule browsers get from an agent (accord.protocol.a2a.server.cors): exactly the origins
 given, as a browser spells them, no credentials; a preflight needs no token."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from accord.protocol.a2a.cors import browser_cors
+from accord.protocol.a2a.server.cors import browser_cors
 
 PREFLIGHT = {
     "Access-Control-Request-Method": "POST",

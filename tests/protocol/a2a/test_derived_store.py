@@ -15,12 +15,12 @@ from a2a.utils.errors import InvalidParamsError
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import ContractState, Status
-from accord.protocol.a2a.derived_store import (
+from accord.protocol.a2a.server.derived_store import (
     DerivedTaskStore,
     decode_page_token,
     encode_page_token,
 )
-from accord.protocol.a2a.task_view import ServerTaskView, ViewMessage, ViewPage, ViewQuery
+from accord.protocol.a2a.server.task_view import ServerTaskView, ViewMessage, ViewPage, ViewQuery
 from accord.protocol.a2a.wire import failed_status, read_contract_state
 
 AT = datetime(2026, 12, 1, tzinfo=UTC)

@@ -25,7 +25,7 @@ from accord.contracts.errors import (
     ErrorCode,
 )
 from accord.contracts.keys import ERROR_INFO_CODE_KEY
-from accord.protocol.a2a.client_wire import error_from_response
+from accord.protocol.a2a.client.wire import error_from_response
 from tests.protocol.a2a.wire_client import VERSION, message
 from tests.support.processes import Service
 

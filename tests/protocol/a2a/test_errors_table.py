@@ -22,9 +22,9 @@ from accord.contracts.errors import (
     ErrorCode,
 )
 from accord.contracts.keys import ERROR_INFO_CODE_KEY
-from accord.protocol.a2a.client_wire import error_from_response
+from accord.protocol.a2a.client.wire import error_from_response
 from accord.protocol.a2a.errors import A2A_ERROR_TO_CODE, A2A_REASON_TO_CODE, a2a_error_document
-from accord.protocol.a2a.server_errors import rewrite_rest, rewrite_rpc
+from accord.protocol.a2a.server.errors import rewrite_rest, rewrite_rpc
 
 SDK_ERRORS = sorted(
     (

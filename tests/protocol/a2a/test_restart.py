@@ -16,7 +16,7 @@ import pytest
 from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import STATUS_META_KEY
 from accord.contracts.status import Status
-from accord.protocol.a2a.store import RESTART_MESSAGE
+from accord.protocol.a2a.server.store import RESTART_MESSAGE
 from accord.protocol.auth import mint_token
 from tests.protocol.a2a.conftest import run_agent
 from tests.protocol.a2a.helpers import contract_state

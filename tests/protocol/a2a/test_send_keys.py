@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.send_claim import send_key
-from accord.protocol.a2a.send_keys import SendKeys
-from accord.protocol.a2a.send_tables import send_table_name
+from accord.protocol.a2a.server.send_claim import send_key
+from accord.protocol.a2a.server.send_keys import SendKeys
+from accord.protocol.a2a.server.send_tables import send_table_name
 
 OWNER = "accord/C-01"
 

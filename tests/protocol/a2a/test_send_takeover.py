@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from accord.protocol.a2a.send_claim import send_key
-from accord.protocol.a2a.send_keys import SendKeys
-from accord.protocol.a2a.send_tables import send_table_name
+from accord.protocol.a2a.server.send_claim import send_key
+from accord.protocol.a2a.server.send_keys import SendKeys
+from accord.protocol.a2a.server.send_tables import send_table_name
 from accord.protocol.auth import mint_token
 from tests.protocol.a2a.conftest import run_agent
 from tests.protocol.a2a.wire_client import AgentClient, auth, message

@@ -10,7 +10,7 @@ from google.protobuf.json_format import MessageToDict
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import ERROR_DATA_KIND, STATUS_META_KEY
 from accord.contracts.status import ContractState, Status, WaitingReason
-from accord.protocol.a2a.status_emitter import ContractTaskUpdater, Progress
+from accord.protocol.a2a.server.status_emitter import ContractTaskUpdater, Progress
 from tests.protocol.a2a.recording_queue import RecordingQueue
 
 RUNNING = ContractState(status=Status.RUNNING)

@@ -13,8 +13,8 @@ from a2a.server.context import ServerCallContext
 from a2a.types import ListTasksRequest, Task, TaskState, TaskStatus
 
 from accord.contracts.errors import ErrorCode
-from accord.protocol.a2a.store import RESTART_MESSAGE, AccordTaskStore
-from accord.protocol.a2a.store_tables import table_name
+from accord.protocol.a2a.server.store import RESTART_MESSAGE, AccordTaskStore
+from accord.protocol.a2a.server.store_tables import table_name
 from accord.protocol.a2a.wire import read_contract_state
 
 BASE = datetime(2026, 1, 1, tzinfo=UTC)

@@ -22,8 +22,8 @@ from accord.contracts.keys import (
     SPENT_META_KEY,
     STATE_META_KEY,
 )
-from accord.protocol.a2a.skill_schemas import SkillSchemas
-from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY, read_turn
+from accord.protocol.a2a.server.skill_schemas import SkillSchemas
+from accord.protocol.a2a.server.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY, read_turn
 from accord.protocol.a2a.wire import data_part
 from accord.protocol.auth import Principal
 from tests.protocol.a2a.agent_app import CONTRACT

@@ -15,8 +15,8 @@ from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.export import schema_documents
 from accord.contracts.keys import CARD_SKILL_SCHEMAS_PARAM, CONTRACT_EXTENSION_URI
-from accord.protocol.a2a.client_card import ResolvedCard, resolve_card
-from accord.protocol.a2a.client_schemas import fetch_skill_schemas, schemas_ref
+from accord.protocol.a2a.client.card import ResolvedCard, resolve_card
+from accord.protocol.a2a.client.schemas import fetch_skill_schemas, schemas_ref
 from tests.protocol.a2a_client.support import policy_service
 from tests.support.processes import Service
 

@@ -12,7 +12,7 @@ from a2a.types import (
 from google.protobuf.struct_pb2 import Struct
 
 from accord.contracts.keys import SPENT_META_KEY, TOOL_CALLS_SPENT_META_KEY
-from accord.protocol.a2a.client_view import TaskTracker
+from accord.protocol.a2a.client.view import TaskTracker
 
 
 def _status(state: TaskState.ValueType, **meta: object) -> StreamResponse:

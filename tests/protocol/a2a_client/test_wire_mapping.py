@@ -16,7 +16,7 @@ from accord.contracts.keys import DELEGATION_EXTENSION_URI, STATUS_META_KEY, TRA
 from accord.contracts.retry import RetryPolicy
 from accord.contracts.status import ContractState, Status
 from accord.protocol.a2a.client import A2AClient
-from accord.protocol.a2a.client_wire import error_from_response
+from accord.protocol.a2a.client.wire import error_from_response
 from accord.protocol.a2a.wire import status_meta
 from accord.protocol.sent import never_sent
 from tests.protocol.a2a_client.support import envelope

@@ -15,12 +15,12 @@ from accord.contracts.errors import AccordError
 from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
 
 if TYPE_CHECKING:
-    from accord.protocol.a2a.client_card import ResolvedCard
+    from accord.protocol.a2a.client.card import ResolvedCard
 
 
 async def _fetch(url: str) -> ResolvedCard:
     # Imported here: the A2A package is heavy to import and other commands do not need it.
-    from accord.protocol.a2a.client_card import resolve_card
+    from accord.protocol.a2a.client.card import resolve_card
 
     async with httpx.AsyncClient(timeout=10.0) as http:
         return await resolve_card(http, url)

@@ -21,7 +21,7 @@ from accord.agents.cli.credentials import given_token
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url
 from accord.agents.refund.stats_route import STATS_PATH
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.client_json import get_json
+from accord.protocol.a2a.client.routes import get_json
 from accord.protocol.auth import service_token
 
 CLI_SERVICE = "cli"

@@ -30,7 +30,7 @@ from accord.agents.refund.attention import ATTENTION_KIND
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
-from accord.protocol.a2a.client_json import get_json
+from accord.protocol.a2a.client.routes import get_json
 from accord.protocol.auth import ROLE_APPROVER
 
 PAGE_SIZE = 100

@@ -15,7 +15,7 @@ Why the browser calls the orchestrator itself, and the console server is only a 
   routes are all ``GET`` and change nothing.
 
 The orchestrator lets exactly the console's origin (``ACCORD_CONSOLE_URL``) call it from a
-browser (CORS without credentials: accord.protocol.a2a.cors).
+browser (CORS without credentials: accord.protocol.a2a.server.cors).
 """
 
 from __future__ import annotations

@@ -44,7 +44,13 @@ from accord.agents.workflow import LogEvent, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
 from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.executor import Completed, ContractExecutor, NeedsInput, Progress, Turn
+from accord.protocol.a2a.server.executor import (
+    Completed,
+    ContractExecutor,
+    NeedsInput,
+    Progress,
+    Turn,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from accord.contracts.agents import agent_contract
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard
-from accord.protocol.a2a.client_card import resolve_card
+from accord.protocol.a2a.client.card import resolve_card
 from accord.protocol.a2a.origins import ForeignOriginError
 from accord.protocol.auth import service_token
 

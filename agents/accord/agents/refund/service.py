@@ -29,14 +29,14 @@ from accord.agents.refund.task_views import WorkflowTaskSource
 from accord.agents.workflow import LogEvent, Runtime
 from accord.agents.workflow.tables import SCHEMA as WORKFLOW_SCHEMA
 from accord.contracts.agents import agent_contract
-from accord.protocol.a2a.derived_store import DerivedTaskStore
-from accord.protocol.a2a.principal_routes import principal_route
 from accord.protocol.a2a.server import (
     build_agent_app,
     push_store_ref,
     send_keys_ref,
     task_store_url,
 )
+from accord.protocol.a2a.server.derived_store import DerivedTaskStore
+from accord.protocol.a2a.server.principal_routes import principal_route
 from accord.protocol.auth import Principal
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.private_files import private_file

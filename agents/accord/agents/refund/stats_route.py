@@ -15,7 +15,7 @@ from typing import Any, Final
 from accord.agents.models import Metrics
 from accord.agents.permissions import Operation, require
 from accord.agents.refund.config import SERVICE_NAME
-from accord.protocol.a2a.principal_routes import PrincipalHandler
+from accord.protocol.a2a.server.principal_routes import PrincipalHandler
 from accord.protocol.auth import Principal
 
 STATS_PATH: Final = "/stats"

@@ -42,8 +42,8 @@ from accord.contracts.keys import (
     TOOL_CALLS_SPENT_META_KEY,
 )
 from accord.contracts.status import ContractState, Status
-from accord.protocol.a2a.executor import ARTIFACT_NAME
-from accord.protocol.a2a.task_view import (
+from accord.protocol.a2a.server.executor import ARTIFACT_NAME
+from accord.protocol.a2a.server.task_view import (
     ServerTaskView,
     ViewArtifact,
     ViewMessage,
@@ -59,7 +59,7 @@ _READS_AT_ONCE: Final = 16
 
 
 class WorkflowTaskSource:
-    """A :class:`~accord.protocol.a2a.task_view.TaskSource` over the runtime's log."""
+    """A :class:`~accord.protocol.a2a.server.task_view.TaskSource` over the runtime's log."""
 
     def __init__(self, runtime: Runtime, contract_version: str) -> None:
         self.runtime = runtime

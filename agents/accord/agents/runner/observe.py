@@ -22,7 +22,7 @@ from accord.agents.runner.hub import ORCHESTRATOR, Hub
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError
 from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard, TaskView
-from accord.protocol.a2a.client_card import resolve_card
+from accord.protocol.a2a.client.card import resolve_card
 from accord.protocol.mcp.client import ToolCallEvent, ToolObserver
 
 Update = Callable[[TaskView], Awaitable[None] | None]

@@ -12,7 +12,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from accord.protocol.a2a.executor import (
+    from accord.protocol.a2a.server.app import build_agent_app
+    from accord.protocol.a2a.server.executor import (
         Completed,
         ContractExecutor,
         NeedsInput,
@@ -21,18 +22,17 @@ if TYPE_CHECKING:
         Reply,
         Turn,
     )
-    from accord.protocol.a2a.server import build_agent_app
-    from accord.protocol.a2a.store import AccordTaskStore
+    from accord.protocol.a2a.server.store import AccordTaskStore
 
 _WHERE = {
-    "AccordTaskStore": "accord.protocol.a2a.store",
-    "Completed": "accord.protocol.a2a.executor",
-    "ContractExecutor": "accord.protocol.a2a.executor",
-    "NeedsInput": "accord.protocol.a2a.executor",
-    "Progress": "accord.protocol.a2a.executor",
-    "Rejected": "accord.protocol.a2a.executor",
-    "Reply": "accord.protocol.a2a.executor",
-    "Turn": "accord.protocol.a2a.executor",
+    "AccordTaskStore": "accord.protocol.a2a.server.store",
+    "Completed": "accord.protocol.a2a.server.executor",
+    "ContractExecutor": "accord.protocol.a2a.server.executor",
+    "NeedsInput": "accord.protocol.a2a.server.executor",
+    "Progress": "accord.protocol.a2a.server.executor",
+    "Rejected": "accord.protocol.a2a.server.executor",
+    "Reply": "accord.protocol.a2a.server.executor",
+    "Turn": "accord.protocol.a2a.server.executor",
     "build_agent_app": "accord.protocol.a2a.server",
 }
 

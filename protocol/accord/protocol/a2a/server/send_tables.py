@@ -20,7 +20,7 @@ from sqlalchemy import Column, Index, MetaData, PrimaryKeyConstraint, Table, Tex
 from accord.protocol.storage.schema import Schema
 from accord.protocol.storage.types import BYTES, EPOCH_SECONDS
 
-MIGRATIONS = Path(__file__).with_name("migrations") / "sends"
+MIGRATIONS = Path(__file__).parent.parent / "migrations" / "sends"
 _TABLE = re.compile(r"^[a-z_][a-z0-9_]{0,46}$")  # its version table's name fits in 63 chars
 
 

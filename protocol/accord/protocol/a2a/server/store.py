@@ -46,7 +46,7 @@ from sqlalchemy import Connection, bindparam, delete, func, select
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
-from accord.protocol.a2a.store_tables import task_schema, task_table, workers_table
+from accord.protocol.a2a.server.store_tables import task_schema, task_table, workers_table
 from accord.protocol.a2a.wire import failed_status, read_status_meta, renderable
 from accord.protocol.settings import current
 from accord.protocol.storage.database import Database, Txn

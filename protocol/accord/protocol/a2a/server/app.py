@@ -7,7 +7,7 @@
     health                 GET  /healthz (alive), /readyz (store and dependencies reachable)
     signing keys (public)  GET  /.well-known/jwks.json (the keys its own tokens are signed with)
 
-In front of the A2A routes sits the :class:`~accord.protocol.a2a.server_gate.Gate` (credential, body
+In front of the A2A routes sits the :class:`~accord.protocol.a2a.server.gate.Gate` (credential, body
 limit, A2A-Version, acting on behalf). Tasks live in :class:`AccordTaskStore` owned by the
 principal's ``app/subject``; a gone process's unfinished tasks are recovered (replica-safe).
 Every send is keyed by ``(principal, messageId)`` (:class:`SendKeys`, the gate's claim and the
@@ -44,19 +44,19 @@ from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import HEALTH_PATH, READY_PATH, SERVICE_JWKS_PATH, SKILL_SCHEMAS_PATH
 from accord.contracts.status import TERMINAL, from_a2a
-from accord.protocol.a2a.card import build_agent_card
-from accord.protocol.a2a.card_schemas import encode_schema_document, skill_schemas_route
-from accord.protocol.a2a.cors import browser_cors
-from accord.protocol.a2a.derived_store import DerivedTaskStore
-from accord.protocol.a2a.executor import ContractExecutor
-from accord.protocol.a2a.send_claim import SEND_STATE_KEY, SendClaim
-from accord.protocol.a2a.send_handler import IdempotentRequestHandler
-from accord.protocol.a2a.send_keys import SendKeys, TaskExists
-from accord.protocol.a2a.send_tables import send_schema, send_table, send_table_name
-from accord.protocol.a2a.server_gate import MAX_BODY_BYTES, Gate, PrincipalUser
-from accord.protocol.a2a.store import AccordTaskStore
-from accord.protocol.a2a.store_tables import table_name, task_schema, task_table
-from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
+from accord.protocol.a2a.server.card import build_agent_card
+from accord.protocol.a2a.server.card_schemas import encode_schema_document, skill_schemas_route
+from accord.protocol.a2a.server.cors import browser_cors
+from accord.protocol.a2a.server.derived_store import DerivedTaskStore
+from accord.protocol.a2a.server.executor import ContractExecutor
+from accord.protocol.a2a.server.gate import MAX_BODY_BYTES, Gate, PrincipalUser
+from accord.protocol.a2a.server.send_claim import SEND_STATE_KEY, SendClaim
+from accord.protocol.a2a.server.send_handler import IdempotentRequestHandler
+from accord.protocol.a2a.server.send_keys import SendKeys, TaskExists
+from accord.protocol.a2a.server.send_tables import send_schema, send_table, send_table_name
+from accord.protocol.a2a.server.store import AccordTaskStore
+from accord.protocol.a2a.server.store_tables import table_name, task_schema, task_table
+from accord.protocol.a2a.server.turn import ENVELOPE_STATE_KEY, PRINCIPAL_STATE_KEY
 from accord.protocol.auth.anonymous import AnonymousAuthenticator
 from accord.protocol.auth.verify import Authenticator
 from accord.protocol.breaker import degraded
@@ -221,7 +221,7 @@ def build_agent_app(
 
     ``task_store`` replaces the durable store (benchmarks, tests); ``authenticator`` replaces
     the one built from the environment; ``browser_origins`` are the web pages allowed to call
-    the agent from a browser (CORS, :mod:`accord.protocol.a2a.cors`; none by default). Push
+    the agent from a browser (CORS, :mod:`accord.protocol.a2a.server.cors`; none by default). Push
     notifications (``app.state.push``) are sent for every event the request handler sees; an
     agent whose tasks change elsewhere (a workflow log) passes ``push_from_handler=False`` and
     calls ``app.state.push.task_changed(id)``.

@@ -1,6 +1,6 @@
 """IdempotentRequestHandler: a2a-sdk's request handler, with send keyed by the request.
 
-The gate has claimed the message's key (:mod:`accord.protocol.a2a.send_claim`). Here:
+The gate has claimed the message's key (:mod:`accord.protocol.a2a.server.send_claim`). Here:
 
 * the claim is this request's (it inserted the key, or took over one nobody works on): the
   message runs under the task id the key assigned; once its first answer is out the key is
@@ -31,7 +31,7 @@ from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.types import Message, SendMessageRequest, Task, TaskState
 from a2a.utils.task import apply_history_length
 
-from accord.protocol.a2a.send_claim import SEND_STATE_KEY, SendClaim
+from accord.protocol.a2a.server.send_claim import SEND_STATE_KEY, SendClaim
 
 logger = logging.getLogger(__name__)
 

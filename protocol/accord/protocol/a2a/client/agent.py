@@ -70,9 +70,9 @@ from accord.contracts.keys import (
 from accord.contracts.retry import Action, RetryPolicy, decide
 from accord.contracts.versions import require_served
 from accord.protocol import telemetry
-from accord.protocol.a2a.client_card import ResolvedCard, resolve_card
-from accord.protocol.a2a.client_view import TaskTracker, TaskView, view_of_task
-from accord.protocol.a2a.client_wire import Wire, WireError, make_wire
+from accord.protocol.a2a.client.card import ResolvedCard, resolve_card
+from accord.protocol.a2a.client.view import TaskTracker, TaskView, view_of_task
+from accord.protocol.a2a.client.wire import Wire, WireError, make_wire
 from accord.protocol.a2a.origins import check_origin
 from accord.protocol.a2a.wire import data_part
 from accord.protocol.breaker import Breaker, breaker

@@ -31,7 +31,7 @@ from typing import Any, Final
 from sqlalchemy import Row, and_, bindparam, delete, or_, select, update
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.send_tables import send_schema, send_table
+from accord.protocol.a2a.server.send_tables import send_schema, send_table
 from accord.protocol.settings import current
 from accord.protocol.storage.database import Database, Txn
 

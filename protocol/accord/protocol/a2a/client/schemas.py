@@ -18,7 +18,7 @@ from google.protobuf import json_format
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import CARD_SKILL_SCHEMAS_PARAM, CONTRACT_EXTENSION_URI
-from accord.protocol.a2a.client_card import ResolvedCard, card_url, get_json
+from accord.protocol.a2a.client.card import ResolvedCard, card_url, get_json
 from accord.protocol.a2a.origins import check_origin
 
 

@@ -44,7 +44,7 @@ from accord.contracts.keys import (
     SKILL_SCHEMAS_PATH,
     STATUS_META_KEY,
 )
-from accord.protocol.a2a.card_schemas import encode_schema_document
+from accord.protocol.a2a.server.card_schemas import encode_schema_document
 
 BEARER_SCHEME: Final = "bearer"
 API_KEY_SCHEME: Final = "apiKey"

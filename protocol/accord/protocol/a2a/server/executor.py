@@ -7,12 +7,12 @@ agent declines: A2A REJECTED), or, for a skill whose contract says ``reply: mess
 it runs, ``progress`` reports steps and streams artifacts in chunks. The turn around it is
 done here, once, by parts that each hold one concern:
 
-* :mod:`~accord.protocol.a2a.turn` reads the turn: the principal and the envelope the gate
+* :mod:`~accord.protocol.a2a.server.turn` reads the turn: the principal and the envelope the gate
   verified, the skill, the input (validated against the skill's input schema), the agent's
   per-task scratch (``Turn.state``, persisted in the task's metadata);
 * :mod:`~accord.protocol.a2a.budget_guard` refuses a turn the envelope's budget or deadline
   leaves no room for, and the deadline bounds ``run()``;
-* :mod:`~accord.protocol.a2a.status_emitter` emits every status as a checked contract
+* :mod:`~accord.protocol.a2a.server.status_emitter` emits every status as a checked contract
   transition with the contract metadata, on the SDK's ``TaskUpdater``;
 * here: the answer is checked against the output schema, the waiting reasons the contract
   declares and the codes a decline may carry, and reported as artifacts and the final status
@@ -52,15 +52,15 @@ from accord.contracts.served import ServedContracts, answer_in
 from accord.contracts.status import REJECTABLE, TERMINAL, ContractState, Status, from_a2a
 from accord.contracts.versions import major
 from accord.protocol.a2a.budget_guard import BudgetGuard
-from accord.protocol.a2a.delegation import check_on_behalf, default_envelope
-from accord.protocol.a2a.skill_schemas import SkillSchemas
-from accord.protocol.a2a.status_emitter import (
+from accord.protocol.a2a.server.delegation import check_on_behalf, default_envelope
+from accord.protocol.a2a.server.skill_schemas import SkillSchemas
+from accord.protocol.a2a.server.status_emitter import (
     RESULT_ARTIFACT,
     ArtifactStream,
     ContractTaskUpdater,
     Progress,
 )
-from accord.protocol.a2a.turn import (
+from accord.protocol.a2a.server.turn import (
     ENVELOPE_STATE_KEY,
     PRINCIPAL_STATE_KEY,
     Completed,

@@ -3,7 +3,7 @@
 An agent whose work is a durable workflow already records everything a task is (what the user
 asked, every step, every answer, the outcome) in its workflow log. Keeping a second copy in a
 task table would give every task two truths kept in step by a projector. Instead this store
-asks the agent's :class:`~accord.protocol.a2a.task_view.TaskSource` for each read, and turns
+asks the agent's :class:`~accord.protocol.a2a.server.task_view.TaskSource` for each read, and turns
 the SDK's writes into what they mean for that record:
 
 * a task moving to CANCELED (the SDK's cancel of a task not live in this process, or the final
@@ -53,7 +53,7 @@ from a2a.utils.errors import InvalidParamsError
 from accord.contracts.errors import AccordError
 from accord.contracts.keys import STATUS_META_KEY
 from accord.contracts.status import from_a2a
-from accord.protocol.a2a.task_view import (
+from accord.protocol.a2a.server.task_view import (
     ServerTaskView,
     TaskPresence,
     TaskSource,
@@ -61,7 +61,7 @@ from accord.protocol.a2a.task_view import (
     ViewMessage,
     ViewQuery,
 )
-from accord.protocol.a2a.turn import read_parts
+from accord.protocol.a2a.server.turn import read_parts
 from accord.protocol.a2a.wire import (
     a2a_task_state,
     data_part,

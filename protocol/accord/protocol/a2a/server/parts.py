@@ -1,9 +1,9 @@
 """Builders of what an agent may say in A2A 1.0: text, file (bytes or URL) and data parts, and
 artifacts made of them, all as a2a-sdk's own protobuf types (``Part``, ``Artifact``).
 
-An agent hands these to :class:`~accord.protocol.a2a.turn.Completed`,
-:class:`~accord.protocol.a2a.turn.Reply` or a streamed artifact
-(:meth:`~accord.protocol.a2a.status_emitter.Progress.artifact`); nothing here is Accord's own
+An agent hands these to :class:`~accord.protocol.a2a.server.turn.Completed`,
+:class:`~accord.protocol.a2a.server.turn.Reply` or a streamed artifact
+(:meth:`~accord.protocol.a2a.server.status_emitter.Progress.artifact`); nothing here is Accord's own
 wire format, so any A2A client reads them.
 """
 

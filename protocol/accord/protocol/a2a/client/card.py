@@ -27,7 +27,7 @@ from accord.contracts.keys import (
     DELEGATION_EXTENSION_URI,
     IDEMPOTENT_SEND_EXTENSION_URI,
 )
-from accord.protocol.a2a.client_wire import HTTP_JSON, JSONRPC, error_from_response
+from accord.protocol.a2a.client.wire import HTTP_JSON, JSONRPC, error_from_response
 
 BINDINGS: Final = {"jsonrpc": JSONRPC, "rest": HTTP_JSON}
 """CLI/transport names to A2A protocol bindings."""

@@ -2,8 +2,8 @@
 
 An agent whose tasks are derived from another record (the orchestrator: its workflow log) hands
 the protocol layer :class:`ServerTaskView` values through a :class:`TaskSource`; the
-:class:`~accord.protocol.a2a.derived_store.DerivedTaskStore` turns them into A2A tasks. Nothing
-here imports a2a-sdk, so agent code builds views without touching the SDK.
+:class:`~accord.protocol.a2a.server.derived_store.DerivedTaskStore` turns them into A2A tasks.
+Nothing here imports a2a-sdk, so agent code builds views without touching the SDK.
 """
 
 from __future__ import annotations

@@ -32,9 +32,9 @@ from accord.contracts.keys import (
     TOOL_CALLS_SPENT_META_KEY,
 )
 from accord.contracts.status import WaitingReason
-from accord.protocol.a2a.delegation import check_on_behalf
-from accord.protocol.a2a.skill_gate import admit
-from accord.protocol.a2a.skill_schemas import SkillSchemas
+from accord.protocol.a2a.server.delegation import check_on_behalf
+from accord.protocol.a2a.server.skill_gate import admit
+from accord.protocol.a2a.server.skill_schemas import SkillSchemas
 from accord.protocol.a2a.wire import (
     plain,
 )
@@ -74,7 +74,7 @@ class Turn:
 class Completed:
     """The task is done: ``data`` (checked against the skill's output schema) becomes the
     artifact named ``result`` that every Accord client reads; ``artifacts`` (built with
-    :mod:`accord.protocol.a2a.parts`: text, files, more data) follow it, in order."""
+    :mod:`accord.protocol.a2a.server.parts`: text, files, more data) follow it, in order."""
 
     data: dict[str, Any]
     text: str = ""

@@ -4,9 +4,10 @@ A resend is the same message when what it asks is the same: its parts (parsed, t
 in one canonical form, so key order, spacing and ``1`` vs ``1.0`` do not matter), the skill it
 names and the task it continues. A new traceparent, deadline or envelope does not make it
 another message: a client that retries builds those afresh. The gate claims the key
-(:meth:`~accord.protocol.a2a.send_keys.SendKeys.claim`) while it can still answer in the
+(:meth:`~accord.protocol.a2a.server.send_keys.SendKeys.claim`) while it can still answer in the
 caller's transport (IDEMPOTENCY_CONFLICT), and hands the :class:`SendClaim` to the request
-handler (:mod:`accord.protocol.a2a.send_handler`), which runs the message or answers the copy.
+handler (:mod:`accord.protocol.a2a.server.send_handler`), which runs the message or answers
+the copy.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from a2a.utils.proto_utils import parse_lenient
 from google.protobuf.json_format import MessageToDict, ParseError
 
 from accord.contracts.keys import SKILL_META_KEY
-from accord.protocol.a2a.send_keys import SendKeys, SentRequest
+from accord.protocol.a2a.server.send_keys import SendKeys, SentRequest
 
 SEND_STATE_KEY: Final = "accord.send"
 """Request scope and ServerCallContext.state key of the request's :class:`SendClaim`."""

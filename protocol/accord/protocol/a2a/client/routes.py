@@ -13,7 +13,7 @@ import httpx
 from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, VERSION_HEADER
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.client_wire import error_from_response
+from accord.protocol.a2a.client.wire import error_from_response
 
 
 def a2a_headers(token: str) -> dict[str, str]:

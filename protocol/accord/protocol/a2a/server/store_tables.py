@@ -18,7 +18,7 @@ from sqlalchemy import Column, Index, Integer, MetaData, PrimaryKeyConstraint, T
 from accord.protocol.storage.schema import Schema
 from accord.protocol.storage.types import BIG_INT, BYTES, EPOCH_SECONDS
 
-MIGRATIONS = Path(__file__).with_name("migrations")
+MIGRATIONS = Path(__file__).parent.parent / "migrations"
 _TABLE = re.compile(r"^[a-z_][a-z0-9_]{0,46}$")  # its version table's name fits in 63 chars
 
 

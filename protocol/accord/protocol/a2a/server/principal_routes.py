@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.protocol.a2a.server_gate import PrincipalUser
+from accord.protocol.a2a.server.gate import PrincipalUser
 from accord.protocol.auth import Principal
 
 PrincipalHandler = Callable[[Principal], Awaitable[dict[str, Any]]]

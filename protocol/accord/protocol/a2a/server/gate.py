@@ -1,6 +1,7 @@
 """The gate in front of every A2A route: authentication, body limit, protocol version, the
 acting-on-behalf check, and who may ask for the skill with what envelope
-(:mod:`accord.protocol.a2a.skill_gate`), answered in the shape of the transport the caller used.
+(:mod:`accord.protocol.a2a.server.skill_gate`), answered in the shape of the transport the
+caller used.
 
 A pure ASGI middleware (no per-request task or copy): the public card and the health endpoints
 pass through; everything else needs a verified credential. The request body is read once, up to
@@ -29,12 +30,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from accord.contracts.envelope import DelegationEnvelope, parse_envelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.served import ServedContracts
-from accord.protocol.a2a.delegation import check_on_behalf
-from accord.protocol.a2a.send_claim import SEND_STATE_KEY, SendClaim, claim_send
-from accord.protocol.a2a.send_keys import SendKeys
-from accord.protocol.a2a.server_errors import contract_error_filter
-from accord.protocol.a2a.skill_gate import admit, skill_asked
-from accord.protocol.a2a.turn import ENVELOPE_STATE_KEY
+from accord.protocol.a2a.server.delegation import check_on_behalf
+from accord.protocol.a2a.server.errors import contract_error_filter
+from accord.protocol.a2a.server.send_claim import SEND_STATE_KEY, SendClaim, claim_send
+from accord.protocol.a2a.server.send_keys import SendKeys
+from accord.protocol.a2a.server.skill_gate import admit, skill_asked
+from accord.protocol.a2a.server.turn import ENVELOPE_STATE_KEY
 from accord.protocol.auth import Principal
 from accord.protocol.auth.verify import Authenticator
 from accord.protocol.limits import CallerLimits
