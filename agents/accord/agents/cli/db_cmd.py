@@ -25,7 +25,7 @@ from rich.table import Table
 
 from accord.contracts.errors import AccordError
 from accord.protocol.service import ServiceSpec, discover_services
-from accord.protocol.settings import ServeOptions
+from accord.protocol.settings import ServeOptions, env_name
 from accord.protocol.storage.migrate import Revision, current, upgrade
 from accord.protocol.storage.schema import StoreRef
 from accord.protocol.storage.urls import parse_url
@@ -49,7 +49,9 @@ def _selected(
     names: list[str] | None, database_url: str, data_dir: Path | None
 ) -> list[tuple[str, StoreRef]]:
     if data_dir is not None:
-        os.environ["ACCORD_DATA_DIR"] = str(data_dir)  # where the SQLite defaults live
+        # Written, not read: the settings (current()) take it from here, for the SQLite
+        # defaults of every service's stores.
+        os.environ[env_name("data_dir")] = str(data_dir)
     services = discover_services()
     unknown = sorted(set(names or ()) - set(services))
     if unknown:

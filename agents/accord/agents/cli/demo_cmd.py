@@ -29,6 +29,7 @@ from accord.contracts.domain import RefundDecision
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
+from accord.protocol.settings import env_name
 
 APPROVER = "approver-1"
 
@@ -140,8 +141,9 @@ def register(app: typer.Typer) -> None:
         """Run the scripted tour: refunded, approved, explained, asked for evidence."""
         console = Console()
         where = data_dir or Path(tempfile.mkdtemp(prefix="accord-demo-"))
-        # Tokens minted here must be signed with the mesh's secret (its data directory's).
-        os.environ["ACCORD_DATA_DIR"] = str(where)
+        # Tokens minted here must be signed with the mesh's secret (its data directory's):
+        # written for the settings (current()) to read, as the mesh's children do.
+        os.environ[env_name("data_dir")] = str(where)
         console.print(f"starting the mesh in {where} ...")
         try:
             mesh = start_mesh(where, ports=free_ports())

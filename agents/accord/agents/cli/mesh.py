@@ -24,7 +24,7 @@ import httpx
 from accord.contracts.keys import HEALTH_PATH
 from accord.protocol.health import served_name
 from accord.protocol.private_files import open_private, private_dir
-from accord.protocol.settings import DEFAULT_HOST, DEFAULT_PORTS
+from accord.protocol.settings import DEFAULT_HOST, DEFAULT_PORTS, env_name
 
 # Tool servers first, the orchestrator last (it connects to the others lazily anyway).
 ORDER: Final = ("commerce", "payments", "policy", "risk", "orchestrator")
@@ -50,8 +50,8 @@ class Mesh:
 
     def env(self) -> dict[str, str]:
         """What a client (or a service) needs to talk to this mesh."""
-        out = {"ACCORD_DATA_DIR": str(self.data_dir)}
-        out.update({f"ACCORD_{name.upper()}_URL": self.url(name) for name in ORDER})
+        out = {env_name("data_dir"): str(self.data_dir)}
+        out.update({env_name(f"{name}_url"): self.url(name) for name in ORDER})
         return out
 
     def stop(self) -> None:
@@ -91,6 +91,8 @@ def start_mesh(
     data_dir = data_dir.expanduser().resolve()
     private_dir(private_dir(data_dir) / "logs")  # secrets, databases, logs: 0700
     mesh = Mesh(data_dir, dict(ports or DEFAULT_PORTS))
+    # The children inherit this process's environment (PATH, OTEL_*, every ACCORD_* setting),
+    # with the mesh's own on top: passed on, not read.
     full_env = {**os.environ, **mesh.env(), **(env or {})}
     try:
         for name in ORDER:
@@ -133,7 +135,7 @@ def start_console(mesh: Mesh, port: int, *, deadline_s: float = 60.0) -> str:
             cmd,
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **mesh.env()},
+            env={**os.environ, **mesh.env()},  # passed on, as in start_mesh
             start_new_session=True,
         )
     _wait_healthy(mesh, CONSOLE, time.monotonic() + deadline_s)

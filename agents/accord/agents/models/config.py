@@ -106,6 +106,7 @@ def load_config(
     env: Mapping[str, str] | None = None, settings: AccordSettings | None = None
 ) -> ModelsConfig:
     """``settings.models_config`` (the file), then ``MODEL_FAST``/``MODEL_DEEP`` from ``env``."""
+    # Not ACCORD_* names (documented in docs/models.md); the ACCORD_* one is read via settings.
     env = os.environ if env is None else env
     path = (current() if settings is None else settings).models_config
     config = ModelsConfig() if path is None else _read_file(path)
@@ -118,6 +119,8 @@ def load_config(
 
 
 def build_model(tier: TierConfig, env: Mapping[str, str] | None = None) -> Model:
+    # The provider's key and base URL under their usual names (or the name a file gives):
+    # secrets read where used, never kept in the settings.
     env = os.environ if env is None else env
     if tier.provider is Provider.OFFLINE:
         return OfflineModel()

@@ -14,7 +14,7 @@ What differs between the two is a parameter, never a second assembly:
 ==============  =====================================  ======================================
 parameter       served (service.py)                    embedded (Runner)
 ==============  =====================================  ======================================
-settings        from the environment                   from the Runner's arguments
+settings        log, peers: the serve options          log, peers, approval timeout: arguments
 tools           the configured servers                 the Runner's, observed (events)
 peers           ``Peers`` over A2A                     ``ObservedPeers`` (maybe in process)
 router          ``build_router()``                     the Runner's models, observed metrics
@@ -22,6 +22,9 @@ owner           the runtime's own id                   ``runner-<uuid>``
 clock           the system clock                       the Runner's (a test's)
 retention_s     ``ACCORD_TASK_RETENTION_S``            none: sessions are kept
 ==============  =====================================  ======================================
+
+Either way the ``ACCORD_*`` settings it uses are read from the process settings when used
+(``RefundSettings``' properties), unless the Runner was given a value.
 
 What only the served agent has stays in ``build_app``: the A2A app, its task store (a view of
 this runtime's log), push notifications and the ``/approvals`` and ``/stats`` routes. Opening
@@ -66,7 +69,7 @@ def assemble(
     runtime = Runtime(
         settings.workflow_log_url,
         owner=owner,
-        lease_ttl_s=settings.lease_ttl_s,
+        lease_ttl_s=settings.workflow_lease_ttl_s,
         clock=clock,
         retention_s=retention_s,
     )

@@ -52,7 +52,7 @@ def _settings(options: ServeOptions) -> RefundSettings:
     """The workflow log goes to the service's PostgreSQL database when it has one."""
     url = task_store_url(options, SERVICE_NAME)
     shared_db = url if not url.startswith("sqlite") else None
-    return RefundSettings.from_env(shared_db, service_url("policy"), service_url("risk"))
+    return RefundSettings.served(shared_db, service_url("policy"), service_url("risk"))
 
 
 def stores(options: ServeOptions) -> list[StoreRef]:

@@ -144,12 +144,11 @@ class Runner:
             "policy": self._agents.get("policy") or service_url("policy"),
             "risk": self._agents.get("risk") or service_url("risk"),
         }
-        defaults = RefundSettings()
         settings = RefundSettings(
-            approval_timeout_s=self._approval_timeout_s or defaults.approval_timeout_s,
             workflow_log_url=log_url,
             policy_url=urls["policy"],
             risk_url=urls["risk"],
+            approval_timeout_override_s=self._approval_timeout_s,
         )
         tools = self._tool_client()
         tools.observe(tool_call_events(self._hub))

@@ -259,6 +259,7 @@ def _fill(value: str, path: Path, where: str) -> str:
                 known = ", ".join(sorted(DEFAULT_PORTS))
                 raise ContractFileError(path, where, f"unknown service {arg!r} (known: {known})")
             return service_url(arg)
+        # ``${env:VAR}``: a variable the operator's file names, not one of Accord's settings.
         found = os.environ.get(arg)
         if found is None:
             raise ContractFileError(path, where, f"environment variable {arg!r} is not set")

@@ -40,6 +40,8 @@ def quiet_a2a_sdk_wrappers(
     off for this process and the processes it starts. An explicit value in the environment
     wins: whoever set it asked for it. Returns whether the SDK will wrap nothing (False also
     when it was imported before this call: its wrappers are in place for the process)."""
+    # a2a-sdk's own variable, not an ACCORD_* setting: written here for the SDK (and the
+    # processes this one starts) to read.
     env = os.environ if env is None else env
     if not library_spans:
         env.setdefault(A2A_SDK_TRACING, "false")

@@ -102,7 +102,7 @@ class TelemetrySettings:
         env: Mapping[str, str] | None = None,
         accord: AccordSettings | None = None,
     ) -> TelemetrySettings:
-        env = os.environ if env is None else env
+        env = os.environ if env is None else env  # OTEL_* only: OpenTelemetry's standard names
         accord = current() if accord is None else accord
         if _truthy(env.get("OTEL_SDK_DISABLED")):
             return cls(service_name=env.get("OTEL_SERVICE_NAME") or service_name)

@@ -74,6 +74,7 @@ def run_and_report(
 
 
 def console() -> Console:
+    # The terminal's width (set by shells), not configuration of Accord.
     return Console(width=int(os.environ.get("COLUMNS", "160")))
 
 
@@ -115,6 +116,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         command.error("--timeout: at least 0.1 s")
     try:
         options = kit_options(
+            # Read here, not through accord.protocol's settings: the kit runs without them (a
+            # team that installs only the kit has none; tests/workspace/test_one_config.py).
             token=args.token or os.environ.get(TOKEN_ENV),
             api_key=args.api_key,
             other_token=args.other_token,
