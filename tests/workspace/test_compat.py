@@ -85,7 +85,8 @@ def test_items_are_named_by_their_constant() -> None:
     for name, item in compat.ITEMS.items():
         assert item.id == name.lower().replace("_", "-"), name
         _release(item.removed_in)
-        assert item.accepts and item.why, name
+        assert item.accepts, name
+        assert item.why, name
 
 
 def test_every_item_is_referenced_and_every_reference_is_an_item() -> None:
