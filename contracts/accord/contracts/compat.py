@@ -37,7 +37,7 @@ class Surface(StrEnum):
 
 
 @dataclass(frozen=True)
-class Item:
+class CompatItem:
     """One piece of compatibility: ``removed_in`` is the release whose code no longer has it."""
 
     id: str
@@ -49,7 +49,7 @@ class Item:
 
 # -- A2A wire ---------------------------------------------------------------------------------
 
-CARD_SNAKE_CASE_PARAMS: Final = Item(
+CARD_SNAKE_CASE_PARAMS: Final = CompatItem(
     id="card-snake-case-params",
     surface=Surface.A2A_WIRE,
     accepts="card extension params also written, and read, under contract 1.0's snake_case "
@@ -57,7 +57,7 @@ CARD_SNAKE_CASE_PARAMS: Final = Item(
     why="readers of 0.1 know only the snake_case names; removing them is mesh contract 2.0",
     removed_in="0.4.0",
 )
-STATUS_SNAKE_CASE_WAITING_REASON: Final = Item(
+STATUS_SNAKE_CASE_WAITING_REASON: Final = CompatItem(
     id="status-snake-case-waiting-reason",
     surface=Surface.A2A_WIRE,
     accepts="status metadata also carries `waiting_reason` (contract 1.0's spelling of "
@@ -65,7 +65,7 @@ STATUS_SNAKE_CASE_WAITING_REASON: Final = Item(
     why="clients of 0.1 read only the snake_case key; removing it is mesh contract 2.0",
     removed_in="0.4.0",
 )
-CARD_ONE_CONTRACT_VERSION: Final = Item(
+CARD_ONE_CONTRACT_VERSION: Final = CompatItem(
     id="card-one-contract-version",
     surface=Surface.A2A_WIRE,
     accepts="cards still state `agentContractVersion` (one version) beside "
@@ -76,7 +76,7 @@ CARD_ONE_CONTRACT_VERSION: Final = Item(
 
 # -- contracts --------------------------------------------------------------------------------
 
-POLICY_ENGLISH_EXPLANATION: Final = Item(
+POLICY_ENGLISH_EXPLANATION: Final = CompatItem(
     id="policy-english-explanation",
     surface=Surface.CONTRACTS,
     accepts="policy-check's answer still carries `explanation` (English) beside its rule "
@@ -87,7 +87,7 @@ POLICY_ENGLISH_EXPLANATION: Final = Item(
 
 # -- tokens and auth --------------------------------------------------------------------------
 
-SHARED_SECRET_SERVICE_TOKENS: Final = Item(
+SHARED_SECRET_SERVICE_TOKENS: Final = CompatItem(
     id="shared-secret-service-tokens",
     surface=Surface.AUTH,
     accepts="a trust-table entry's `shared_secret_until`: that service's HS256 tokens signed "
@@ -98,7 +98,7 @@ SHARED_SECRET_SERVICE_TOKENS: Final = Item(
 
 # -- settings ---------------------------------------------------------------------------------
 
-JWT_PUBLIC_KEY_SETTING: Final = Item(
+JWT_PUBLIC_KEY_SETTING: Final = CompatItem(
     id="jwt-public-key-setting",
     surface=Surface.SETTINGS,
     accepts="`ACCORD_JWT_PUBLIC_KEY` (one PEM key, matching any `kid`) beside `ACCORD_JWKS`",
@@ -108,7 +108,7 @@ JWT_PUBLIC_KEY_SETTING: Final = Item(
 
 # -- workflow log -----------------------------------------------------------------------------
 
-WORKFLOW_INPUT_AS_RELEASED: Final = Item(
+WORKFLOW_INPUT_AS_RELEASED: Final = CompatItem(
     id="workflow-input-as-released",
     surface=Surface.WORKFLOW_LOG,
     accepts="a refund's input is logged without the fields newer than v0.2.0 while they hold "
@@ -116,7 +116,7 @@ WORKFLOW_INPUT_AS_RELEASED: Final = Item(
     why="in a rolling upgrade 0.2 replicas read the log and refuse a field they do not know",
     removed_in="0.4.0",
 )
-WORKFLOW_UNCOUNTED_TOOL_CALLS: Final = Item(
+WORKFLOW_UNCOUNTED_TOOL_CALLS: Final = CompatItem(
     id="workflow-uncounted-tool-calls",
     surface=Surface.WORKFLOW_LOG,
     accepts="a refund logged without `tool_calls`, or without recorded spending (one unit a "
@@ -124,7 +124,7 @@ WORKFLOW_UNCOUNTED_TOOL_CALLS: Final = Item(
     why="workflows started on 0.1, before tool calls and spending were logged",
     removed_in="0.4.0",
 )
-WORKFLOW_CHILD_GRANT_FROM_ENVELOPE: Final = Item(
+WORKFLOW_CHILD_GRANT_FROM_ENVELOPE: Final = CompatItem(
     id="workflow-child-grant-from-envelope",
     surface=Surface.WORKFLOW_LOG,
     accepts="a refund waiting on policy-check whose question does not keep the child's grant: "
@@ -132,7 +132,7 @@ WORKFLOW_CHILD_GRANT_FROM_ENVELOPE: Final = Item(
     why="workflows that waited before the grant was kept with the question",
     removed_in="0.4.0",
 )
-REFUND_GRAPH_V1_V2: Final = Item(
+REFUND_GRAPH_V1_V2: Final = CompatItem(
     id="refund-graph-v1-v2",
     surface=Surface.WORKFLOW_LOG,
     accepts="refund graphs 1 and 2 (and their refund key, the order alone) still registered",
@@ -142,7 +142,7 @@ REFUND_GRAPH_V1_V2: Final = Item(
 
 # -- command line -----------------------------------------------------------------------------
 
-TOKEN_REVOKE_FLAG: Final = Item(
+TOKEN_REVOKE_FLAG: Final = CompatItem(
     id="token-revoke-flag",
     surface=Surface.CLI,
     accepts="`accord token --revoke JTI`, the older spelling of `accord token revoke --jti JTI`",
@@ -150,13 +150,13 @@ TOKEN_REVOKE_FLAG: Final = Item(
     removed_in="0.4.0",
 )
 
-ITEMS: Final[Mapping[str, Item]] = {
-    name: value for name, value in sorted(globals().items()) if isinstance(value, Item)
+ITEMS: Final[Mapping[str, CompatItem]] = {
+    name: value for name, value in sorted(globals().items()) if isinstance(value, CompatItem)
 }
 """Every item by its constant's name (what code references as ``compat.NAME``)."""
 
 
-def kept_for(*items: Item) -> Callable[[_F], _F]:
+def kept_for(*items: CompatItem) -> Callable[[_F], _F]:
     """Mark a function that is all compatibility: it goes when ``items`` go. Changes nothing."""
 
     def mark(function: _F) -> _F:
