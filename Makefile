@@ -104,11 +104,12 @@ up: setup ## Start all five services and the web console on 127.0.0.1 (Ctrl-C st
 contract: setup ## Print the contract: statuses, transitions, error registry
 	$(BIN)/accord contracts show
 
-docs: setup ## Regenerate docs/contract.md, docs/configuration.md, specs/registry.json and the rules table
+docs: setup ## Regenerate docs/contract.md, docs/configuration.md, specs/registry.json, the rules and compatibility tables
 	$(BIN)/python -m accord.contracts.manifest > docs/contract.md
 	$(BIN)/python -m accord.protocol.settings_docs > docs/configuration.md
 	$(BIN)/python -m accord.contracts.evolution.registry_snapshot > contracts/accord/contracts/specs/registry.json
 	$(BIN)/python -m accord.contracts.evolution.rules docs/contract-evolution.md
+	$(BIN)/python -m accord.contracts.compat docs/contract-evolution.md
 
 matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.md from them
 	ACCORD_MATRIX_WRITE=1 $(BIN)/pytest -q tests/interop/test_refund_python.py \

@@ -19,7 +19,8 @@ that applies decides:
 
 The decision is a rule code with its parameters (``params``: the order id, days since delivery,
 the window, the amounts in cents, the status): the caller says it to its customer in their
-language. ``explanation`` is the same in English, kept for callers of contract 1.0.
+language. ``explanation`` is the same in English, kept for callers of contract 1.0
+(compat.POLICY_ENGLISH_EXPLANATION).
 
 Amounts above the refundable rest are CAPPED, not refused: the decision is eligible, its rule
 is ``amount_exceeds_refundable`` and ``max_refund_cents`` is the refundable rest, so the caller

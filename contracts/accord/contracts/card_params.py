@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from accord.contracts import compat
 from accord.contracts.keys import DEPRECATED_CARD_PARAMS
 
 
+@compat.kept_for(compat.CARD_SNAKE_CASE_PARAMS)
 def card_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` with each renamed param also under its old name, for readers of contract 1.0."""
     written = dict(params)
@@ -23,5 +25,5 @@ def card_param(params: Mapping[str, Any], name: str) -> Any:
     """The param ``name`` of a card extension: by its name, else by its old one (None: absent)."""
     if name in params:
         return params[name]
-    old = DEPRECATED_CARD_PARAMS.get(name)
+    old = DEPRECATED_CARD_PARAMS.get(name)  # compat.CARD_SNAKE_CASE_PARAMS
     return params.get(old) if old is not None else None

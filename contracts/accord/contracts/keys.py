@@ -34,6 +34,7 @@ STATUS_META_KEY: Final = "dev.accord/status"
 WAITING_REASON_KEY: Final = "waitingReason"
 """Key of the waiting reason inside :data:`STATUS_META_KEY` (lowerCamelCase, as A2A's JSON)."""
 
+# compat.STATUS_SNAKE_CASE_WAITING_REASON
 WAITING_REASON_KEY_DEPRECATED: Final = "waiting_reason"
 """The same, as contract 1.0 spelled it: written next to the new key and read when the new one is
 absent, while the contract's major is 1 (removing a key old readers need is a breaking change,
@@ -90,7 +91,7 @@ CARD_CONTRACT_VERSION_PARAM: Final = "agentContractVersion"
 CARD_CONTRACT_VERSIONS_PARAM: Final = "agentContractVersions"
 """Param of the contract extension in an Agent Card: the agent contract versions it serves (its
 own first, then ``also_serves``); :data:`CARD_CONTRACT_VERSION_PARAM` (one) is kept for older
-readers."""
+readers (compat.CARD_ONE_CONTRACT_VERSION)."""
 
 CARD_WAITING_REASONS_PARAM: Final = "waitingReasons"
 """Param of the contract extension in an Agent Card: the waiting reasons the agent may use."""
@@ -101,6 +102,7 @@ CARD_ERRORS_PARAM: Final = "errors"
 CARD_METADATA_KEY_PARAM: Final = "metadataKey"
 """Param of the delegation extension in an Agent Card: the message metadata key of the envelope."""
 
+# compat.CARD_SNAKE_CASE_PARAMS
 DEPRECATED_CARD_PARAMS: Final[Mapping[str, str]] = MappingProxyType(
     {
         CARD_WIRE_VERSION_PARAM: "contract_version",

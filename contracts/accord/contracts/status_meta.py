@@ -14,4 +14,5 @@ def meta_waiting_reason(meta: Mapping[str, Any]) -> Any:
     """The waiting reason of a status metadata value, in either spelling (the camelCase key
     first; contract 1.0's snake_case one is read for one release)."""
     value = meta.get(WAITING_REASON_KEY)
+    # compat.STATUS_SNAKE_CASE_WAITING_REASON
     return value if value is not None else meta.get(WAITING_REASON_KEY_DEPRECATED)

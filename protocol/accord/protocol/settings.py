@@ -154,7 +154,7 @@ class AccordSettings(BaseSettings):
         description="Shared HS256 secret for tokens; every service must have the same one.",
         json_schema_extra=_in("auth", "unset: a random secret created in the data directory"),
     )
-    jwt_public_key: str | None = Field(
+    jwt_public_key: str | None = Field(  # compat.JWT_PUBLIC_KEY_SETTING
         default=None,
         description="PEM text or a path to a PEM file: also accept RS256/ES256 tokens.",
         json_schema_extra=_in("auth"),

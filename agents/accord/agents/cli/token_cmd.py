@@ -5,6 +5,7 @@
     accord token revoke --jti JTI              one token (or --key-id ID: one API key)
     accord token revoke --subject accord/C-01  every credential of that user issued until now
     accord token --revoke JTI                  the older spelling of --jti, kept
+                                               (compat.TOKEN_REVOKE_FLAG)
 
 Tokens are people's: a service's token is signed by its own key (`accord keys token`), and
 every service refuses an HS256 token with the ``service`` role. They are HS256 JWTs signed
@@ -56,7 +57,7 @@ def token(
     ),
     tenant_app: str = typer.Option(DEFAULT_APP, "--app", help="Tenant app"),
     ttl: int = typer.Option(3600, "--ttl", min=1, help="Lifetime in seconds"),
-    revoke_id: str = typer.Option(
+    revoke_id: str = typer.Option(  # compat.TOKEN_REVOKE_FLAG
         "", "--revoke", help="Add this token id (jti) or API key id to the deny list"
     ),
     show_id: bool = typer.Option(False, "--show-id", help="Print the token id (jti) too"),

@@ -6,7 +6,8 @@ the customer from here, in the customer's language, so that a Chinese answer nev
 English note. A code with no row (a newer peer's rule) reads as its generic sentence.
 
 Parameters are filled by name; one that is missing reads as a neutral placeholder rather than
-failing the answer (an older policy-check sends no ``params``; its rule still has a sentence).
+failing the answer (an older policy-check sends no ``params``; its rule still has a sentence:
+compat.POLICY_ENGLISH_EXPLANATION).
 """
 
 from __future__ import annotations

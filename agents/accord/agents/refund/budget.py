@@ -69,7 +69,8 @@ class RequestBudget(UnitBudget):
     def __init__(self, inp: WorkflowInput, ctx: NodeContext) -> None:
         self._ctx = ctx
         self._inp = inp
-        self.tool_calls = inp.tool_calls  # None: a workflow started before tool calls counted
+        # None: a workflow started before tool calls counted (compat.WORKFLOW_UNCOUNTED_TOOL_CALLS)
+        self.tool_calls = inp.tool_calls
         # Not UnitBudget.__init__: it would set ``spent`` (to 0), i.e. record a negative charge.
         self.units = inp.units
         self.deadline = None

@@ -10,8 +10,9 @@ from accord.protocol.settings import current, data_dir
 SERVICE_NAME: Final = "orchestrator"
 GRAPH_NAME: Final = "refund"
 GRAPH_VERSION: Final = "3"  # refunds keyed by request: refund:<order_id>:<workflow_id>
+# Graphs 1 and 2 are kept for workflows in flight on them (compat.REFUND_GRAPH_V1_V2).
 GRAPH_VERSION_2: Final = "2"  # intake routes: "answer" ends what is not a refund
-GRAPH_VERSION_1: Final = "1"  # intake fans out to the checks (kept for workflows in flight)
+GRAPH_VERSION_1: Final = "1"  # intake fans out to the checks
 
 
 @dataclass(frozen=True)

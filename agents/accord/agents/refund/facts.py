@@ -6,6 +6,8 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from accord.contracts import compat
+
 REFUND_KEY_PREFIX: Final = "refund:"
 # intake asks the same question (the order number, the reason, its offer of help) at most this
 # many times; with no usable answer by then the task ends with an explanation (not_understood).
@@ -29,8 +31,9 @@ class WorkflowInput(BaseModel):
     app: str
     session: str
     units: int = Field(ge=0)
-    # The envelope's tool calls; None for a workflow started before they were counted (and for
-    # the in-process Runner, which has no envelope of tool calls).
+    # The envelope's tool calls; None for a workflow started before they were counted
+    # (compat.WORKFLOW_UNCOUNTED_TOOL_CALLS) and for the in-process Runner, which has no
+    # envelope of tool calls.
     tool_calls: int | None = Field(default=None, ge=0)
     deadline: str  # ISO 8601
     traceparent: str | None = None
@@ -43,6 +46,7 @@ class WorkflowInput(BaseModel):
     # as its contract says (ENV-008).
     context_refs: list[str] = Field(default_factory=list)
 
+    @compat.kept_for(compat.WORKFLOW_INPUT_AS_RELEASED)
     def stored(self) -> dict[str, Any]:
         """The input as the workflow log keeps it. Fields newer than the last release are left
         out while unused: in a rolling upgrade that release's replicas read this log, and their
@@ -56,7 +60,8 @@ class WorkflowInput(BaseModel):
         return kept
 
 
-# Fields added after v0.2.0 (contracts/releases/): their defaults are what that release assumed.
+# Fields added after v0.2.0 (contracts/releases/): their defaults are what that release assumed
+# (compat.WORKFLOW_INPUT_AS_RELEASED).
 _NEWER_THAN_RELEASE: tuple[str, ...] = ("max_refund_cents", "context_refs")
 
 
@@ -74,6 +79,7 @@ class RefusedInput(BaseModel):
     data: dict[str, Any] | None = None
 
 
+@compat.kept_for(compat.REFUND_GRAPH_V1_V2)
 def order_refund_key(order_id: str) -> str:
     """The key graphs 1 and 2 gave a refund: the order alone (one refund per order). Current
     workflows key each request (refund/money.py ``refund_key``); this one stays for workflows in

@@ -51,6 +51,7 @@ from accord.agents.refund.config import (
 )
 from accord.agents.refund.node_deps import Deps
 from accord.agents.workflow import Graph, NodeContext
+from accord.contracts import compat
 from accord.contracts.domain import ApprovalDecision
 from accord.contracts.retry import UNTIL_DEADLINE
 
@@ -92,6 +93,7 @@ def build_graph(deps: Deps, version: str = GRAPH_VERSION) -> Graph:
     return graph
 
 
+@compat.kept_for(compat.REFUND_GRAPH_V1_V2)
 def build_graph_v1(deps: Deps) -> Graph:
     """Version 1, kept for workflows that started on it."""
     graph = Graph(GRAPH_NAME, version=GRAPH_VERSION_1, deadline_of=deadline_of)

@@ -146,7 +146,8 @@ async def policy(deps: Deps, ctx: NodeContext) -> PolicyVerdict | NotFound:
             view = await agent.get(child)
         await remember(view)
         # The grant this workflow gave the child (kept with the question; a workflow that
-        # waited before it was kept reads the child's stored envelope).
+        # waited before it was kept reads the child's stored envelope:
+        # compat.WORKFLOW_CHILD_GRANT_FROM_ENVELOPE).
         granted = _grant_of(asked_before) or child_grant(view.metadata)
         if view.status is Status.WAITING:
             # The follow-up turn runs under the child's first envelope: reserve what is left

@@ -18,6 +18,7 @@ from accord.agents.refund.facts import MAX_ASKS, WorkflowInput, answer_text
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import Inquiry, Understood
 from accord.agents.workflow import NodeContext, Route
+from accord.contracts import compat
 from accord.contracts.domain import is_order_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
@@ -61,6 +62,7 @@ async def intake(deps: Deps, ctx: NodeContext) -> Route:
     return Route(REFUND_LABEL, understood)
 
 
+@compat.kept_for(compat.REFUND_GRAPH_V1_V2)
 async def intake_v1(deps: Deps, ctx: NodeContext) -> Understood:
     """Graph 1's intake, for workflows started on it: it cannot route, so anything but a
     refund request fails with INVALID_INPUT, as it did."""

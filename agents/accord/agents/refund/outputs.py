@@ -82,7 +82,8 @@ class PolicyVerdict(_Output):
     eligible: bool
     rule: str
     max_refund_cents: int
-    explanation: str | None = None  # English, deprecated in policy-check 1.1; never shown
+    # English, deprecated in policy-check 1.1; never shown (compat.POLICY_ENGLISH_EXPLANATION)
+    explanation: str | None = None
     params: dict[str, int | str | None] = Field(default_factory=dict)  # 1.1; {} from 1.0
     child_task_id: str
 

@@ -199,6 +199,7 @@ class WorkflowTaskSource:
 def budget_metadata(inp: dict[str, Any], spent: dict[str, int], answers: int) -> dict[str, Any]:
     """What the request tree spent of its envelope, and what remains (budget.py), from the
     log. A workflow started before spending was recorded: one unit a turn, as it was."""
+    # compat.WORKFLOW_UNCOUNTED_TOOL_CALLS
     units = spent.get(UNITS, 0) if UNITS in spent else 1 + answers
     calls = spent.get(TOOL_CALLS, 0)
     meta: dict[str, Any] = {SPENT_META_KEY: units, TOOL_CALLS_SPENT_META_KEY: calls}

@@ -52,7 +52,7 @@ def status_meta(
         WAITING_REASON_KEY: reason,
         "error": error.to_dict() if error is not None else None,
         "node": node,
-        # Contract 1.0's spelling, for clients of the previous release (deprecated, see keys).
+        # Contract 1.0's spelling, for clients of 0.1 (compat.STATUS_SNAKE_CASE_WAITING_REASON).
         WAITING_REASON_KEY_DEPRECATED: reason,
     }
 

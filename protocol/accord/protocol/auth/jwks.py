@@ -9,7 +9,8 @@
 - a path to a JWKS JSON file (a mounted ConfigMap, say), read again when it changes.
 
 ``ACCORD_JWT_PUBLIC_KEY`` (one PEM key, text or file) still works: it is a key set of one key
-that matches any ``kid``, kept for deployments that configured it before JWKS existed.
+that matches any ``kid``, kept for deployments that configured it before JWKS existed
+(compat.JWT_PUBLIC_KEY_SETTING).
 
 A key is chosen by the token's ``kid`` and must be of the family its ``alg`` says (an ES256
 token never meets an RSA key, a JWK that declares its ``alg`` must declare this one). Nothing
@@ -77,7 +78,7 @@ class PublicKeys:
             found_in_file = self._file.find(kid, alg)
             if found_in_file is not None:
                 return _checked(found_in_file, alg)
-        if self._pem is not None:
+        if self._pem is not None:  # compat.JWT_PUBLIC_KEY_SETTING
             return self._pem
         raise _refused("bearer token names a key ('kid') the JWKS does not hold")
 

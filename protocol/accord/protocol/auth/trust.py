@@ -25,7 +25,8 @@ is read) is the upgrade window from 0.2, whose services signed their tokens with
 HS256 secret: until then, this service's shared-secret tokens are accepted too, with the entry's
 grants and tenants, and each one is logged as a WARNING. It reopens finding 8 of issue #30 for
 that service while it lasts (anyone holding the secret can mint it), so it is meant for the
-minutes of a rolling upgrade, and removed after (docs/service-keys.md, "Upgrading from 0.2").
+minutes of a rolling upgrade, and removed after (docs/service-keys.md, "Upgrading from 0.2";
+compat.SHARED_SECRET_SERVICE_TOKENS).
 
 ``jwks`` unset means the file ``<ACCORD_KEYS_DIR>/NAME/jwks.json`` (where the service's own
 key ring publishes it: development, or a mounted ConfigMap). A URL's key set is kept for
@@ -50,6 +51,7 @@ import jwt
 import yaml
 from jwt import PyJWK, PyJWKSet
 
+from accord.contracts import compat
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.auth.tokens import DEFAULT_APP, ISSUER
 from accord.protocol.service_keys import JWKS_FILE, check_service_name, keys_dir
@@ -152,7 +154,7 @@ class TrustedService:
     grants: frozenset[str]
     tenants: frozenset[str]
     issuer: str = ISSUER
-    shared_secret_until: datetime | None = None
+    shared_secret_until: datetime | None = None  # compat.SHARED_SECRET_SERVICE_TOKENS
 
     def accepts_shared_secret(self, now: float) -> bool:
         """Whether this service's HS256 tokens are still accepted (an upgrade window)."""
@@ -210,6 +212,7 @@ def _strings(value: object, where: str) -> frozenset[str]:
     return frozenset(value)
 
 
+@compat.kept_for(compat.SHARED_SECRET_SERVICE_TOKENS)
 def _upgrade_window(value: object, where: str) -> datetime | None:
     if value is None:
         return None

@@ -31,6 +31,7 @@ from typing import Any
 
 import jwt
 
+from accord.contracts import compat
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import API_KEY_HEADER
 from accord.protocol.auth.api_keys import ApiKeys
@@ -164,6 +165,7 @@ class Authenticator:
         )
         return principal, expires
 
+    @compat.kept_for(compat.SHARED_SECRET_SERVICE_TOKENS)
     def _shared_secret_service(
         self,
         token: str,

@@ -509,6 +509,7 @@ async def cancel_waiting(ctx: A2AContext) -> None:
 def _stated_versions(ctx: A2AContext) -> list[str]:
     stated = ctx.declared(CARD_CONTRACT_VERSIONS_PARAM)
     if not stated:
+        # compat.CARD_ONE_CONTRACT_VERSION
         raise Skipped(f"the card states no {CARD_CONTRACT_VERSIONS_PARAM} (an older agent)")
     return stated
 

@@ -73,6 +73,7 @@ class ResolvedCard:
             listed = card_param(params, CARD_CONTRACT_VERSIONS_PARAM)
             if isinstance(listed, list) and all(isinstance(v, str) for v in listed):
                 return [str(v) for v in listed]
+            # compat.CARD_ONE_CONTRACT_VERSION
             one = card_param(params, CARD_CONTRACT_VERSION_PARAM)
             if isinstance(one, str):
                 return [one]

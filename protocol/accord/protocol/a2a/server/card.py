@@ -86,6 +86,7 @@ def build_agent_card(
                     params=card_params(
                         {
                             CARD_WIRE_VERSION_PARAM: CONTRACT_VERSION,
+                            # compat.CARD_ONE_CONTRACT_VERSION
                             CARD_CONTRACT_VERSION_PARAM: contract.version,
                             CARD_CONTRACT_VERSIONS_PARAM: contract.served_versions,
                             CARD_WAITING_REASONS_PARAM: [r.value for r in contract.waiting_reasons],
