@@ -322,7 +322,7 @@ async def idempotent(ctx: MCPContext) -> None:
                 f"{name}: the probe's first call failed ({_error_code(first)})",
                 sent=first.sent,
                 received=first.received,
-                expected="the valid probe succeeds (an unused key, a refundable order)",
+                expected="the valid probe succeeds (an unused key, arguments the tool accepts)",
             )
         second = await ctx.call("same key again", name, first.arguments)
         if second.is_error:

@@ -1,11 +1,11 @@
 """Probes: the inputs the kit sends to provoke a behaviour it must observe.
 
-The kit cannot guess what input makes a given agent wait for an answer, or which order can be
-refunded on a given tool server; a probe file says it (``--probe FILE``, JSON)::
+The kit cannot guess what input makes a given agent wait for an answer, or which arguments a
+given write tool accepts; a probe file says it (``--probe FILE``, JSON)::
 
     {
       "agents": {                        # by skill id
-        "refund.policy": {
+        "ticket.triage": {
           "message": {...},              # first message DataPart (must succeed or wait)
           "answer": {...},               # answer DataPart when the first message waits (input)
           "decline": {...},              # a first message the skill declines (ends REJECTED)
@@ -13,7 +13,7 @@ refunded on a given tool server; a probe file says it (``--probe FILE``, JSON)::
         }
       },
       "tools": {                         # by tool name
-        "refunds.issue": {
+        "tickets.close": {
           "valid": {...},                # arguments of a call that succeeds
           "invalid": {...},              # arguments that are INVALID_INPUT
           "not_found": {...},            # arguments naming a resource the caller cannot see
