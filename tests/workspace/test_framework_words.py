@@ -2,8 +2,9 @@
 
 A team building their own mesh installs the framework's distributions; none of them may speak
 of the refund assistant's refunds, orders, shops or services. Checked where the split is done:
-the contract test kit (``accord-kit``), whose probes come from the application. The other
-framework distributions join this list as the refund vocabulary leaves them.
+the contract test kit (``accord-kit``), whose probes come from the application, and the parts
+of ``accord-protocol`` that no longer speak of it. The rest joins this list as the refund
+vocabulary leaves it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FRAMEWORK = {"accord-kit": ROOT / "protocol" / "kit"}
+PROTOCOL = ROOT / "protocol" / "accord" / "protocol"
+# Each framework distribution, or the parts of one the split has reached so far.
+FRAMEWORK = {
+    "accord-kit": ROOT / "protocol" / "kit",
+    "accord-protocol: storage": PROTOCOL / "storage",
+    "accord-protocol: telemetry": PROTOCOL / "telemetry",
+    "accord-protocol: push": PROTOCOL / "push",
+    "accord-protocol: dev": PROTOCOL / "dev",
+}
 
 # Refund words, the refund app's services and tools, and its demo ids.
 APP_WORDS = re.compile(

@@ -2,8 +2,8 @@
 
 Grammar (comma-separated rules, one per tool)::
 
-    ACCORD_FAULTS="refunds.issue=RETRYABLE_TIMEOUT:2,orders.lookup=UNAVAILABLE:1,
-                   customers.history=latency:200,refunds.issue=RETRYABLE_TIMEOUT:1:after"
+    ACCORD_FAULTS="tickets.close=RETRYABLE_TIMEOUT:2,tickets.get=UNAVAILABLE:1,
+                   users.lookup=latency:200,tickets.close=RETRYABLE_TIMEOUT:1:after"
 
 ``TOOL=CODE:N`` answers the contract error CODE for the tool's first N calls without running it;
 ``TOOL=CODE:N:after`` runs the tool (its write commits) and then answers CODE, which is how a

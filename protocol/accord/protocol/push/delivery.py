@@ -2,8 +2,8 @@
 
 :class:`PushNotifications` is a2a-sdk's ``PushNotificationSender`` (the request handler calls
 it with every event of a live task) and has :meth:`PushNotifications.task_changed` for agents
-whose tasks change outside the handler (the orchestrator's workflow log: an approval resumes
-the customer's task from another request). Either way a state change becomes one outbox row
+whose tasks change outside the handler (a workflow log: an approval resumes the caller's task
+from another request). Either way a state change becomes one outbox row
 per config (store.py) BEFORE anything is sent, and the delivery loop sends the rows:
 
 - the URL is checked again (policy.py) right before each attempt: a host that now resolves

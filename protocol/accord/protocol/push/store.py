@@ -71,8 +71,8 @@ class PushStore(PushNotificationConfigStore):
         self._owner = owner_resolver
         self._open_lock = asyncio.Lock()
         # Read for every event of every live task (the SDK asks before each notification):
-        # compiled once, run on the driver (storage/prepared.py). In a refund bench the Core
-        # statement built per call was a tenth of risk-check's CPU.
+        # compiled once, run on the driver (storage/prepared.py). In a mesh bench the Core
+        # statement built per call was a tenth of an agent's CPU.
         c = self.configs
         by_task = select(c.c.owner, c.c.blob).where(c.c.task_id == bindparam("task_id"))
         self._of_task = Prepared(by_task.order_by(c.c.created_at))

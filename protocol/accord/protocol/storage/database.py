@@ -1,6 +1,6 @@
 """One store's database: reads, and writes by group commit, on SQLite or PostgreSQL.
 
-Every store (the workflow event log, the A2A task store, the tool servers' ledgers) writes
+Every store (the workflow event log, the A2A task store, the tool servers' tables) writes
 through :meth:`Database.write`: a write is a function of a :class:`Txn`; the writes queued while
 the previous batch committed (SQLite: during one turn of the event loop) run in ONE transaction,
 so sixteen concurrent requests cost one commit, not sixteen.

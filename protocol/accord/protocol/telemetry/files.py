@@ -5,7 +5,7 @@ line per metric collection. The SDK's console exporters do the writing (they tak
 stream and a formatter); this module only says what a line holds, flat and easy to assert on:
 
     {"trace_id": "…32 hex…", "span_id": "…16 hex…", "parent_id": "…16 hex…" | null,
-     "name": "execute_tool orders.lookup", "kind": "SERVER", "service": "commerce",
+     "name": "execute_tool tickets.get", "kind": "SERVER", "service": "helpdesk",
      "attributes": {...}, "status": "OK" | "ERROR" | "UNSET", "start_ns": 0, "end_ns": 0,
      "events": [{"name": "retry", "attributes": {...}}]}
 """

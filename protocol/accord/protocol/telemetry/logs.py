@@ -2,8 +2,8 @@
 
 ``ACCORD_LOG_FORMAT=json`` writes one JSON object per line to stderr::
 
-    {"ts": "2026-11-29T23:41:02.125Z", "level": "WARNING", "logger": "accord.agents.refund",
-     "message": "...", "service": "orchestrator", "trace_id": "4bf9…", "span_id": "00f0…",
+    {"ts": "2026-11-29T23:41:02.125Z", "level": "WARNING", "logger": "accord.protocol.a2a",
+     "message": "...", "service": "triage", "trace_id": "4bf9…", "span_id": "00f0…",
      "task_id": "7d1c…"}
 
 Otherwise a readable line with the same fields. ``ACCORD_LOG_LEVEL`` sets the level (default
