@@ -23,6 +23,8 @@ FRAMEWORK = {
     "accord-protocol: telemetry": PROTOCOL / "telemetry",
     "accord-protocol: push": PROTOCOL / "push",
     "accord-protocol: dev": PROTOCOL / "dev",
+    "accord-protocol: auth": PROTOCOL / "auth",
+    "accord-protocol: a2a": PROTOCOL / "a2a",
 }
 
 # Refund words, the refund app's services and tools, and its demo ids.

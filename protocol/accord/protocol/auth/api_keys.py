@@ -6,7 +6,7 @@
       roles: [service]
       app: accord           # optional, default "accord"
       id: batch-2026-01     # optional key id for revocation and logs
-      scopes: [orders.lookup]  # optional grants (the tools a service key may call)
+      scopes: [tickets.get]    # optional grants (the tools a service key may call)
 
 In production mode the file must be readable by its owner only (0600) and every key long and
 random (:mod:`accord.protocol.secret_strength`): a start-up refusal names the entries, never a

@@ -44,7 +44,7 @@ SECRET_FILE: Final = "jwt-secret"
 class Principal:
     """An authenticated caller, as read from a verified credential."""
 
-    subject: str  # "C-01", "svc:orchestrator", "approver-1"
+    subject: str  # "U-17", "svc:triage", "approver-1"
     roles: frozenset[str]  # {"customer"}, {"approver"}, {"service"}
     app: str = DEFAULT_APP  # tenant app
     credential_id: str = ""  # jwt jti or api key id, for revocation and logs

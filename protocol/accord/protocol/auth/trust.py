@@ -5,7 +5,7 @@ A service token (role ``service``, subject ``svc:NAME``) is accepted only if
 - ``NAME`` has an entry in the verifier's table (``ACCORD_SERVICE_TRUST``, or in development the
   shipped ``default_trust.yaml``);
 - it is signed (ES256 or RS256) by a key published in that entry's JWKS, found by the token's
-  ``kid``: risk-check's key cannot sign for the orchestrator, whatever the token claims;
+  ``kid``: one service's key cannot sign for another, whatever the token claims;
 - its ``iss`` is the entry's issuer (``accord`` by default).
 
 The principal's grants are the entry's, not the token's: a token may ask for fewer (its
@@ -13,12 +13,12 @@ The principal's grants are the entry's, not the token's: a token may ask for few
 apps it may act for are the entry's too (``*``: any). The file::
 
     services:
-      orchestrator:
-        jwks: https://orchestrator:8700/.well-known/jwks.json   # or a file; default below
-        grants: [orders.lookup, refunds.issue]
+      triage:
+        jwks: https://triage:8700/.well-known/jwks.json   # or a file; default below
+        grants: [tickets.get, tickets.close]
         tenants: ["*"]                                          # default: [accord]
-      commerce:
-        grants: [refunds.list]
+      helpdesk:
+        grants: [users.lookup]
 
 ``shared_secret_until`` (an ISO time, at most :data:`MAX_UPGRADE_WINDOW` ahead when the table
 is read) is the upgrade window from 0.2, whose services signed their tokens with the shared

@@ -12,7 +12,7 @@ skill_schemas.py     a skill's input and output schemas
 delegation.py        the delegation envelope a caller sends, and acting on behalf
 card.py              the agent card from the agent's contract; card_schemas.py its schemas
 store.py             the durable task store; store_tables.py its tables
-derived_store.py     a task store derived from another record (the orchestrator's workflow log)
+derived_store.py     a task store derived from another record (an agent's workflow log)
 task_view.py         a task as the server reads it back
 send_*.py            idempotent send: the key, its claim, the handler that honours it
 cors.py              browser origins; principal_routes.py the extra JSON routes

@@ -3,7 +3,7 @@
 A browser page on another origin than the agent (the web console, docs/console.md) can call the
 A2A API only if the agent answers CORS preflights for that origin. The rule here allows:
 
-- exactly the origins given (the orchestrator gives one: ``ACCORD_CONSOLE_URL``); no wildcard,
+- exactly the origins given (e.g. one: ``ACCORD_CONSOLE_URL``); no wildcard,
   no pattern, no ``null``;
 - the methods and request headers the public API uses (``GET``, ``POST``; ``Authorization``,
   ``Content-Type``, ``A2A-Version``);

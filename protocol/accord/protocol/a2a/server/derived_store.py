@@ -144,7 +144,7 @@ class DerivedTaskStore(TaskStore):
 
     async def _has(self, task_id: str, scope: str) -> bool:
         # Every finished task passes here: a source that can say whether it has one (one row)
-        # is asked that, not for the view (its whole log folded: 2% of the orchestrator: #16).
+        # is asked that, not for the view (its whole log folded: 2% of a workflow agent's CPU: #16).
         if self._presence is not None:
             return await self._presence.has_task(task_id, scope)
         return await self.source.get_view(task_id, scope) is not None

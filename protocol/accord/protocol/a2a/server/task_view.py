@@ -1,6 +1,6 @@
 """A task as an agent's own record describes it: the A2A view, without the SDK's types.
 
-An agent whose tasks are derived from another record (the orchestrator: its workflow log) hands
+An agent whose tasks are derived from another record (e.g. its workflow log) hands
 the protocol layer :class:`ServerTaskView` values through a :class:`TaskSource`; the
 :class:`~accord.protocol.a2a.server.derived_store.DerivedTaskStore` turns them into A2A tasks.
 Nothing here imports a2a-sdk, so agent code builds views without touching the SDK.
