@@ -13,29 +13,24 @@ Each service's tables have their own migration history (``migrations/``, schema 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from sqlalchemy import Column, Index, Integer, MetaData, PrimaryKeyConstraint, Table, Text
 
 from accord.protocol.storage.schema import Schema
+from accord.protocol.storage.table_names import checked_table_name, service_table_name
 from accord.protocol.storage.types import BYTES, EPOCH_SECONDS
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-_TABLE = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")  # + "_outbox", and its version table, fit
 
 
 def push_table_name(service_name: str) -> str:
-    name = "a2a_push_" + re.sub(r"[^a-z0-9_]", "_", service_name.lower())
-    if not _TABLE.match(name):
-        raise ValueError(f"cannot make a table name from {service_name!r}")
-    return name
+    return service_table_name("a2a_push_", service_name, room=len("_outbox"))  # its sibling
 
 
 def push_tables(name: str) -> tuple[Table, Table]:
     """(configs, outbox) of one service."""
-    if not _TABLE.match(name):
-        raise ValueError(f"invalid table name {name!r}")
+    checked_table_name(name, room=7)
     metadata = MetaData()
     configs = Table(
         name,

@@ -10,29 +10,24 @@ schema option ``table``).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from sqlalchemy import Column, Index, Integer, MetaData, PrimaryKeyConstraint, Table, Text
 
 from accord.protocol.storage.schema import Schema
+from accord.protocol.storage.table_names import checked_table_name, service_table_name
 from accord.protocol.storage.types import BIG_INT, BYTES, EPOCH_SECONDS
 
 MIGRATIONS = Path(__file__).parent.parent / "migrations"
-_TABLE = re.compile(r"^[a-z_][a-z0-9_]{0,46}$")  # its version table's name fits in 63 chars
 
 
 def table_name(service_name: str) -> str:
     """One table per service, so services sharing a PostgreSQL database never mix tasks."""
-    name = "a2a_tasks_" + re.sub(r"[^a-z0-9_]", "_", service_name.lower())
-    if not _TABLE.match(name):
-        raise ValueError(f"cannot make a table name from {service_name!r}")
-    return name
+    return service_table_name("a2a_tasks_", service_name)
 
 
 def task_table(name: str) -> Table:
-    if not _TABLE.match(name):
-        raise ValueError(f"invalid table name {name!r}")
+    checked_table_name(name)
     table = Table(
         name,
         MetaData(),
