@@ -39,10 +39,12 @@ class ServiceSpec:
     # The schemas the service keeps and where (`accord db upgrade` / `current`; the service
     # itself upgrades them when it starts).
     stores: Callable[[ServeOptions], Sequence[StoreRef]] = lambda _options: ()
+    # Where it listens when neither `--port` nor its app file says (0: it must be told).
+    port: int = 0
 
     @property
     def default_port(self) -> int:
-        return DEFAULT_PORTS[self.name]
+        return self.port or DEFAULT_PORTS.get(self.name, 0)
 
 
 class StartRefusedError(SettingsError):

@@ -692,10 +692,33 @@ def database_url(service: str) -> str:
     return f"sqlite:///{data_dir() / f'{service}.db'}"
 
 
+_URL: Final = re.compile(r"^https?://\S+$")
+
+
+def service_url_env(name: str) -> str:
+    """The variable a service's base URL is read from: ``desk`` -> ``ACCORD_DESK_URL``,
+    ``hello-desk`` -> ``ACCORD_HELLO_DESK_URL``."""
+    return env_name(f"{name.replace('-', '_').replace('.', '_')}_url")
+
+
 def service_url(name: str) -> str:
-    """Base URL of a mesh service: ``ACCORD_<NAME>_URL`` or the default port on 127.0.0.1."""
-    url: str = getattr(current(), f"{name}_url")
-    return url
+    """Base URL of a mesh service: ``ACCORD_<NAME>_URL``, else (for the refund application's
+    five) the default port on 127.0.0.1.
+
+    An application's own services (docs/apps.md) have no field here: `accord up` and `accord
+    serve --app` set their variables from the app file, and they are read and checked here, the
+    one reader of the environment."""
+    settings = current()
+    if f"{name}_url" in AccordSettings.model_fields:
+        url: str = getattr(settings, f"{name}_url")
+        return url
+    variable = service_url_env(name)
+    found = os.environ.get(variable, "")
+    if not found:
+        raise SettingsError(f"{variable} is not set: the URL of service {name!r} is not known")
+    if _URL.fullmatch(found) is None:
+        raise SettingsError(f"{variable}: not an http(s) URL (got {found!r})")
+    return found
 
 
 @dataclass(frozen=True)

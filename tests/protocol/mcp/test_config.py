@@ -102,7 +102,7 @@ servers:
             "servers:\n  - {name: a, transport: http, url: '${service_url:nope}/mcp', "
             "tools: [orders.lookup]}",
             "servers.0.url",
-            "unknown service 'nope'",
+            "ACCORD_NOPE_URL is not set",
         ),
         (
             "servers:\n  - {name: a, transport: http, url: 'ftp://x', tools: [orders.lookup]}",

@@ -30,7 +30,12 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "Check agents and tool servers against the Accord contract (requirement IDs).",
     ),
     LazyCommand(
-        "up", _CLI + "up_cmd", "Start all five services and keep them running until Ctrl-C."
+        "up", _CLI + "up_cmd", "Start an application's services and keep them running until Ctrl-C."
+    ),
+    LazyCommand(
+        "new",
+        _CLI + "new_cmd",
+        "Make a new application: an agent, a tool server, their contracts, in folder NAME.",
     ),
     LazyCommand(
         "console",

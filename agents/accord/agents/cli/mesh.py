@@ -1,8 +1,9 @@
-"""Start the five services as child processes, wait for their health, stop them cleanly.
+"""Start an application's services as child processes, wait for their health, stop them.
 
 Shared by `accord up` and `accord demo`. Each service is ``python -m accord.agents.cli.main
-serve NAME --port N`` in its own process group, with ``ACCORD_DATA_DIR`` (SQLite files and the
-development JWT secret) and ``ACCORD_<NAME>_URL`` set so the services find each other.
+serve NAME --port N --app FILE`` in its own process group, in the order of its app file
+(accord.protocol.app_file), with ``ACCORD_DATA_DIR`` (SQLite files and the development keys),
+the app file's settings and ``ACCORD_<NAME>_URL`` set so the services find each other.
 """
 
 from __future__ import annotations
@@ -22,23 +23,29 @@ from typing import Final
 import httpx
 
 from accord.contracts.keys import HEALTH_PATH
+from accord.protocol.app_file import App, load_app
 from accord.protocol.health import served_name
 from accord.protocol.private_files import open_private, private_dir
-from accord.protocol.settings import DEFAULT_HOST, DEFAULT_PORTS, env_name
+from accord.protocol.settings import DEFAULT_HOST, env_name
 
-# Tool servers first, the orchestrator last (it connects to the others lazily anyway).
-ORDER: Final = ("commerce", "payments", "policy", "risk", "orchestrator")
+# The refund assistant's app file: what `accord up` runs in a folder without one of its own.
+REFUND_APP: Final = Path(__file__).resolve().parents[1] / "refund" / "accord.yaml"
 STOP_GRACE_S: Final = 10.0
-CONSOLE: Final = "console"  # the web console: started by `accord up`, not a service of ORDER
+CONSOLE: Final = "console"  # the web console: started by `accord up`, not a service of the app file
 
 
 class MeshError(Exception):
     """A service did not come up (its log's tail is in the message)."""
 
 
+def refund_app() -> App:
+    return load_app(REFUND_APP)
+
+
 @dataclass
 class Mesh:
     data_dir: Path
+    app: App
     ports: dict[str, int]
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
@@ -51,7 +58,7 @@ class Mesh:
     def env(self) -> dict[str, str]:
         """What a client (or a service) needs to talk to this mesh."""
         out = {env_name("data_dir"): str(self.data_dir)}
-        out.update({env_name(f"{name}_url"): self.url(name) for name in ORDER})
+        out.update(self.app.env({n: self.ports[n] for n in self.app.service_names}))
         return out
 
     def stop(self) -> None:
@@ -68,12 +75,13 @@ class Mesh:
         self.processes.clear()
 
 
-def free_ports(names: tuple[str, ...] = ORDER) -> dict[str, int]:
-    """A distinct free port per name: every socket stays bound until all are chosen (a port
-    closed at once may be the kernel's next answer: two services would get the same)."""
+def free_ports(names: tuple[str, ...] | None = None) -> dict[str, int]:
+    """A distinct free port per name (default: the refund app's services): every socket stays
+    bound until all are chosen (a port closed at once may be the kernel's next answer: two
+    services would get the same)."""
     with contextlib.ExitStack() as held:
         ports: dict[str, int] = {}
-        for name in names:
+        for name in names if names is not None else refund_app().service_names:
             s = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
             s.bind((DEFAULT_HOST, 0))
             ports[name] = int(s.getsockname()[1])
@@ -83,19 +91,24 @@ def free_ports(names: tuple[str, ...] = ORDER) -> dict[str, int]:
 def start_mesh(
     data_dir: Path,
     *,
+    app: App | None = None,
     ports: Mapping[str, int] | None = None,
     env: Mapping[str, str] | None = None,
     deadline_s: float = 90.0,
 ) -> Mesh:
-    """Start all five and wait for every /healthz; on failure stop what started and raise."""
+    """Start the app's services (default: the refund assistant's, on their default ports) and
+    wait for every /healthz; on failure stop what started and raise."""
     data_dir = data_dir.expanduser().resolve()
     private_dir(private_dir(data_dir) / "logs")  # secrets, databases, logs: 0700
-    mesh = Mesh(data_dir, dict(ports or DEFAULT_PORTS))
+    app = app or refund_app()
+    if ports is None:
+        ports = {name: app.port(name, app.service(name)) for name in app.service_names}
+    mesh = Mesh(data_dir, app, dict(ports))
     # The children inherit this process's environment (PATH, OTEL_*, every ACCORD_* setting),
     # with the mesh's own on top: passed on, not read.
     full_env = {**os.environ, **mesh.env(), **(env or {})}
     try:
-        for name in ORDER:
+        for name in app.service_names:
             cmd = [
                 sys.executable,
                 "-m",
@@ -104,6 +117,8 @@ def start_mesh(
                 name,
                 "--port",
                 str(mesh.ports[name]),
+                "--app",
+                str(app.path),
             ]
             fd = open_private(mesh.log_path(name), os.O_WRONLY | os.O_APPEND)
             with os.fdopen(fd, "ab") as log:
@@ -115,7 +130,7 @@ def start_mesh(
                     start_new_session=True,
                 )
         end = time.monotonic() + deadline_s
-        for name in ORDER:
+        for name in app.service_names:
             _wait_healthy(mesh, name, end)
     except BaseException:
         mesh.stop()

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import typer
 
+from accord.contracts.errors import AccordError
+from accord.protocol.app_file import load_app
 from accord.protocol.auth.anonymous import (
     ANONYMOUS,
     AUTH_MODES,
@@ -19,7 +22,7 @@ from accord.protocol.service import (
     find_service,
     service_names,
 )
-from accord.protocol.settings import DEFAULT_HOST, ServeOptions, current
+from accord.protocol.settings import DEFAULT_HOST, ServeOptions, current, service_url_env
 from accord.protocol.telemetry import configure_logging, setup_telemetry
 from accord.protocol.telemetry.asgi import ServerTelemetry
 
@@ -29,7 +32,10 @@ logger = logging.getLogger(__name__)
 def register(app: typer.Typer) -> None:
     @app.command()
     def serve(
-        name: str = typer.Argument(help="Service: orchestrator, policy, risk, commerce, payments"),
+        name: str = typer.Argument(
+            help="Service: an installed one (orchestrator, policy, risk, commerce, payments) "
+            "or one of --app's"
+        ),
         host: str = typer.Option(DEFAULT_HOST, help="Interface to bind"),
         port: int = typer.Option(0, help="Port (0: the service's default)"),
         database_url: str = typer.Option(
@@ -45,14 +51,35 @@ def register(app: typer.Typer) -> None:
             help="token: every request carries a credential; none: development only, on "
             "loopback, an A2A agent admits callers without one (docs/security-a2a.md)",
         ),
+        app_file: Path = typer.Option(
+            None, "--app", help="An application's file (docs/apps.md): NAME is one of its services"
+        ),
     ) -> None:
         """Start one service."""
+        import os
+
         import uvicorn
 
-        current()  # every ACCORD_* value is checked before anything starts (main() reports)
-        spec = find_service(name)
-        if spec is None:
+        app_port = 0
+        if app_file is None:
+            spec = find_service(name)
             known = ", ".join(service_names()) or "none installed"
+        else:
+            try:
+                app = load_app(app_file)
+                spec = app.service(name)
+            except AccordError as error:
+                raise typer.BadParameter(error.message, param_hint="--app") from None
+            known = ", ".join(app.service_names)
+            if spec is not None:
+                app_port = app.port(name, spec)
+                # The app's settings and its services' URLs, under what the caller set.
+                ports = {n: app.port(n) for n in app.service_names if app.port(n)}
+                for key, value in app.env(ports).items():
+                    os.environ.setdefault(key, value)
+                os.environ.setdefault(service_url_env(name), f"http://{host}:{app_port}")
+        current()  # every ACCORD_* value is checked before anything starts (main() reports)
+        if spec is None:
             raise typer.BadParameter(f"unknown service {name!r} (known: {known})")
         # One place per process: service.name, exporters from the OTEL_* environment, log format.
         configure_logging(name)
@@ -69,10 +96,12 @@ def register(app: typer.Typer) -> None:
                 ANONYMOUS.owner,
                 host,
             )
+        if not (port or app_port or spec.default_port):
+            raise typer.BadParameter(f"{name} has no default port", param_hint="--port")
         telemetry = setup_telemetry(name)
         options = ServeOptions(
             host=host,
-            port=port or spec.default_port,
+            port=port or app_port or spec.default_port,
             database_url=database_url or None,
             auth_none=auth == AUTH_NONE,
         )

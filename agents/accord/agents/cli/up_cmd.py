@@ -1,10 +1,12 @@
-"""`accord up`: the whole mesh on 127.0.0.1 with SQLite in one data directory.
+"""`accord up`: an application's whole mesh on 127.0.0.1 with SQLite in one data directory.
 
-Starts the five services as child processes on their default ports (or the ports of
-``ACCORD_<NAME>_URL``, the same settings clients use to find them), then the web console
-(``ACCORD_CONSOLE_URL``; ``--no-console`` leaves it out), waits for their health endpoints (with
-a deadline), prints where they are (the console's URL to open in a browser), and stops them all
-cleanly on Ctrl-C or SIGTERM (or when one of them dies). Logs go to DATA_DIR/logs/NAME.log.
+The application is the app file given (``--app``), else ./accord.yaml, else the refund
+assistant (docs/apps.md). Starts its services as child processes on their ports (those of
+``ACCORD_<NAME>_URL``, the same settings clients use to find them, else the app file's, else
+the service's default), then, for an app that has one, the web console (``ACCORD_CONSOLE_URL``;
+``--no-console`` leaves it out), waits for their health endpoints (with a deadline), prints where
+they are, and stops them all cleanly on Ctrl-C or SIGTERM (or when one of them dies). Logs go to
+DATA_DIR/logs/NAME.log.
 """
 
 from __future__ import annotations
@@ -20,31 +22,52 @@ from rich.console import Console
 from rich.table import Table
 
 from accord.agents.cli.console_cmd import console_address
-from accord.agents.cli.mesh import CONSOLE, ORDER, Mesh, MeshError, start_console, start_mesh
-from accord.protocol.settings import DEFAULT_PORTS, current, service_url
+from accord.agents.cli.mesh import (
+    CONSOLE,
+    REFUND_APP,
+    Mesh,
+    MeshError,
+    start_console,
+    start_mesh,
+)
+from accord.contracts.errors import AccordError
+from accord.protocol.app_file import App, find_app
+from accord.protocol.settings import SettingsError, current, service_url
 
 EXIT_START_FAILED = 1
-ROLES = {
-    "orchestrator": "A2A  refund assistant (GET /approvals for approvers)",
-    "policy": "A2A  policy-check",
-    "risk": "A2A  risk-check",
-    "commerce": "MCP  orders.*, customers.history  (/mcp)",
-    "payments": "MCP  refunds.issue, refunds.get  (/mcp)",
-}
 
 
 def default_data_dir(given: Path | None) -> Path:
     return given if given is not None else current().data_dir.absolute()
 
 
-def configured_ports() -> dict[str, int]:
-    return {name: urlsplit(service_url(name)).port or DEFAULT_PORTS[name] for name in ORDER}
+def chosen_app(given: Path | None) -> App:
+    """``--app``, else ./accord.yaml, else the refund assistant; a broken file is a usage error."""
+    try:
+        return find_app(given, REFUND_APP)
+    except AccordError as error:
+        raise typer.BadParameter(error.message, param_hint="--app") from None
+
+
+def configured_ports(app: App) -> dict[str, int]:
+    """Each service's port: ACCORD_<NAME>_URL's, else the app file's, else its default."""
+    ports: dict[str, int] = {}
+    for name in app.service_names:
+        try:
+            port = urlsplit(service_url(name)).port
+        except SettingsError:  # an app's own service whose URL no variable sets
+            port = None
+        port = port or app.port(name) or app.port(name, app.service(name))
+        if not port:
+            raise typer.BadParameter(f"service {name!r} has no port (give it one in {app.path})")
+        ports[name] = port
+    return ports
 
 
 def endpoints_table(mesh: Mesh) -> Table:
     table = Table("service", "url", "what")
-    for name in ORDER:
-        table.add_row(name, mesh.url(name), ROLES[name])
+    for service in mesh.app.spec.services:
+        table.add_row(service.name, mesh.url(service.name), service.what)
     return table
 
 
@@ -58,20 +81,27 @@ def register(app: typer.Typer) -> None:
         no_console: bool = typer.Option(
             False, "--no-console", help="Do not start the web console (`accord console`)"
         ),
+        app_file: Path = typer.Option(
+            None,
+            "--app",
+            help="The application's file (default: ./accord.yaml, else the refund assistant)",
+        ),
     ) -> None:
-        """Start all five services and keep them running until Ctrl-C."""
+        """Start an application's services and keep them running until Ctrl-C."""
         console = Console()
         where = default_data_dir(data_dir)
+        app = chosen_app(app_file)
+        ports = configured_ports(app)
 
         def on_signal(_signum: int, _frame: FrameType | None) -> None:
             raise KeyboardInterrupt  # Ctrl-C and SIGTERM alike: stop everything cleanly
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         try:
-            console.print(f"starting the mesh in {where} ...")
+            console.print(f"starting {app.name} in {where} ...")
             try:
-                mesh = start_mesh(where, ports=configured_ports(), deadline_s=deadline)
-                if not no_console:
+                mesh = start_mesh(where, app=app, ports=ports, deadline_s=deadline)
+                if app.spec.console and not no_console:
                     try:
                         start_console(mesh, console_address()[1], deadline_s=deadline)
                     except BaseException:
@@ -103,7 +133,10 @@ def _serve(console: Console, mesh: Mesh) -> bool:
                 highlight=False,
             )
         console.print(f"data: {mesh.data_dir}   logs: {mesh.data_dir / 'logs'}")
-        console.print("try: accord refund '鞋码不合适，想退款，订单 O-1001'   (Ctrl-C stops)")
+        if mesh.app.path == REFUND_APP:
+            console.print("try: accord refund '鞋码不合适，想退款，订单 O-1001'   (Ctrl-C stops)")
+        else:
+            console.print("Ctrl-C stops")
         while not died:
             dead = [n for n, p in mesh.processes.items() if p.poll() is not None]
             if dead:

@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from accord.contracts.loading import ContractFileError, read_yaml, validate_model
 from accord.contracts.retry import RetryPolicy
 from accord.contracts.tools import ToolContract, load_tool_contract, shipped_tool_contracts
-from accord.protocol.settings import DEFAULT_PORTS, current, service_url
+from accord.protocol.settings import SettingsError, current, service_url
 
 DEFAULT_TIMEOUT_S: Final = 10.0
 _PLACEHOLDER: Final = re.compile(r"\$\{(service_url|env):([^}]*)\}")
@@ -255,10 +255,10 @@ def _fill(value: str, path: Path, where: str) -> str:
     def one(match: re.Match[str]) -> str:
         kind, arg = match.group(1), match.group(2).strip()
         if kind == "service_url":
-            if arg not in DEFAULT_PORTS:
-                known = ", ".join(sorted(DEFAULT_PORTS))
-                raise ContractFileError(path, where, f"unknown service {arg!r} (known: {known})")
-            return service_url(arg)
+            try:
+                return service_url(arg)
+            except SettingsError as unknown:
+                raise ContractFileError(path, where, str(unknown)) from None
         # ``${env:VAR}``: a variable the operator's file names, not one of Accord's settings.
         found = os.environ.get(arg)
         if found is None:
