@@ -78,6 +78,7 @@ class ErrorCode(StrEnum):
     CANCELED = "CANCELED"
     TASK_NOT_CANCELABLE = "TASK_NOT_CANCELABLE"
     UNSUPPORTED_OPERATION = "UNSUPPORTED_OPERATION"
+    CONTENT_TYPE_NOT_SUPPORTED = "CONTENT_TYPE_NOT_SUPPORTED"
     PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
     CONTRACT_VIOLATION = "CONTRACT_VIOLATION"
     VERSION_UNSUPPORTED = "VERSION_UNSUPPORTED"
@@ -122,9 +123,9 @@ _R, _P, _S = RetryClass.RETRY, RetryClass.REPLAN, RetryClass.STOP
 E = ErrorCode
 
 # JSON-RPC: A2A's own codes where A2A has one (-32001 task not found, -32002 not cancelable,
-# -32004 unsupported operation, -32009 version), JSON-RPC's where it has one (-32602, -32603),
-# and the rest in the server-defined range -32050..-32069, one code each so the mapping is
-# invertible even when a peer drops error.data.
+# -32004 unsupported operation, -32005 content type, -32009 version), JSON-RPC's where it has
+# one (-32602, -32603), and the rest in the server-defined range -32050..-32069, one code each
+# so the mapping is invertible even when a peer drops error.data.
 REGISTRY: Final[Mapping[ErrorCode, ErrorSpec]] = dict(
     [
         _row(
@@ -234,6 +235,17 @@ REGISTRY: Final[Mapping[ErrorCode, ErrorSpec]] = dict(
             400,
             "UNIMPLEMENTED",
         ),
+        # A2A 1.0.1 section 5.4: ContentTypeNotSupportedError is -32005, INVALID_ARGUMENT, and
+        # HTTP 415 on the REST binding (a2a-sdk 1.3.0's own table says 400; the spec wins).
+        _row(
+            E.CONTENT_TYPE_NOT_SUPPORTED,
+            _S,
+            "The request's media type (its Content-Type, or a part's) is not one the agent "
+            "accepts.",
+            -32005,
+            415,
+            "INVALID_ARGUMENT",
+        ),
         _row(
             E.PAYLOAD_TOO_LARGE,
             _S,
@@ -279,7 +291,6 @@ FOREIGN_JSONRPC_TO_CODE: Final[Mapping[int, ErrorCode]] = {
     -32600: E.INVALID_INPUT,  # invalid request
     -32601: E.UNSUPPORTED_OPERATION,  # method not found
     -32003: E.UNSUPPORTED_OPERATION,  # push notifications not supported
-    -32005: E.INVALID_INPUT,  # content type not supported
     -32006: E.CONTRACT_VIOLATION,  # invalid agent response
     -32007: E.UNSUPPORTED_OPERATION,  # extended card not configured
     -32008: E.INVALID_INPUT,  # extension support required
@@ -306,7 +317,7 @@ HTTP_STATUS_TO_CODE: Final[Mapping[int, ErrorCode]] = {
     409: E.IDEMPOTENCY_CONFLICT,  # shared with OUT_OF_STOCK, CANCELED, TASK_NOT_CANCELABLE
     410: E.NOT_FOUND,  # no code of ours is sent with it: gone
     413: E.PAYLOAD_TOO_LARGE,
-    415: E.INVALID_INPUT,  # no code of ours is sent with it: unsupported media type
+    415: E.CONTENT_TYPE_NOT_SUPPORTED,
     # POLICY_DENIED is sent with 422, but a bare 422 is a framework's schema error (FastAPI,
     # pydantic): a business rule is never read from a status alone.
     422: E.INVALID_INPUT,

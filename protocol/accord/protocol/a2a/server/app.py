@@ -26,7 +26,6 @@ from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuild
 from a2a.server.context import ServerCallContext
 from a2a.server.routes import (
     DefaultServerCallContextBuilder,
-    create_agent_card_routes,
     create_jsonrpc_routes,
     create_rest_routes,
 )
@@ -45,6 +44,7 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import HEALTH_PATH, READY_PATH, SERVICE_JWKS_PATH, SKILL_SCHEMAS_PATH
 from accord.contracts.status import TERMINAL, from_a2a
 from accord.protocol.a2a.server.card import build_agent_card
+from accord.protocol.a2a.server.card_route import agent_card_route
 from accord.protocol.a2a.server.card_schemas import encode_schema_document, skill_schemas_route
 from accord.protocol.a2a.server.cors import browser_cors
 from accord.protocol.a2a.server.derived_store import DerivedTaskStore
@@ -298,7 +298,7 @@ def build_agent_app(
         Route(HEALTH_PATH, healthz, methods=["GET"]),
         Route(READY_PATH, readyz, methods=["GET"]),
         jwks_route(service_name),
-        *create_agent_card_routes(card, cache_control="public, max-age=60"),
+        agent_card_route(card),
         skill_schemas_route(encode_schema_document(contract)),
         # The SDK's routes read the body the gate kept (parsed once: request_body.py).
         *reading_kept_body(

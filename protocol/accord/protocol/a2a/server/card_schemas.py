@@ -15,10 +15,7 @@ fixed when the app is built: the digest in the card is the digest of what this r
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass
-from typing import Final
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,21 +24,10 @@ from starlette.routing import Route
 from accord.contracts.agents import AgentContract
 from accord.contracts.keys import SKILL_SCHEMAS_PATH
 from accord.contracts.skill_schemas import skill_schema_document
+from accord.protocol.a2a.server.conditional_get import FixedDocument, serve_fixed
 
-CACHE_CONTROL: Final = "public, max-age=60"
-"""As the card's: a client that re-reads the card sees a new digest as soon as it changes."""
-
-
-@dataclass(frozen=True)
-class SchemaDocument:
-    """The document as served: its bytes and their SHA-256 (hex), which is also the ETag."""
-
-    body: bytes
-    sha256: str
-
-    @property
-    def etag(self) -> str:
-        return f'"{self.sha256}"'
+SchemaDocument = FixedDocument
+"""The document as served: its bytes and their SHA-256 (hex), which is also the ETag."""
 
 
 def encode_schema_document(contract: AgentContract) -> SchemaDocument:
@@ -49,25 +35,14 @@ def encode_schema_document(contract: AgentContract) -> SchemaDocument:
     body = json.dumps(
         skill_schema_document(contract), sort_keys=True, separators=(",", ":"), ensure_ascii=False
     ).encode("utf-8")
-    return SchemaDocument(body=body, sha256=hashlib.sha256(body).hexdigest())
-
-
-def _not_modified(request: Request, etag: str) -> bool:
-    """RFC 9110 If-None-Match: weak comparison, a list of tags or ``*``."""
-    header = request.headers.get("if-none-match")
-    if header is None:
-        return False
-    tags = {t.strip().removeprefix("W/") for t in header.split(",")}
-    return "*" in tags or etag in tags
+    return SchemaDocument(body=body)
 
 
 def skill_schemas_route(document: SchemaDocument) -> Route:
-    """GET (and HEAD) :data:`SKILL_SCHEMAS_PATH`; public, like the card (the gate lets it by)."""
-    headers = {"ETag": document.etag, "Cache-Control": CACHE_CONTROL}
+    """GET (and HEAD) :data:`SKILL_SCHEMAS_PATH`; public, like the card (the gate lets it by),
+    cached like it (conditional_get.py)."""
 
     async def serve(request: Request) -> Response:
-        if _not_modified(request, document.etag):
-            return Response(status_code=304, headers=headers)
-        return Response(document.body, media_type="application/json", headers=headers)
+        return serve_fixed(request, document)
 
     return Route(SKILL_SCHEMAS_PATH, serve, methods=["GET"])

@@ -7,6 +7,12 @@ reason from it: so this filter keeps the SDK's entry and adds the contract code 
 (``ERROR_INFO_CODE_KEY``), where :meth:`AccordError.from_rest` reads it back. It also replaces
 the message of an internal error, which the SDK fills with Python exception text, by a generic
 one. It holds back only JSON answers (one body message each); event streams pass through.
+
+On REST it also gives an error A2A names the HTTP status and ``google.rpc`` status of A2A 1.0.1's
+table (section 5.4), which the registry holds, where a2a-sdk 1.3.0 spells them otherwise: a
+terminal task's cancel is 409 (the SDK: 400), UNSUPPORTED_OPERATION is ``UNIMPLEMENTED`` (the
+SDK: ``FAILED_PRECONDITION``). Its JSON answers are labelled ``application/a2a+json``
+(media_types.py).
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from typing import Any, Final
 from starlette.types import Message, Send
 
 from accord.contracts.errors import (
+    A2A_REASON_OF_JSONRPC,
     ERROR_INFO_TYPE,
+    REGISTRY,
     AccordError,
     ErrorCode,
     code_for_jsonrpc,
@@ -28,7 +36,8 @@ from accord.contracts.errors import (
 )
 from accord.contracts.keys import ERROR_INFO_CODE_KEY
 from accord.protocol.a2a.errors import A2A_REASON_TO_CODE
-from accord.protocol.held_response import content_type, holding
+from accord.protocol.a2a.server.media_types import ACCEPTED, REST_ANSWER
+from accord.protocol.held_response import Rewritten, content_type, holding
 
 E = ErrorCode
 GENERIC_INTERNAL: Final = "internal error"
@@ -109,19 +118,38 @@ def rewrite_rpc(body: bytes) -> bytes:
     return json.dumps(payload, ensure_ascii=False).encode()
 
 
+def a2a_rest_status(reason: str | None) -> tuple[int, str] | None:
+    """A2A 1.0.1's HTTP status and ``google.rpc`` status of the error A2A names ``reason``,
+    where the registry's row is that very error (its JSON-RPC code is A2A's): the registry
+    holds the spec's table. None for a reason read as a broader code (METHOD_NOT_FOUND,
+    EXTENSION_SUPPORT_REQUIRED...), whose status the SDK's answer keeps."""
+    code = A2A_REASON_TO_CODE.get(reason or "")
+    if code is None:
+        return None
+    spec = REGISTRY[code]
+    if A2A_REASON_OF_JSONRPC.get(spec.jsonrpc_code) != reason:
+        return None
+    return spec.rest_status, spec.rest_reason
+
+
 def rewrite_rest(body: bytes) -> bytes:
+    return rewrite_rest_error(body).body
+
+
+def rewrite_rest_error(body: bytes) -> Rewritten:
+    """The SDK's REST error with contract codes, safe texts and A2A's status (module doc)."""
     try:
         payload = json.loads(body)
     except ValueError:
-        return body
+        return Rewritten(body)
     error = payload.get("error") if isinstance(payload, dict) else None
     if not isinstance(error, dict) or _contract_body(error):
-        return body
+        return Rewritten(body)
     if _ours(error.get("details")):
         message = str(error.get("message") or "")
         if safe_message(message) == message:
-            return body
-        return _with_safe_messages(payload, error)
+            return Rewritten(body)
+        return Rewritten(_with_safe_messages(payload, error))
     reason = _a2a_reason(error.get("details"))
     code = A2A_REASON_TO_CODE.get(reason or "", E.INTERNAL)
     if code is E.INTERNAL:
@@ -130,7 +158,11 @@ def rewrite_rest(body: bytes) -> bytes:
     error["message"] = safe_message(str(error.get("message") or ""))
     accord = AccordError(code, str(error.get("message") or ""))
     error["details"] = _with_code(error.get("details"), accord, None)
-    return json.dumps(payload, ensure_ascii=False).encode()
+    status: int | None = None
+    if (spelled := a2a_rest_status(reason)) is not None:
+        status, error["status"] = spelled
+        error["code"] = status
+    return Rewritten(json.dumps(payload, ensure_ascii=False).encode(), status=status)
 
 
 def _safe_infos(infos: object) -> list[Any]:
@@ -156,13 +188,20 @@ def _with_safe_messages(payload: dict[str, Any], error: dict[str, Any]) -> bytes
 def contract_error_filter(send: Send, is_rpc: bool) -> Send:
     """Wrap ``send`` so that JSON error answers carry contract codes (see module docstring)."""
 
+    json_types = tuple(t.encode() for t in sorted(ACCEPTED))
+
     def hold(start: Message) -> bool:
-        json_body = content_type(start).startswith((b"application/json", b"application/a2a+json"))
+        json_body = content_type(start).startswith(json_types)
         return json_body and (is_rpc or start["status"] >= 400)
 
-    def rewrite(_start: Message, body: bytes) -> tuple[bytes, bytes | None]:
-        with contextlib.suppress(ValueError):  # not JSON after all: send what the SDK wrote
-            body = rewrite_rpc(body) if is_rpc else rewrite_rest(body)
-        return body, None
+    def rewrite(_start: Message, body: bytes) -> Rewritten:
+        if is_rpc:
+            with contextlib.suppress(ValueError):  # not JSON after all: send what the SDK wrote
+                body = rewrite_rpc(body)
+            return Rewritten(body)
+        with contextlib.suppress(ValueError):
+            out = rewrite_rest_error(body)
+            return Rewritten(out.body, REST_ANSWER, out.status)
+        return Rewritten(body)
 
     return holding(send, hold, rewrite)

@@ -32,6 +32,7 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.served import ServedContracts
 from accord.protocol.a2a.server.delegation import check_on_behalf
 from accord.protocol.a2a.server.errors import contract_error_filter
+from accord.protocol.a2a.server.media_types import ACCEPTED, accepted, answer_type
 from accord.protocol.a2a.server.send_claim import SEND_STATE_KEY, SendClaim, claim_send
 from accord.protocol.a2a.server.send_keys import SendKeys
 from accord.protocol.a2a.server.skill_gate import admit, skill_asked
@@ -145,6 +146,7 @@ class Gate:
                     else None
                 )
             if body is not None and (body.raw or _needs_body(scope, is_rpc)):
+                _check_media_type(headers.get("content-type"))
                 _check_json(body, parsed, is_rpc)
             _check_version(headers.get("a2a-version", ""))
             envelope = self._check_send(scope["path"], is_rpc, parsed, principal)
@@ -386,6 +388,20 @@ def _needs_body(scope: Scope, is_rpc: bool) -> bool:
     return scope["method"] == "POST" and path.endswith(REST_BODY_SUFFIXES)
 
 
+def _check_media_type(content_type: str | None) -> None:
+    """A body labelled with a type the agent does not read is A2A's ContentTypeNotSupported,
+    before anything looks at its bytes (media_types.py)."""
+    if not accepted(content_type):
+        raise _RefusedError(
+            AccordError(
+                ErrorCode.CONTENT_TYPE_NOT_SUPPORTED,
+                f"Content-Type {str(content_type)[:64]!r} is not supported: send "
+                + " or ".join(sorted(ACCEPTED)),
+                {"supported": sorted(ACCEPTED)},
+            )
+        )
+
+
 def _check_json(body: RequestBody, parsed: Any, is_rpc: bool) -> None:
     """A body that is not (acceptable) JSON, or a JSON-RPC call that is not a request object,
     is refused here with a typed error: the SDK would answer some of them as INTERNAL (bytes
@@ -474,7 +490,7 @@ async def _respond(send: Send, refused: _RefusedError, is_rpc: bool, rpc_id: Any
         rest_status, payload = error.to_rest()
         status = refused.http_status or rest_status
     body = json.dumps(payload, ensure_ascii=False).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers = [(b"content-type", answer_type(is_rpc)), (b"content-length", str(len(body)).encode())]
     headers += [
         (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in refused.headers.items()
     ]
