@@ -19,7 +19,10 @@ before it binds a port and refuses (exit status 2, one line naming every problem
 - the API key file (``ACCORD_API_KEYS``) may be read by group or others, or holds a short or
   guessable key;
 - ``ACCORD_JWKS`` is a plain ``http://`` URL (keys fetched in clear can be replaced on the way);
-- ``ACCORD_DATABASE_URL`` still holds the manifest's placeholder password.
+- ``ACCORD_DATABASE_URL`` still holds the manifest's placeholder password;
+- an A2A agent has no ``ACCORD_PUSH_SECRETS_KEY``, or one that is not 32 bytes in base64: the
+  callers' push credentials are encrypted with it, and replicas with keys of their own could
+  not read each other's (docs/push-notifications.md).
 
 Development mode (the default) starts anyway and says, in one WARNING line, what production
 would refuse, starting with the development secret it generated or uses and where it is.
@@ -35,6 +38,8 @@ from typing import Final
 from accord.protocol.auth import dev_secret_path
 from accord.protocol.auth.api_keys import ApiKeys
 from accord.protocol.private_files import shared_reason
+from accord.protocol.push.secrets import SETTING as PUSH_KEY_SETTING
+from accord.protocol.push.secrets import dev_key_path, key_problem
 from accord.protocol.secret_strength import MIN_SECRET_BYTES as MIN_SECRET_BYTES
 from accord.protocol.secret_strength import weakness
 from accord.protocol.service_keys import KEYRING_FILE, service_dir
@@ -52,6 +57,7 @@ class Starting:
 
     name: str
     calls_others: bool
+    keeps_push_configs: bool = False  # an A2A agent: callers' push credentials, encrypted
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,21 @@ def _database(s: AccordSettings, _start: Starting) -> str | None:
     return None
 
 
+def _push_key(s: AccordSettings, start: Starting) -> str | None:
+    if start.keeps_push_configs and s.push_secrets_key is None:
+        return (
+            f"no {PUSH_KEY_SETTING}: {start.name} encrypts its callers' push credentials with "
+            "it, the same key on every replica (`openssl rand -base64 32`)"
+        )
+    return None
+
+
+def _push_key_value(s: AccordSettings, start: Starting) -> str | None:
+    if start.keeps_push_configs and s.push_secrets_key is not None:
+        return key_problem(s.push_secrets_key.get_secret_value())
+    return None
+
+
 RULES: Final = (
     ProductionRule(_dev_aids),
     ProductionRule(_secret),
@@ -142,6 +163,8 @@ RULES: Final = (
     ProductionRule(_api_keys),
     ProductionRule(_jwks_transport),
     ProductionRule(_database),
+    ProductionRule(_push_key),
+    ProductionRule(_push_key_value),
 )
 """Every refusal, one row each: a new one (an auth-off switch, say) is one more row."""
 
@@ -162,8 +185,10 @@ def development_notice(
             f"tokens are signed with the development secret {dev_secret_path()} ({made}), "
             "shared by every process using this data directory"
         )
+    if starting.keeps_push_configs and settings.push_secrets_key is None:
+        parts.append(f"push credentials are encrypted with the development key {dev_key_path()}")
     # The secret and key rules are met by the development secret and keys; the others are not.
-    for rule in (_dev_aids, _secret, _api_keys, _jwks_transport, _database):
+    for rule in (_dev_aids, _secret, _api_keys, _jwks_transport, _database, _push_key_value):
         why = rule(settings, starting)
         if why is not None:
             parts.append(why)

@@ -57,7 +57,8 @@ def check_startup(spec: ServiceSpec) -> None:
     in development (docs/service-keys.md), and say in development what it is using."""
     settings = current()
     # Agents call tool servers and peers; tools call none (commerce's ledger view aside).
-    starting = Starting(spec.name, calls_others=spec.protocol == "a2a")
+    a2a = spec.protocol == "a2a"
+    starting = Starting(spec.name, calls_others=a2a, keeps_push_configs=a2a)
     if settings.mode == "production":
         problems = refusals(settings, starting)
         if problems:

@@ -154,6 +154,18 @@ class AccordSettings(BaseSettings):
         description="Shared HS256 secret for tokens; every service must have the same one.",
         json_schema_extra=_in("auth", "unset: a random secret created in the data directory"),
     )
+    push_secrets_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "A2A agents: the AES-256 key (32 random bytes, base64, e.g. `openssl rand -base64 "
+            "32`) that encrypts callers' push notification credentials (their `token` and "
+            "`authentication.credentials`) in the database; every replica of an agent must "
+            "have the same one. Required in production (docs/push-notifications.md)."
+        ),
+        json_schema_extra=_in(
+            "auth", "unset: a random key created in the data directory (`push-secrets-key`)"
+        ),
+    )
     jwt_public_key: str | None = Field(  # compat.JWT_PUBLIC_KEY_SETTING
         default=None,
         description="PEM text or a path to a PEM file: also accept RS256/ES256 tokens.",

@@ -1,4 +1,4 @@
-"""Delivery of push notifications: from a state change to a signed POST, durably.
+"""Delivery of push notifications: from a state change to a POST, durably.
 
 :class:`PushNotifications` is a2a-sdk's ``PushNotificationSender`` (the request handler calls
 it with every event of a live task) and has :meth:`PushNotifications.task_changed` for agents
@@ -14,6 +14,12 @@ per config (store.py) BEFORE anything is sent, and the delivery loop sends the r
   a 3xx, or a 4xx other than 408/425/429, is the receiver's final answer: dropped at once;
 - a row is deleted only after a 2xx, so a process killed at any point resends it at its next
   start: delivery is at least once, and receivers drop repeats by ``X-Accord-Notification-Id``.
+
+Each request carries what the caller's config asked for, as A2A 1.0.1 says: its
+``authentication`` as ``Authorization: <scheme> <credentials>``, its ``token`` (if any) as
+``X-A2A-Notification-Token``; Accord's own signature is added only when the token is long
+enough to key it (signing.py). The configs whose task is gone are purged now and then (with
+the task store's retention, store.py).
 
 Only state changes are sent (Task and TaskStatusUpdateEvent, not artifact chunks); each is one
 notification per config however many paths see it (a change is the state and its time, and a
@@ -41,8 +47,8 @@ from google.protobuf.json_format import MessageToDict
 
 from accord.contracts.keys import PUSH_ID_HEADER, PUSH_SIGNATURE_HEADER, PUSH_TOKEN_HEADER
 from accord.protocol.push.policy import PushUrlRefusedError, pinned
-from accord.protocol.push.signing import sign
-from accord.protocol.push.store import Pending, PushStore
+from accord.protocol.push.signing import sign, signs
+from accord.protocol.push.store import Pending, PushStore, TaskExists
 
 logger = logging.getLogger(__name__)
 
@@ -86,9 +92,12 @@ class PushNotifications(PushNotificationSender):
         reader: TaskReader,
         *,
         client: httpx.AsyncClient | None = None,
+        task_exists: TaskExists | None = None,
     ) -> None:
         self.store = store
         self._reader = reader
+        self._exists = task_exists  # None: configs are never purged (a store that cannot say)
+        self._purged_at = 0.0  # monotonic time of the last purge
         self._client = client or httpx.AsyncClient(
             timeout=TIMEOUT, follow_redirects=False, trust_env=False
         )
@@ -147,6 +156,7 @@ class PushNotifications(PushNotificationSender):
         try:
             while True:
                 try:
+                    await self._purge_now_and_then()
                     await self.deliver_due()
                     wait = IDLE_WAIT_S
                     if (due := await self.store.next_due()) is not None:
@@ -162,6 +172,14 @@ class PushNotifications(PushNotificationSender):
             watcher.cancel()
             await asyncio.gather(watcher, return_exceptions=True)
             await self._client.aclose()
+
+    async def _purge_now_and_then(self) -> None:
+        if self._exists is None:
+            return
+        interval = min(600.0, max(1.0, self.store.retention_s / 10))  # as the task store's
+        if time.monotonic() - self._purged_at >= interval:
+            self._purged_at = time.monotonic()
+            await self.store.purge(self._exists)
 
     async def _watch_changes(self) -> None:
         while True:
@@ -188,13 +206,16 @@ class PushNotifications(PushNotificationSender):
             logger.warning("push to %s for task %s refused: %s; dropped", url, pending.task_id, exc)
             return True
         request = pinned(url, addresses[0])  # to the address just checked, not a new lookup
+        token = pending.config.token
         headers = {
             "Host": request.host_header,
             "Content-Type": "application/json",
             PUSH_ID_HEADER: pending.id,
-            PUSH_TOKEN_HEADER: pending.config.token,
-            PUSH_SIGNATURE_HEADER: sign(pending.config.token, pending.id, pending.body),
         }
+        if token:
+            headers[PUSH_TOKEN_HEADER] = token
+        if signs(token):
+            headers[PUSH_SIGNATURE_HEADER] = sign(token, pending.id, pending.body)
         auth = pending.config.authentication
         if pending.config.HasField("authentication") and auth.scheme and auth.credentials:
             headers["Authorization"] = f"{auth.scheme} {auth.credentials}"

@@ -1,12 +1,15 @@
-"""The signature on every push notification, and how a receiver checks it.
+"""Accord's signature on a push notification, and how a receiver checks it.
 
-Each config carries a token the caller chose (A2A's ``token``, at least
-:data:`MIN_TOKEN_CHARS` characters: a config without one is refused). Every request says
-``X-Accord-Signature: t=<unix seconds>,v1=<hex>`` where ``hex`` is HMAC-SHA256, keyed by the
-token, of ``t + "." + notification id + "." + body``. A receiver recomputes it with the token it
-gave, compares in constant time, and refuses a timestamp older than it tolerates (replays). The
-token also travels in A2A's ``X-A2A-Notification-Token`` header, for receivers that only check
-that; the signature additionally proves the body is the agent's and recent.
+A config may carry a token the caller chose (A2A's ``token``, optional in A2A 1.0.1). When it
+has at least :data:`MIN_TOKEN_CHARS` characters, Accord adds to each request, beside what A2A
+asks for (the config's ``authentication`` as ``Authorization``, the token as
+``X-A2A-Notification-Token``), ``X-Accord-Signature: t=<unix seconds>,v1=<hex>`` where
+``hex`` is HMAC-SHA256, keyed by the token, of ``t + "." + notification id + "." + body``.
+A receiver recomputes it with the token it gave, compares in constant time, and refuses a
+timestamp older than it tolerates (replays). Beside the bare token, the signature proves the
+body is the agent's and recent. A shorter token (or none) signs nothing: an HMAC keyed by a
+few guessable characters would prove nothing; a receiver that wants proof gives a long token
+or checks its ``Authorization``.
 """
 
 from __future__ import annotations
@@ -18,6 +21,11 @@ from typing import Final
 
 MIN_TOKEN_CHARS: Final = 16
 DEFAULT_TOLERANCE_S: Final = 300.0
+
+
+def signs(token: str) -> bool:
+    """Whether a config's token is long enough to key Accord's signature."""
+    return len(token) >= MIN_TOKEN_CHARS
 
 
 def sign(token: str, notification_id: str, body: bytes, *, now: float | None = None) -> str:

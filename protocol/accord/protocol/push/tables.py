@@ -7,7 +7,8 @@ moment the state change is seen, deleted when the receiver answered 2xx (or gave
 restart resumes delivery where it stopped. A config remembers the last change recorded for it
 (``last_change``), so a state change is one notification per config however often it is seen
 (the SDK's event and the record's view of the same change, or the re-check at start);
-``dedupe`` is the outbox's own guard against the same row twice.
+``dedupe`` is the outbox's own guard against the same row twice. The caller's credentials are
+kept encrypted in ``secrets`` (secrets.py), never in the blob.
 Each service's tables have their own migration history (``migrations/``, schema option ``table``).
 """
 
@@ -38,7 +39,12 @@ def push_tables(name: str) -> tuple[Table, Table]:
         Column("owner", Text, nullable=False),
         Column("task_id", Text, nullable=False),
         Column("id", Text, nullable=False),
-        Column("blob", BYTES, nullable=False),  # the TaskPushNotificationConfig, serialized
+        # The TaskPushNotificationConfig, serialized, without its caller's secrets (its token
+        # and authentication credentials): those are sealed in ``secrets`` (secrets.py). A row
+        # written before migration 0002 (or by a replica of that release) has them here, in
+        # clear, and no ``secrets``: the store reads both.
+        Column("blob", BYTES, nullable=False),
+        Column("secrets", BYTES, nullable=True),
         Column("created_at", EPOCH_SECONDS, nullable=False),
         # The last state change recorded for this config (its dedupe key, and its TaskState):
         # a change seen again (another path, or the re-check at start) is not sent twice.

@@ -92,7 +92,12 @@ def configure_logging(service: str, settings: AccordSettings | None = None) -> l
     handler.addFilter(
         RedactingFilter(
             secret.get_secret_value()
-            for secret in (settings.jwt_secret, settings.token, settings.api_key)
+            for secret in (
+                settings.jwt_secret,
+                settings.token,
+                settings.api_key,
+                settings.push_secrets_key,
+            )
             if secret is not None
         )
     )

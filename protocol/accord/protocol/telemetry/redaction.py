@@ -8,16 +8,16 @@ formatter, text or JSON, prints the redacted text), and does the same for a trac
 
 What is rewritten (each rule one row of :data:`RULES`):
 
-- the values of ``Authorization``, ``Proxy-Authorization``, ``X-API-Key``, ``Cookie`` and
-  ``Set-Cookie``, written as ``name: value``, ``'name': 'value'``, ``(b'name', b'value')`` or
-  ``name=value``;
+- the values of ``Authorization``, ``Proxy-Authorization``, ``X-API-Key``, ``Cookie``,
+  ``Set-Cookie`` and ``X-A2A-Notification-Token`` (a push config's token), written as
+  ``name: value``, ``'name': 'value'``, ``(b'name', b'value')`` or ``name=value``;
 - ``Bearer <token>`` anywhere, and any JWT-shaped string (``eyJ...``.``...``.``...``);
 - the values of known secret fields (``jwt_secret``, ``password``, ``api_key``, ``token``,
   ``client_secret``, ``credentials`` (a push config's), ...) written the same ways, except as
   a pair: a value that merely ends in one of those names never redacts the key after it;
 - the password of a URL (``postgresql://accord:PASSWORD@host/db``);
 - literally, the configured secret values (``ACCORD_JWT_SECRET``, ``ACCORD_TOKEN``,
-  ``ACCORD_API_KEY``, the development secret) wherever they appear.
+  ``ACCORD_API_KEY``, the development secret, the push secrets key) wherever they appear.
 
 A pattern cannot know every secret; the literal values cover the ones this process holds.
 """
@@ -31,7 +31,9 @@ from typing import Final
 
 MASK: Final = "[REDACTED]"
 
-_HEADER_NAMES: Final = r"authorization|proxy-authorization|x-api-key|cookie|set-cookie"
+_HEADER_NAMES: Final = (
+    r"authorization|proxy-authorization|x-api-key|cookie|set-cookie|x-a2a-notification-token"
+)
 _SECRET_FIELDS: Final = (
     r"jwt_secret|secret|password|passwd|pwd|api_key|apikey|token|access_token|"
     r"refresh_token|id_token|client_secret|private_key|credentials"

@@ -178,7 +178,8 @@ def send_keys_ref(options: ServeOptions, service_name: str) -> StoreRef:
 
 
 def task_exists(store: TaskStore) -> TaskExists:
-    """Whether ``store`` still holds a task of an owner (send keys live as long as it does)."""
+    """Whether ``store`` still holds a task of an owner (send keys and push configs live as
+    long as it does)."""
     if isinstance(store, AccordTaskStore):
         return store.has
     if isinstance(store, DerivedTaskStore):
@@ -186,7 +187,7 @@ def task_exists(store: TaskStore) -> TaskExists:
 
     async def unknown(owner: str, task_id: str) -> bool:
         del owner, task_id
-        return False  # a store that cannot say: its keys go after the retention period
+        return False  # a store that cannot say: its keys and configs go after the retention
 
     return unknown
 
@@ -233,7 +234,8 @@ def build_agent_app(
     push_store = PushStore(
         task_store_url(options, service_name), table=push_table_name(service_name)
     )
-    push = PushNotifications(push_store, reader_of(store))
+    # Configs go with their task: purged once the task store no longer holds it.
+    push = PushNotifications(push_store, reader_of(store), task_exists=task_exists(store))
     sends = SendKeys(task_store_url(options, service_name), table=send_table_name(service_name))
     handler = IdempotentRequestHandler(
         agent_executor=executor,
