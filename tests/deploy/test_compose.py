@@ -99,7 +99,8 @@ def test_containers_are_hardened(compose: dict[str, Any]) -> None:
 def test_the_jwt_secret_has_no_default(compose: dict[str, Any]) -> None:
     # `${VAR:?message}` makes `docker compose up` fail instead of starting with a known secret.
     for name, service in accord_services(compose).items():
-        assert service["environment"]["ACCORD_JWT_SECRET"].startswith("${ACCORD_JWT_SECRET:?"), name
+        for key in ("ACCORD_JWT_SECRET", "ACCORD_PUSH_SECRETS_KEY"):
+            assert service["environment"][key].startswith(f"${{{key}:?"), (name, key)
 
 
 def test_each_service_is_configured_for_the_mesh(compose: dict[str, Any]) -> None:

@@ -115,7 +115,7 @@ def test_probes_resources_and_hardening(docs: list[dict[str, Any]]) -> None:
 def test_configuration_comes_from_the_configmap_and_the_secret(docs: list[dict[str, Any]]) -> None:
     config = of_kind(docs, "ConfigMap")["accord-config"]["data"]
     secret = of_kind(docs, "Secret")["accord-secrets"]["stringData"]
-    assert set(secret) == {"ACCORD_JWT_SECRET", "ACCORD_DATABASE_URL"}
+    assert set(secret) == {"ACCORD_JWT_SECRET", "ACCORD_DATABASE_URL", "ACCORD_PUSH_SECRETS_KEY"}
     # Placeholders must be impossible to mistake for real values.
     assert all("REPLACE_ME" in value for value in secret.values())
     assert "@postgres:5432/" in secret["ACCORD_DATABASE_URL"]

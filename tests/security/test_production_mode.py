@@ -26,17 +26,21 @@ from tests.support.service_keys import write_trust
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 GOOD_SECRET: Final = "9f2c4e7a1b3d5f608172a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8"
+PUSH_KEY: Final = "q8Vd3kQ0o5mXyJc2n7bR4tL9wZs1fHa6uGe0pYiKxNM="  # 32 bytes, base64
 
 
-def shipped_placeholder() -> str:
+def shipped_placeholder(name: str = "ACCORD_JWT_SECRET") -> str:
     doc = yaml.safe_load((ROOT / "deploy" / "k8s" / "secret.yaml").read_text())
-    value = doc["stringData"]["ACCORD_JWT_SECRET"]
+    value = doc["stringData"][name]
     assert isinstance(value, str)
     return value
 
 
 def production(data: Path, **settings: str) -> dict[str, str]:
-    return clean_env(data, ACCORD_MODE="production", **settings)
+    """A production environment; with a good push key unless the test gives one ("": none)."""
+    return clean_env(
+        data, ACCORD_MODE="production", **{"ACCORD_PUSH_SECRETS_KEY": PUSH_KEY, **settings}
+    )
 
 
 def provisioned(base: Path, service: str) -> dict[str, str]:
@@ -74,6 +78,18 @@ def provisioned(base: Path, service: str) -> dict[str, str]:
             "ACCORD_TEST_PAUSE",
         ),
         ("commerce", {"ACCORD_JWKS": "http://idp.example.test/jwks"}, "https://"),
+        # Issue #32: an agent encrypts its callers' push credentials with a key of the mesh's.
+        (
+            "policy",
+            {"ACCORD_JWT_SECRET": GOOD_SECRET, "ACCORD_PUSH_SECRETS_KEY": ""},
+            "no ACCORD_PUSH_SECRETS_KEY",
+        ),
+        (
+            "risk",
+            {"ACCORD_PUSH_SECRETS_KEY": shipped_placeholder("ACCORD_PUSH_SECRETS_KEY")},
+            "ACCORD_PUSH_SECRETS_KEY is the manifest's placeholder",
+        ),
+        ("orchestrator", {"ACCORD_PUSH_SECRETS_KEY": "c2hvcnQ="}, "32 random bytes"),
         (
             "payments",
             {
@@ -109,7 +125,9 @@ def test_production_starts_with_a_real_secret_and_tokens_work(tmp_path: Path) ->
     from accord.protocol.auth import mint_token
 
     env = production(
-        tmp_path / "data", ACCORD_JWT_SECRET=GOOD_SECRET, **provisioned(tmp_path, "risk")
+        tmp_path / "data",
+        ACCORD_JWT_SECRET=GOOD_SECRET,
+        **provisioned(tmp_path, "risk"),
     )
     with serve("risk", env, tmp_path) as service:
         token = mint_token("C-01", ["customer"], secret=GOOD_SECRET)
@@ -117,6 +135,8 @@ def test_production_starts_with_a_real_secret_and_tokens_work(tmp_path: Path) ->
         log = service.log()
     assert "development mode" not in log
     assert not (tmp_path / "data" / "jwt-secret").exists()
+    assert not (tmp_path / "data" / "push-secrets-key").exists()  # production makes none up
+    assert PUSH_KEY not in log
 
 
 def test_production_starts_with_an_identity_provider_and_no_secret(tmp_path: Path) -> None:

@@ -340,6 +340,7 @@ def test_a_production_service_verifies_jwks_tokens_and_follows_a_rotation(
         ACCORD_JWT_ISSUERS="https://idp.example.test",
         ACCORD_SERVICE_TOKEN_FILE=str(token_file),
         ACCORD_SERVICE_TRUST=str(write_trust(tmp_path / "trust.yaml")),
+        ACCORD_PUSH_SECRETS_KEY="q8Vd3kQ0o5mXyJc2n7bR4tL9wZs1fHa6uGe0pYiKxNM=",
     )
     with serve("policy", env, tmp_path) as service:
         assert list_tasks(service.url, bearer(first.sign())).status_code == 200

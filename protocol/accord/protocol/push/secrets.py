@@ -20,6 +20,7 @@ import base64
 import binascii
 import json
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,6 +69,8 @@ def decode_key(value: str) -> bytes:
 
 def key_problem(value: str) -> str | None:
     """Why a configured key cannot be used (production's refusal names it), or None."""
+    if re.search(r"replace[_-]?me", value, re.I):
+        return f"{SETTING} is the manifest's placeholder"
     try:
         decode_key(value)
     except ValueError as exc:
