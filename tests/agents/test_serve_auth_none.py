@@ -17,6 +17,7 @@ from accord.protocol.auth import mint_token
 
 SECRET = "q8Zr2mVx7LkP4tNw9sYb3cHd6fJg1aUe5oRi0"  # random-looking: production accepts it
 V1 = {"A2A-Version": "1.0"}
+PUSH_KEY = "q8Vd3kQ0o5mXyJc2n7bR4tL9wZs1fHa6uGe0pYiKxNM="  # 32 bytes, base64
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -49,7 +50,13 @@ def test_the_default_still_requires_a_credential(tmp_path: Path) -> None:
     [
         (["risk", "--auth", "none", "--host", "0.0.0.0"], {}, "bind to loopback"),
         (["risk", "--auth", "none", "--host", "192.168.1.7"], {}, "bind to loopback"),
-        (["risk", "--auth", "none"], {"ACCORD_MODE": "production"}, "refused in production mode"),
+        (
+            ["risk", "--auth", "none"],
+            # Everything else production asks of an agent is there (its key ring is made by
+            # the development start above): --auth none is what it refuses.
+            {"ACCORD_MODE": "production", "ACCORD_PUSH_SECRETS_KEY": PUSH_KEY},
+            "refused in production mode",
+        ),
         (["commerce", "--auth", "none"], {}, "A2A agents only"),
         (["risk", "--auth", "nobody"], {}, "--auth"),
     ],
