@@ -32,11 +32,18 @@ async def rest(
 
 
 async def create_config(
-    mesh: Mesh, subject: str, task_id: str, url: str, push_token: str
+    mesh: Mesh,
+    subject: str,
+    task_id: str,
+    url: str,
+    push_token: str = "",
+    authentication: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    return await rpc(
-        mesh,
-        subject,
-        "CreateTaskPushNotificationConfig",
-        {"taskId": task_id, "url": url, "token": push_token},
-    )
+    """CreateTaskPushNotificationConfig; ``push_token`` and ``authentication`` optional, as in
+    A2A 1.0.1 (an empty token is not sent)."""
+    params: dict[str, Any] = {"taskId": task_id, "url": url}
+    if push_token:
+        params["token"] = push_token
+    if authentication is not None:
+        params["authentication"] = authentication
+    return await rpc(mesh, subject, "CreateTaskPushNotificationConfig", params)

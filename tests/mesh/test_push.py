@@ -97,12 +97,41 @@ async def test_refused_configs(push_mesh: Mesh) -> None:
     for url, push_token, why in (
         ("http://example.com/hook", TOKEN, "https"),
         ("https://example.com/hook", TOKEN, "ACCORD_PUSH_ALLOWED_HOSTS"),
-        ("http://127.0.0.1:9/hook", "short", "token"),
         ("ftp://127.0.0.1/hook", TOKEN, "https"),
     ):
         answer = await create_config(mesh, "C-04", task_id, url, push_token)
         assert _error_code(answer) is ErrorCode.INVALID_INPUT, (url, answer)
         assert why in str(answer["error"]), answer
+
+
+async def test_a_standard_config_is_accepted_and_its_credentials_never_read_back(
+    push_mesh: Mesh,
+) -> None:
+    """A2A 1.0.1: no token (or a short one) is fine; ``authentication`` is kept. No answer, on
+    either binding, carries the token or the credentials: they are the caller's secrets."""
+    mesh = push_mesh
+    task_id = await _waiting_refund(mesh, "C-04", "O-1006", "6")
+    url = f"http://127.0.0.1:{free_port()}/hook"
+    bare = await create_config(mesh, "C-04", task_id, url)
+    assert "result" in bare, bare
+    secret = "receiver-credential-5d1e8a0c"
+    auth = {"scheme": "Bearer", "credentials": secret}
+    made = await create_config(mesh, "C-04", task_id, url, "short", authentication=auth)
+    config = made["result"]
+    got = await rpc(
+        mesh, "C-04", "GetTaskPushNotificationConfig", {"taskId": task_id, "id": config["id"]}
+    )
+    listed = await rest(mesh, "C-04", "GET", f"/tasks/{task_id}/pushNotificationConfigs")
+    rpc_list = await rpc(mesh, "C-04", "ListTaskPushNotificationConfigs", {"taskId": task_id})
+    assert listed.status_code == 200, listed.text
+    configs = [bare["result"], config, got["result"]]
+    configs += listed.json()["configs"] + rpc_list["result"]["configs"]
+    assert len(configs) == 7
+    for answered in configs:
+        assert "token" not in answered, answered
+        assert "credentials" not in answered.get("authentication", {}), answered
+        assert secret not in str(answered), answered
+    assert got["result"]["authentication"] == {"scheme": "Bearer"}, got
 
 
 def _pending(data_dir: Path) -> int:
