@@ -96,7 +96,14 @@ CONTRACT = AgentContract.model_validate(
                     "type": "object",
                     "properties": {
                         "mode": {
-                            "enum": ["reply", "text", "data", "decline", "progress_then_reply"]
+                            "enum": [
+                                "reply",
+                                "text",
+                                "data",
+                                "decline",
+                                "progress_then_reply",
+                                "stream",
+                            ]
                         }
                     },
                 },
@@ -161,6 +168,9 @@ async def _chat(mode: str, turn: Turn, progress: Progress) -> Completed | Reject
         return Completed({"ok": True}, artifacts=[artifact("answer", text_part("and words"))])
     if mode == "decline":
         return Rejected("not this one", ErrorCode.POLICY_DENIED)
+    if mode == "stream":  # a streamed chunk opens the task too
+        await progress.artifact("story").close(text_part("told in one go"))
+        return Completed()
     if mode == "progress_then_reply":  # the task is open once progress reported on it
         await progress.update("thinking")
     return Reply(text=f"hello {turn.principal.subject}", data={"ok": True})

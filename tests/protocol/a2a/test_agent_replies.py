@@ -175,6 +175,21 @@ async def test_a_turn_that_reported_progress_has_its_task_and_cannot_become_a_me
     assert "progress" in last["message"]["parts"][0]["text"]
 
 
+async def test_a_streamed_chunk_opens_the_task_and_a_refused_turn_still_fails(
+    deciding: httpx.AsyncClient,
+) -> None:
+    events = await _stream(deciding, "stream")
+    assert "task" in events[0]
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    chunks = [e["artifactUpdate"]["artifact"]["name"] for e in events if "artifactUpdate" in e]
+    assert chunks == ["story"]  # no data: no `result` after it either
+    refused = (await _send(deciding, "no-such-mode"))["task"]
+    assert refused["status"]["state"] == "TASK_STATE_FAILED"
+    view = view_of_task(ParseDict(refused, Task(), ignore_unknown_fields=True))
+    assert view.error is not None
+    assert view.error.code is ErrorCode.INVALID_INPUT
+
+
 async def test_the_python_client_gets_the_message(deciding: httpx.AsyncClient) -> None:
     token = mint_token("C-01", ["customer"])
     for transport in ("jsonrpc", "rest"):
