@@ -6,8 +6,7 @@ artifact ``result``, when it has data, and any further artifacts), :class:`Needs
 task) for a skill whose contract says ``reply: message`` or, in an executor with
 :attr:`ContractExecutor.may_reply`, on any first turn that opened no task yet; a failure is an
 :class:`AccordError` raised. While it runs, ``progress`` reports steps and streams artifacts in
-chunks. The turn around it is
-done here, once, by parts that each hold one concern:
+chunks. The turn around it is done here, once, by parts that each hold one concern:
 
 * :mod:`~accord.protocol.a2a.server.turn` reads the turn: the principal and the envelope the gate
   verified, the skill, the input (validated against the skill's input schema), the agent's
