@@ -3,7 +3,9 @@ test_agent_api.py: artifacts of text, file (bytes and URL) and data parts, a str
 artifact, a decline (REJECTED), a direct message reply, and what it saw of the message.
 
 Behaviour by the ``mode`` of the input DataPart (skill ``say``) or of skill ``quick`` (replies
-with a message, or with a task when asked to decline).
+with a message, or with a task when asked to decline). Skill ``chat`` (its output may be empty)
+is the one :class:`DecidingExecutor` answers per turn: a Message, a text-only task, a task with
+data, a decline.
 """
 
 from __future__ import annotations
@@ -85,6 +87,28 @@ CONTRACT = AgentContract.model_validate(
                 },
                 "output_schema": _OUTPUT,
             },
+            {
+                "id": "chat",
+                "name": "Chat",
+                "tags": ["test"],
+                "description": "Answers with a message or a task, as the turn calls for.",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {
+                        "mode": {
+                            "enum": [
+                                "reply",
+                                "text",
+                                "data",
+                                "decline",
+                                "progress_then_reply",
+                                "stream",
+                            ]
+                        }
+                    },
+                },
+                "output_schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+            },
         ],
     }
 )
@@ -98,6 +122,8 @@ class RichExecutor(ContractExecutor):
         self, turn: Turn, progress: Progress
     ) -> Completed | NeedsInput | Rejected | Reply:
         mode = (turn.data or {}).get("mode", "reply")
+        if turn.skill.id == "chat":
+            return await _chat(mode, turn, progress)
         if turn.skill.id == "quick":
             if mode == "decline":
                 return Rejected("quick answers only polite questions", ErrorCode.POLICY_DENIED)
@@ -132,3 +158,25 @@ class RichExecutor(ContractExecutor):
             return Reply(text="a task skill cannot reply with a message")
         seen: list[Any] = [MessageToDict(p) for p in turn.parts]
         return Completed({"ok": True, "message_id": turn.message_id, "parts": seen})
+
+
+async def _chat(mode: str, turn: Turn, progress: Progress) -> Completed | Rejected | Reply:
+    """Skill ``chat``: how this turn answers is the agent's choice, by ``mode``."""
+    if mode == "text":  # text only: no structured data, so no `result` artifact
+        return Completed(artifacts=[artifact("answer", text_part("plain words"))])
+    if mode == "data":
+        return Completed({"ok": True}, artifacts=[artifact("answer", text_part("and words"))])
+    if mode == "decline":
+        return Rejected("not this one", ErrorCode.POLICY_DENIED)
+    if mode == "stream":  # a streamed chunk opens the task too
+        await progress.artifact("story").close(text_part("told in one go"))
+        return Completed()
+    if mode == "progress_then_reply":  # the task is open once progress reported on it
+        await progress.update("thinking")
+    return Reply(text=f"hello {turn.principal.subject}", data={"ok": True})
+
+
+class DecidingExecutor(RichExecutor):
+    """The same agent, allowed to answer any first turn with a message."""
+
+    may_reply = True

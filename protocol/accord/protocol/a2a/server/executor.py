@@ -1,11 +1,12 @@
 """ContractExecutor: an a2a-sdk AgentExecutor that keeps the Accord contract for an agent.
 
 Subclasses implement :meth:`ContractExecutor.run` and return :class:`Completed` (its data
-artifact ``result`` and any further artifacts), :class:`NeedsInput`, :class:`Rejected` (the
-agent declines: A2A REJECTED), or, for a skill whose contract says ``reply: message``,
-:class:`Reply` (one agent Message, no task); a failure is an :class:`AccordError` raised. While
-it runs, ``progress`` reports steps and streams artifacts in chunks. The turn around it is
-done here, once, by parts that each hold one concern:
+artifact ``result``, when it has data, and any further artifacts), :class:`NeedsInput`,
+:class:`Rejected` (the agent declines: A2A REJECTED), or :class:`Reply` (one agent Message, no
+task) for a skill whose contract says ``reply: message`` or, in an executor with
+:attr:`ContractExecutor.may_reply`, on any first turn that opened no task yet; a failure is an
+:class:`AccordError` raised. While it runs, ``progress`` reports steps and streams artifacts in
+chunks. The turn around it is done here, once, by parts that each hold one concern:
 
 * :mod:`~accord.protocol.a2a.server.turn` reads the turn: the principal and the envelope the gate
   verified, the skill, the input (validated against the skill's input schema), the agent's
@@ -29,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
@@ -101,6 +102,14 @@ TurnResult = Completed | NeedsInput | Rejected | Reply
 
 class ContractExecutor(AgentExecutor):
     """Base class of every Accord agent's executor; see the module docstring."""
+
+    may_reply: ClassVar[bool] = False
+    """True: ``run()`` decides per turn how it answers, and may return :class:`Reply` on a first
+    turn whatever the skill's ``reply`` says. The new task then opens only when the turn needs
+    it: at its first progress update or streamed chunk, or when ``run()`` returns a task outcome
+    (or fails). False (the default): the task opens before ``run()``, so a non-blocking or
+    streaming client holds its id at once and can cancel it while ``run()`` works, which an
+    agent that may still answer with a message cannot offer."""
 
     def __init__(
         self,
@@ -174,12 +183,14 @@ class ContractExecutor(AgentExecutor):
             status = Status.QUEUED
         else:
             task, status = None, from_a2a(TaskState.Name(current.status.state)).status
-        # A skill that replies with a message opens no task unless its turn ends otherwise
-        # (refused, failed, declined, or it chose to answer with a task after all).
+        # A first turn that may be answered with a message (the skill always replies so, or the
+        # executor decides per turn) opens no task unless its turn ends otherwise (refused,
+        # failed, declined, it reported progress, or it chose to answer with a task after all).
         skill = asked_skill(context, self.contract) if current is None else None
         replies = skill is not None and skill.reply is ReplyKind.MESSAGE
+        deferred = current is None and (replies or self.may_reply)
         opened = _Opening(event_queue, task)
-        if not replies:
+        if not deferred:
             await opened.task()
         updater = ContractTaskUpdater(
             event_queue, task_id, context_id, status, agent=self.contract.name, span=active
@@ -218,16 +229,17 @@ class ContractExecutor(AgentExecutor):
                 await opened.task()
                 await updater.status(ContractState(status=Status.RUNNING), task_meta=task_meta)
 
-        if not replies:
+        if not deferred:
             await running()
         try:
             async with asyncio.timeout(allowance.remaining_s):
-                outcome = await self.run(turn, Progress(None if replies else updater))
-            if replies and isinstance(outcome, Reply):
+                outcome = await self.run(turn, Progress(None if replies else updater, running))
+            if deferred and not started and isinstance(outcome, Reply):
                 await event_queue.enqueue_event(self._reply_message(outcome, turn, schemas))
                 return
+            opened_by_progress = started
             await running()
-            await self._report(outcome, turn, updater, schemas)
+            await self._report(outcome, turn, updater, schemas, opened_by_progress)
         except TimeoutError:
             await running()
             await updater.fail(self.budget.overrun(envelope))
@@ -259,6 +271,17 @@ class ContractExecutor(AgentExecutor):
             parts=parts,
         )
 
+    def _no_reply(self, turn: Turn, opened_by_progress: bool) -> str:
+        """Why this turn's Reply cannot be a message: it has a task already, or may not."""
+        if turn.is_continuation:
+            return "a turn of an existing task cannot be answered with a message"
+        if opened_by_progress:
+            return "the turn reported progress, which opened its task: it cannot become a message"
+        return (
+            f"skill {turn.skill.id} answers with a task; Reply needs 'reply: message' "
+            "or an executor with may_reply"
+        )
+
     def _effective_envelope(self, turn: Turn) -> DelegationEnvelope:
         """The caller's envelope, or the default one of an end user who brought none."""
         if turn.envelope is not None:
@@ -281,19 +304,30 @@ class ContractExecutor(AgentExecutor):
         return data
 
     async def _report(
-        self, outcome: TurnResult, turn: Turn, updater: ContractTaskUpdater, schemas: SkillSchemas
+        self,
+        outcome: TurnResult,
+        turn: Turn,
+        updater: ContractTaskUpdater,
+        schemas: SkillSchemas,
+        opened_by_progress: bool = False,
     ) -> None:
         task_meta = {STATE_META_KEY: turn.state}
         if isinstance(outcome, Completed):
-            outcome.data = self._answer(turn, outcome.data, schemas)
+            # No data is the empty answer: the output schema decides whether it may be empty.
+            outcome.data = self._answer(turn, outcome.data or {}, schemas)
             if any(a.name == ARTIFACT_NAME for a in outcome.artifacts):
                 raise AccordError(
                     ErrorCode.CONTRACT_VIOLATION,
                     f"the artifact name {ARTIFACT_NAME!r} is the result's own",
                 )
-            await updater.add_artifact(
-                [data_part(outcome.data)], name=ARTIFACT_NAME, last_chunk=True
-            )
+            if outcome.data:
+                # Structured data goes out as the DataPart artifact `result`; an answer of text
+                # or files alone is not preceded by an empty one (a client reading the first
+                # artifact would find `{}` instead of the answer; Accord's clients read
+                # `result` by its name).
+                await updater.add_artifact(
+                    [data_part(outcome.data)], name=ARTIFACT_NAME, last_chunk=True
+                )
             for extra in outcome.artifacts:
                 await updater.add_artifact(
                     list(extra.parts),
@@ -337,8 +371,7 @@ class ContractExecutor(AgentExecutor):
             return
         if isinstance(outcome, Reply):
             raise AccordError(
-                ErrorCode.CONTRACT_VIOLATION,
-                f"skill {turn.skill.id} answers with a task; Reply needs 'reply: message'",
+                ErrorCode.CONTRACT_VIOLATION, self._no_reply(turn, opened_by_progress)
             )
         raise AccordError(ErrorCode.CONTRACT_VIOLATION, "run() returned no known outcome")
 

@@ -15,6 +15,7 @@ own ``start_work()``, ``complete()``, ``failed()``...:
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from a2a.server.events import EventQueue
@@ -145,8 +146,11 @@ class ArtifactStream:
     chunk opens it, each later one has ``append``, the last has ``lastChunk``. A client that
     reads the task afterwards sees one artifact of all the parts."""
 
-    def __init__(self, updater: ContractTaskUpdater, name: str, artifact_id: str) -> None:
+    def __init__(
+        self, updater: ContractTaskUpdater, name: str, artifact_id: str, opening: Opening
+    ) -> None:
         self._updater = updater
+        self._opening = opening
         self.name = name
         self.artifact_id = artifact_id
         self._sent = 0
@@ -157,6 +161,7 @@ class ArtifactStream:
             raise AccordError(
                 ErrorCode.CONTRACT_VIOLATION, f"artifact {self.name!r} was already closed"
             )
+        await self._opening()
         if self._updater.current is not Status.RUNNING:
             # Chunks belong to a running task; after its end the SDK would drop them quietly.
             raise AccordError(
@@ -178,19 +183,34 @@ class ArtifactStream:
         await self.write(*parts, last=True)
 
 
+Opening = Callable[[], Awaitable[None]]
+"""Opens the turn's task (its Task event and RUNNING status) unless it is open already."""
+
+
+async def _open_already() -> None:
+    """The opening of a turn whose task was opened before ``run()``."""
+
+
 class Progress:
     """Handed to ``run()``: emits WORKING status updates naming the current step, and streams
     artifacts. A skill that answers with a message has no task to report on: ``updater`` is
-    None and updates are dropped (streaming an artifact there is a contract violation)."""
+    None and updates are dropped (streaming an artifact there is a contract violation).
 
-    def __init__(self, updater: ContractTaskUpdater | None) -> None:
+    ``opening`` runs before the first update or chunk: a turn that may still answer with a
+    message opens its task only when it first reports on it (a task it then has)."""
+
+    def __init__(
+        self, updater: ContractTaskUpdater | None, opening: Opening = _open_already
+    ) -> None:
         self._updater = updater
+        self._opening = opening
 
     async def update(
         self, text: str, *, node: str | None = None, data: dict[str, Any] | None = None
     ) -> None:
         if self._updater is None:
             return
+        await self._opening()
         await self._updater.status(
             ContractState(status=Status.RUNNING), text=text, node=node, data=data
         )
@@ -206,4 +226,4 @@ class Progress:
                 ErrorCode.CONTRACT_VIOLATION,
                 f"the artifact name {RESULT_ARTIFACT!r} is the result's: return it in Completed",
             )
-        return ArtifactStream(self._updater, name, artifact_id or uuid.uuid4().hex)
+        return ArtifactStream(self._updater, name, artifact_id or uuid.uuid4().hex, self._opening)

@@ -1,6 +1,6 @@
 """What ``ContractExecutor.run()`` sees (a :class:`Turn`) and returns (:class:`Completed`,
-:class:`NeedsInput`, :class:`Rejected`, or :class:`Reply` for a skill that answers with a
-message), and how a turn is read from the SDK's ``RequestContext``.
+:class:`NeedsInput`, :class:`Rejected`, or :class:`Reply`: a message instead of a task), and
+how a turn is read from the SDK's ``RequestContext``.
 
 The principal and the delegation envelope are not read from the message again: the gate
 verified the credential, parsed the envelope and checked acting on behalf before the SDK
@@ -74,9 +74,13 @@ class Turn:
 class Completed:
     """The task is done: ``data`` (checked against the skill's output schema) becomes the
     artifact named ``result`` that every Accord client reads; ``artifacts`` (built with
-    :mod:`accord.protocol.a2a.server.parts`: text, files, more data) follow it, in order."""
+    :mod:`accord.protocol.a2a.server.parts`: text, files, more data) follow it, in order.
 
-    data: dict[str, Any]
+    An answer with no structured data (``data`` None or empty, which the output schema must
+    accept as ``{}``) carries no ``result`` at all: only its own artifacts, so a client that
+    reads the first artifact finds the agent's text or file, not an empty DataPart."""
+
+    data: dict[str, Any] | None = None
     text: str = ""
     artifacts: Sequence[Artifact] = field(default_factory=tuple)
 
@@ -94,8 +98,10 @@ class Rejected:
 
 @dataclass
 class Reply:
-    """The answer of a skill that declares ``reply: message``: one agent Message and no task.
-    ``data``, when given, is checked against the skill's output schema like a result."""
+    """One agent Message and no task (A2A 1.0: a message may be answered with a Message): the
+    answer of a skill that declares ``reply: message``, or of any first turn of an executor with
+    ``may_reply`` that opened no task yet. ``data``, when given, is checked against the skill's
+    output schema like a result."""
 
     text: str = ""
     data: dict[str, Any] | None = None
