@@ -67,3 +67,20 @@ def test_auth_none_is_refused(
     run = _serve(tmp_path, *args, **env)
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert why in run.stderr
+
+
+def test_the_anonymous_caller_has_the_service_rate_and_a_person_their_own(
+    tmp_path: Path,
+) -> None:
+    # Every client of an agent without authentication is the one anonymous principal: a
+    # person's bucket (burst 10 here) would refuse the second conformance run against it.
+    env = _env(tmp_path, ACCORD_RATE_LIMIT_PER_S="1", ACCORD_RATE_LIMIT_BURST="10")
+    args = ["serve", "risk", "--auth", "none"]
+    with run_service("risk", args, env=env, log_dir=tmp_path) as risk, httpx.Client() as client:
+        anonymous = [client.get(risk.url + "/tasks", headers=V1).status_code for _ in range(60)]
+        assert set(anonymous) == {200}
+        person = mint_token("C-01", ("customer",), secret=SECRET)
+        bearer = {**V1, "Authorization": f"Bearer {person}"}
+        theirs = [client.get(risk.url + "/tasks", headers=bearer).status_code for _ in range(30)]
+        assert theirs[:5] == [200] * 5
+        assert 429 in theirs

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from accord.protocol.limits import RateLimiter, StreamSlots
+from accord.protocol.auth import ROLE_CUSTOMER, Principal
+from accord.protocol.auth.anonymous import ANONYMOUS
+from accord.protocol.limits import CallerLimits, RateLimiter, StreamSlots
 
 
 class Clock:
@@ -46,3 +48,15 @@ def test_stream_slots_are_per_caller_and_come_back() -> None:
     slots.release("a")
     slots.release("a")
     assert slots.held("a") == 0
+
+
+def test_the_anonymous_caller_spends_a_service_bucket_and_a_person_their_own() -> None:
+    # Without authentication every client is the one anonymous principal: one person's rate,
+    # shared by all of them, would refuse a standard client's test run.
+    limits = CallerLimits()
+    customer = Principal(subject="C-01", roles=frozenset({ROLE_CUSTOMER}))
+    assert limits.limiter_of(ANONYMOUS) is limits.services
+    assert limits.limiter_of(customer) is limits.people
+    # A credential that merely names the subject "anonymous" is a person like any other.
+    named = Principal(subject="anonymous", roles=frozenset({ROLE_CUSTOMER}), credential_id="j1")
+    assert limits.limiter_of(named) is limits.people

@@ -5,6 +5,12 @@ Limits are per process on purpose: they bound what one caller can make this proc
 memory, file descriptors), which is what runs out; a mesh-wide quota belongs in front of the
 mesh (an API gateway). Both tables are bounded: the least recently seen callers are forgotten
 first, which only ever forgives a caller, never blocks one.
+
+Without authentication (``accord serve --auth none``) every caller is the one anonymous
+principal, so its bucket carries all of them together, as a service principal carries all of
+its customers: it gets the service rate, not a person's. Telling anonymous callers apart by
+address would not work (behind a load balancer or a port-forward every client is loopback), and a
+person's 50 a second, shared by every client of the agent, refused a standard conformance run.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Final
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.auth import Principal
+from accord.protocol.auth.anonymous import ANONYMOUS
 from accord.protocol.settings import current
 
 MAX_TRACKED: Final = 100_000
@@ -103,9 +110,14 @@ class CallerLimits:
         self.stream_idle_s = settings.stream_idle_s
         self.max_message_bytes = settings.max_message_bytes
 
+    def limiter_of(self, principal: Principal) -> RateLimiter:
+        """The bucket table ``principal`` spends from: a service's (also the anonymous caller,
+        who is every client of an agent without authentication at once) or a person's."""
+        return self.services if principal.is_service or principal == ANONYMOUS else self.people
+
     def admit(self, principal: Principal) -> None:
         """Spend one request of ``principal`` or raise RATE_LIMITED."""
-        limiter = self.services if principal.is_service else self.people
+        limiter = self.limiter_of(principal)
         wait = limiter.take(principal.owner)
         if wait is not None:
             raise rate_limited(

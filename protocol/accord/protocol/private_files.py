@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import stat
 from pathlib import Path
 from typing import Final
@@ -35,6 +36,30 @@ def private_file(path: Path) -> Path:
     with contextlib.suppress(FileExistsError):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
     return path
+
+
+def create_once(path: Path, value: str) -> str:
+    """Write ``value`` to ``path`` (0600) unless ``path`` exists; return what ``path`` holds.
+
+    For development secrets that services starting together make on first use: the value is
+    written whole under a name of its own, then linked into place. ``link`` fails when the
+    file exists, so all of them keep one value, and none ever reads a file another has created
+    but not yet written (``O_EXCL`` on the file itself left that window open).
+    """
+    draft = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(value)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            return path.read_text().strip()
+    finally:
+        draft.unlink(missing_ok=True)
+    return value
 
 
 def open_private(path: Path, flags: int) -> int:

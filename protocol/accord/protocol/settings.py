@@ -329,8 +329,9 @@ class AccordSettings(BaseSettings):
         default=2000.0,
         ge=0,
         description=(
-            "The same for service principals (they carry every customer's traffic; burst: "
-            "twice this). 0: no limit."
+            "The same for service principals (they carry every customer's traffic) and for "
+            "the anonymous caller of an agent served with --auth none (every client at once); "
+            "burst: twice this. 0: no limit."
         ),
         json_schema_extra=_in("limits"),
     )

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from accord.protocol.push import PushStore, PushUrlPolicy
+from accord.protocol.push.policy import PushUrlPolicy
 from accord.protocol.push.secrets import PushSecrets
+from accord.protocol.push.store import PushStore
 
 DEV: Final = PushUrlPolicy(development=True)
 KEY: Final = bytes(range(32))

@@ -17,7 +17,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from accord.contracts.keys import PUSH_ID_HEADER, PUSH_SIGNATURE_HEADER, PUSH_TOKEN_HEADER
-from accord.protocol.push import PushNotifications, owner_context, verify
+from accord.protocol.push.delivery import PushNotifications
+from accord.protocol.push.owners import owner_context
+from accord.protocol.push.signing import verify
 from tests.protocol.push.store_support import make_store
 from tests.support.processes import free_port
 from tests.support.push_receiver import TOKEN, serving

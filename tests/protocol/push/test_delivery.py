@@ -17,9 +17,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from accord.protocol.push import PushNotifications, PushStore, owner_context
+from accord.protocol.push.delivery import PushNotifications
+from accord.protocol.push.owners import owner_context
 from accord.protocol.push.policy import pinned
 from accord.protocol.push.secrets import PushSecrets
+from accord.protocol.push.store import PushStore
 from tests.protocol.push.store_support import DEV, KEY, make_store
 from tests.support.processes import free_port
 from tests.support.push_receiver import TOKEN, running_receiver, serving

@@ -14,7 +14,8 @@ from a2a.types import Task, TaskPushNotificationConfig, TaskState, TaskStatus
 
 from accord.protocol.a2a.server.app import task_exists
 from accord.protocol.a2a.server.store import AccordTaskStore
-from accord.protocol.push import PushNotifications, owner_context
+from accord.protocol.push.delivery import PushNotifications
+from accord.protocol.push.owners import owner_context
 from tests.protocol.push.store_support import db_url, make_store
 
 ALICE = "accord/C-01"

@@ -14,7 +14,8 @@ from typing import Final
 import pytest
 from a2a.types import Task, TaskPushNotificationConfig, TaskState, TaskStatus
 
-from accord.protocol.push import PushNotifications, owner_context
+from accord.protocol.push.delivery import PushNotifications
+from accord.protocol.push.owners import owner_context
 from accord.protocol.push.secrets import (
     Credentials,
     PushSecrets,

@@ -15,7 +15,6 @@ identity-provider keys in :mod:`accord.protocol.auth.jwks`, and :class:`Authenti
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 import time
@@ -32,7 +31,7 @@ from accord.protocol.auth.names import DEFAULT_APP as DEFAULT_APP
 from accord.protocol.auth.names import ROLE_APPROVER as ROLE_APPROVER
 from accord.protocol.auth.names import ROLE_CUSTOMER as ROLE_CUSTOMER
 from accord.protocol.auth.names import ROLE_SERVICE as ROLE_SERVICE
-from accord.protocol.private_files import FILE_MODE
+from accord.protocol.private_files import create_once
 from accord.protocol.settings import AccordSettings, current, data_dir
 
 ISSUER: Final = "accord"
@@ -97,15 +96,7 @@ def configured_secret() -> str | None:
         return _read_secret(path)
     except FileNotFoundError:
         pass
-    value = secrets.token_urlsafe(48)
-    try:
-        # O_EXCL: two services starting together must not write two different secrets.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-    except FileExistsError:
-        return _read_secret(path)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(value)
-    return value
+    return create_once(path, secrets.token_urlsafe(48))
 
 
 def jwt_secret() -> str:

@@ -46,9 +46,10 @@ from a2a.utils.proto_utils import to_stream_response
 from google.protobuf.json_format import MessageToDict
 
 from accord.contracts.keys import PUSH_ID_HEADER, PUSH_SIGNATURE_HEADER, PUSH_TOKEN_HEADER
+from accord.protocol.a2a.server.send_keys import TaskExists
 from accord.protocol.push.policy import PushUrlRefusedError, pinned
 from accord.protocol.push.signing import sign, signs
-from accord.protocol.push.store import Pending, PushStore, TaskExists
+from accord.protocol.push.store import Pending, PushStore
 
 logger = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from typing import Final
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from accord.protocol.private_files import FILE_MODE
+from accord.protocol.private_files import create_once
 from accord.protocol.settings import current, data_dir, env_name
 from accord.protocol.telemetry.redaction import register_secret
 
@@ -102,15 +102,7 @@ def _dev_key(path: Path) -> str:
         return _read(path)
     except FileNotFoundError:
         pass
-    value = base64.b64encode(secrets.token_bytes(KEY_BYTES)).decode()
-    try:
-        # O_EXCL: two agents starting together must not write two different keys.
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-    except FileExistsError:
-        return _read(path)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(value)
-    return value
+    return create_once(path, base64.b64encode(secrets.token_bytes(KEY_BYTES)).decode())
 
 
 def _read(path: Path) -> str:

@@ -19,7 +19,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -33,6 +33,7 @@ from a2a.types import TaskPushNotificationConfig, TaskState
 from a2a.utils.errors import InvalidParamsError
 from sqlalchemy import bindparam, delete, select, update
 
+from accord.protocol.a2a.server.send_keys import TaskExists
 from accord.protocol.push.policy import PushUrlPolicy, PushUrlRefusedError
 from accord.protocol.push.secrets import (
     Credentials,
@@ -67,11 +68,6 @@ class Pending:
     attempts: int
     body: bytes
     config: TaskPushNotificationConfig
-
-
-TaskExists = Callable[[str, str], Awaitable[bool]]
-"""``(owner, task_id)`` -> whether the agent's task store still holds that task (the same
-question the send keys ask, accord.protocol.a2a.server.app.task_exists answers both)."""
 
 
 def public(config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:

@@ -61,13 +61,10 @@ from accord.protocol.auth.anonymous import AnonymousAuthenticator
 from accord.protocol.auth.verify import Authenticator
 from accord.protocol.breaker import degraded
 from accord.protocol.jwks_route import jwks_route
-from accord.protocol.push import (
-    PushNotifications,
-    PushStore,
-    push_schema,
-    push_table_name,
-    reader_of,
-)
+from accord.protocol.push.delivery import PushNotifications
+from accord.protocol.push.owners import reader_of
+from accord.protocol.push.store import PushStore
+from accord.protocol.push.tables import push_schema, push_table_name
 from accord.protocol.request_body import reading_kept_body
 from accord.protocol.settings import (
     DEFAULT_PORTS,

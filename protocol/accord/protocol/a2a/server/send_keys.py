@@ -40,7 +40,8 @@ logger = logging.getLogger(__name__)
 PURGE_BATCH: Final = 500
 
 TaskExists = Callable[[str, str], Awaitable[bool]]
-"""``(owner, task_id)`` -> whether the agent's task store still holds that task."""
+"""``(owner, task_id)`` -> whether the agent's task store still holds that task. Send keys and
+push configs (push/store.py) both live as long as their task; app.task_exists answers both."""
 
 
 @dataclass(frozen=True, slots=True)
