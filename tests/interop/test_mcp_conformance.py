@@ -1,11 +1,15 @@
 """External conformance for the tool servers: the MCP conformance suite and the MCP Inspector CLI
 against commerce and payments as real processes.
 
-- `conformance server` (@modelcontextprotocol/conformance 0.1.16, Node >= 22) runs its active
-  2025-11-25 suite with tests/interop/mcp_conformance_baseline.yml as the baseline: the
-  protocol scenarios must pass; the others test capabilities and fixture tools our servers do
-  not have (docs/conformance.md says why, per scenario), and the suite fails the run on a new
-  failure or on a baseline entry that starts passing.
+- `conformance server` runs once per MCP revision the servers speak (:data:`REVISIONS`):
+  2025-06-18 and 2025-11-25 (the initialize handshake) with @modelcontextprotocol/conformance
+  0.1.16, and 2026-07-28 (stateless: no initialize, version and capabilities in each request's
+  `_meta`, the `Mcp-Method`/`Mcp-Name` headers) with 0.2.0-alpha.12, the first release with a
+  run for it (`--requirements 2026-07-28`: the scenarios that revision requires). Each run has
+  its baseline (tests/interop/mcp_conformance_REVISION.yml): the protocol scenarios must pass;
+  the others test capabilities, extensions and fixture tools our servers do not have
+  (docs/conformance.md says why, per scenario), and the suite fails the run on a new failure or
+  on a baseline entry that starts passing.
 - The Inspector CLI calls tools (its `tools/list --strict` check is in
   tests/tools/test_interop_ts.py): a successful call's structured output, and a tool error
   with the contract code in `_meta`.
@@ -25,6 +29,7 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -45,10 +50,59 @@ from accord.contracts.tool_access import ToolDelegation
 
 pytestmark = [pytest.mark.node, pytest.mark.timeout(300)]
 
-BASELINE: Final = Path(__file__).with_name("mcp_conformance_baseline.yml")
-CONFORMANCE: Final = NODE_MODULES / ".bin" / "conformance"
+BASELINES: Final = Path(__file__).parent
 INSPECTOR: Final = NODE_MODULES / ".bin" / "mcp-inspector"
-PROTOCOL_SCENARIOS: Final = ("server-initialize", "ping", "tools-list", "dns-rebinding-protection")
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One MCP revision's conformance run: which suite, how it is asked, what must pass."""
+
+    package: str  # the npm package directory (two versions of the suite sit side by side)
+    select: tuple[str, ...]  # the suite's options that pick the revision's scenarios
+    protocol: tuple[str, ...]  # scenarios every check of which must succeed
+    # Scenarios of the baseline whose other checks must succeed: check id -> why it cannot.
+    untestable: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def entry(self) -> Path:
+        return NODE_MODULES / self.package / "dist" / "index.js"
+
+
+PASSED: Final = ("SUCCESS", "INFO")  # INFO: an optional behaviour, reported (SSE or JSON)
+_DIAGNOSTIC = "needs a diagnostic tool of the suite's reference server"
+REVISIONS: Final = {
+    "2025-06-18": Revision(
+        "@modelcontextprotocol/conformance",
+        ("--spec-version", "2025-06-18"),
+        ("server-initialize", "ping", "tools-list"),
+    ),
+    "2025-11-25": Revision(
+        "@modelcontextprotocol/conformance",
+        ("--spec-version", "2025-11-25"),
+        ("server-initialize", "ping", "tools-list", "dns-rebinding-protection"),
+    ),
+    "2026-07-28": Revision(
+        "mcp-conformance-next",
+        ("--requirements", "2026-07-28"),
+        (
+            "tools-list",
+            "dns-rebinding-protection",
+            "http-header-validation",
+            "server-sse-multiple-streams",
+            "input-required-result-unsupported-methods",
+            "input-required-result-validate-input",
+        ),
+        {
+            "server-stateless": {
+                "sep-2575-server-rejects-undeclared-capability": _DIAGNOSTIC,
+                "sep-2575-missing-capability-http-400": _DIAGNOSTIC,
+                "sep-2575-http-server-no-independent-requests-on-stream": _DIAGNOSTIC,
+                "sep-2575-server-no-log-without-loglevel": _DIAGNOSTIC,
+            }
+        },
+    ),
+}
 STAMP: Final = re.compile(r"-\d{4}-\d{2}-\d{2}T[\d-]+Z$")  # the suite's own directory suffix
 TOOLS: Final = (
     "orders.lookup",
@@ -104,51 +158,60 @@ def _checks(out: Path) -> dict[str, list[dict[str, Any]]]:
     return found
 
 
+def _baseline(revision: str) -> Path:
+    return BASELINES / f"mcp_conformance_{revision}.yml"
+
+
+def _run_suite(url: str, revision: str, out: Path) -> list[str]:
+    """What is wrong with ``revision``'s run against ``url`` (empty: nothing)."""
+    run = REVISIONS[revision]
+    done = subprocess.run(
+        ["node", str(run.entry), "server", "--url", url, *run.select,
+         "--expected-failures", str(_baseline(revision)), "-o", str(out)],
+        cwd=JS, env=node_env(), capture_output=True, text=True, timeout=240, check=False,
+    )  # fmt: skip
+    # Exit 0: every failure is in the baseline and no baseline entry passes any more.
+    if done.returncode != 0:
+        return [f"{revision}: exit {done.returncode}\n{done.stdout[-3000:]}{done.stderr[-1000:]}"]
+    checks = _checks(out)
+    wrong = [
+        f"{revision}: {scenario} did not pass: {checks.get(scenario)}"
+        for scenario in run.protocol
+        if not checks.get(scenario) or any(c["status"] not in PASSED for c in checks[scenario])
+    ]
+    for scenario, why_not in run.untestable.items():
+        failed = {c["id"] for c in checks.get(scenario, []) if c["status"] == "FAILURE"}
+        wrong += [f"{revision}: {scenario}: {c} failed" for c in failed - set(why_not)]
+    baseline = set(yaml.safe_load(_baseline(revision).read_text())["server"])
+    # A scenario whose checks the suite skipped as a whole (its harness is pending) tested nothing.
+    tested = {name for name, ran in checks.items() if any(c["status"] != "SKIPPED" for c in ran)}
+    unexpected = tested - baseline - set(run.protocol)
+    wrong += [f"{revision}: {s} ran, neither protocol nor baseline" for s in unexpected]
+    return wrong
+
+
 @pytest.mark.parametrize("service", ["commerce", "payments"])
 def test_conformance_suite(
     tool_servers: dict[str, Service], proxied: dict[str, Service], tmp_path: Path, service: str
 ) -> None:
     server = proxied[service]
     said = declared_at(service, tool_servers[service].url)
+    versions = sorted({npm_version(r.package) for r in REVISIONS.values()})
     with matrix.cell(
         service,
         "mcp-conformance",
-        client_version=npm_version("@modelcontextprotocol/conformance"),
+        client_version=", ".join(versions),
         contract=said.contract,
         service_contract=said.service_contract,
-        note="active 2025-11-25 suite: protocol scenarios pass; the rest are the suite's "
-        "divergences (docs/conformance.md)",
+        note=f"revisions {', '.join(REVISIONS)}: protocol scenarios pass; the rest are the "
+        "suite's divergences (docs/conformance.md)",
     ):
-        out = tmp_path / "results"
-        run = subprocess.run(
-            [
-                str(CONFORMANCE),
-                "server",
-                "--url",
-                server.url + "/mcp",
-                "--spec-version",
-                "2025-11-25",
-                "--expected-failures",
-                str(BASELINE),
-                "-o",
-                str(out),
-            ],
-            cwd=JS,
-            env=node_env(),
-            capture_output=True,
-            text=True,
-            timeout=240,
-            check=False,
-        )
-        # Exit 0: every failure is in the baseline and no baseline entry passes any more.
-        assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-        checks = _checks(out)
-        for scenario in PROTOCOL_SCENARIOS:
-            got = checks.get(scenario)
-            assert got, f"{scenario} did not run"
-            assert all(c["status"] == "SUCCESS" for c in got), (scenario, got)
-        baseline = set(yaml.safe_load(BASELINE.read_text())["server"])
-        assert set(checks) <= baseline | set(PROTOCOL_SCENARIOS), set(checks) - baseline
+        wrong = [
+            problem
+            for revision in REVISIONS
+            for problem in _run_suite(server.url + "/mcp", revision, tmp_path / revision)
+        ]
+        assert not wrong, "\n".join(wrong)
 
 
 def _inspect(url: str, tool: str, **args: str) -> tuple[int, dict[str, Any]]:
@@ -213,8 +276,10 @@ def test_inspector_calls_tools(tool_servers: dict[str, Service], service: str) -
         assert "structuredContent" not in err  # errors never go in structuredContent
 
 
-def test_every_baseline_entry_is_explained_in_the_docs() -> None:
+@pytest.mark.parametrize("revision", list(REVISIONS))
+def test_every_baseline_entry_is_explained_in_the_docs(revision: str) -> None:
     doc = (ROOT / "docs" / "conformance.md").read_text()
-    entries = yaml.safe_load(BASELINE.read_text())["server"]
+    entries = yaml.safe_load(_baseline(revision).read_text())["server"]
     missing = [e for e in entries if f"`{e}`" not in doc]
     assert not missing, f"docs/conformance.md does not explain {missing}"
+    assert f"mcp_conformance_{revision}.yml" in doc

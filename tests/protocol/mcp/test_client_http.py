@@ -7,6 +7,7 @@ import uuid
 
 import anyio
 import pytest
+from mcp_types.version import LATEST_MODERN_VERSION
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import RetryPolicy
@@ -274,3 +275,12 @@ async def test_a_tool_server_cannot_claim_its_answer_was_never_sent(
             await t.call("orders.lookup", {"order_id": order_id, "customer_id": "C-01"})
     assert info.value.code is ErrorCode.UNAVAILABLE
     assert not never_sent(info.value)
+
+
+async def test_the_client_speaks_the_newest_revision_the_server_does(
+    fake_servers: FakeServers,
+) -> None:
+    # mcp 2.3.0 servers answer server/discover: the session is 2026-07-28 (no initialize).
+    async with ToolClient.for_servers([http_spec(fake_servers, "good")]) as tools:
+        assert (await tools.call("orders.lookup", LOOKUP))["order_id"] == "O-1001"
+        assert [s.protocol for s in tools.statuses()] == [LATEST_MODERN_VERSION]

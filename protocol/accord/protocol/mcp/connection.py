@@ -65,6 +65,9 @@ class ServerStatus:
     state: ServerState
     error: AccordError | None = None  # why it is down
     connects: int = 0  # sessions opened so far, each one connect + tools/list + contract check
+    # The MCP revision the current session speaks: 2026-07-28 when the server answers
+    # server/discover, else what initialize agreed (None before the first session).
+    protocol: str | None = None
 
     @property
     def ready(self) -> bool:
@@ -81,6 +84,7 @@ class _Live:
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     session: ClientSession | None = None
     tools: list[types.Tool] = field(default_factory=list)
+    protocol: str | None = None
     error: AccordError | None = None
     closed: bool = False
 
@@ -119,7 +123,8 @@ class ServerConnection:
         return self._live.tools if self._live else []
 
     def status(self) -> ServerStatus:
-        return ServerStatus(self.spec.name, self._state, self._error, self._connects)
+        protocol = self._live.protocol if self._live is not None else None
+        return ServerStatus(self.spec.name, self._state, self._error, self._connects, protocol)
 
     async def settled(self) -> None:
         """Wait until no connection attempt is in flight."""
@@ -244,6 +249,7 @@ class ServerConnection:
                     transport = await self._open_transport(stack, lambda e: self._lose(live, e))
                     client = Client(transport, cache=None)
                     await stack.enter_async_context(client)
+                    live.protocol = client.protocol_version
                     live.tools = await _list_all(client.session)
                     live.session = client.session
                     live.ready.set()
