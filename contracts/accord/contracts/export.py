@@ -44,6 +44,7 @@ from accord.contracts.status import (
     ContractState,
     Status,
     WaitingReason,
+    from_a2a,
     to_a2a,
 )
 from accord.contracts.tool_access import ToolDelegation
@@ -100,24 +101,26 @@ def status_document() -> dict[str, Any]:
         "waiting_reasons": [r.value for r in WaitingReason],
         "transitions": {s.value: sorted(t.value for t in ts) for s, ts in TRANSITIONS.items()},
         "to_a2a": to_a2a_rows,
-        "from_a2a": {
-            a.value: {
-                "status": FROM_A2A[a].value,
-                **(
-                    {"default_waiting_reason": DEFAULT_WAITING_REASON[a].value}
-                    if a in DEFAULT_WAITING_REASON
-                    else {}
-                ),
-                **(
-                    {"default_error_code": DEFAULT_FAILURE_CODE[a].value}
-                    if a in DEFAULT_FAILURE_CODE
-                    else {}
-                ),
-            }
-            for a in A2AState
-        },
+        "from_a2a": {a.value: _from_a2a_row(a) for a in A2AState},
         "metadata_keys": {"status": STATUS_META_KEY, "error_data_kind": ERROR_DATA_KIND},
     }
+
+
+def _from_a2a_row(a2a: A2AState) -> dict[str, Any]:
+    """How a peer's A2A state reads: its status; when the peer's metadata says no qualifier (or
+    one the state cannot carry), the default; and which qualifiers the state keeps as sent."""
+    row: dict[str, Any] = {"status": FROM_A2A[a2a].value}
+    if a2a in DEFAULT_WAITING_REASON:
+        row["default_waiting_reason"] = DEFAULT_WAITING_REASON[a2a].value
+        row["kept_waiting_reasons"] = [
+            r.value for r in WaitingReason if from_a2a(a2a, waiting_reason=r).waiting_reason is r
+        ]
+    if a2a in DEFAULT_FAILURE_CODE:
+        row["default_error_code"] = DEFAULT_FAILURE_CODE[a2a].value
+        row["kept_error_codes"] = [
+            c.value for c in ErrorCode if from_a2a(a2a, error_code=c).error_code is c
+        ]
+    return row
 
 
 def registry_document() -> dict[str, Any]:
@@ -142,6 +145,14 @@ def keys_document() -> dict[str, str]:
         name: value
         for name, value in vars(keys).items()
         if name.isupper() and isinstance(value, str) and name != "CONTRACT_VERSION"
+    }
+
+
+def extensions_document() -> dict[str, str]:
+    return {
+        "contract": CONTRACT_EXTENSION_URI,
+        "delegation": DELEGATION_EXTENSION_URI,
+        "contract_version": CONTRACT_VERSION,
     }
 
 
@@ -202,14 +213,7 @@ def export_all(directory: Path) -> list[Path]:
     write("status.json", status_document())
     write("errors.json", registry_document())
     write("keys.json", keys_document())
-    write(
-        "extensions.json",
-        {
-            "contract": CONTRACT_EXTENSION_URI,
-            "delegation": DELEGATION_EXTENSION_URI,
-            "contract_version": CONTRACT_VERSION,
-        },
-    )
+    write("extensions.json", extensions_document())
     for name, tool in shipped_tool_contracts().items():
         write(f"tools/{name}.json", tool.model_dump(mode="json"))
     for name, agent in shipped_agent_contracts().items():
