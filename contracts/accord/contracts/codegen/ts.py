@@ -159,7 +159,9 @@ def _module(module: Module, model: ContractModel, owner: Mapping[str, str], comm
     for const in module.constants:
         refs |= _refs(const.type)
         value = values.render(const.value, const.type, "")
-        body += ["", *_doc(const.doc), f"export const {const.name}: {_type(const.type)} = {value};"]
+        # A scalar keeps its literal type (a header name is that string, not any string).
+        annotation = "" if isinstance(const.type, Scalar) else f": {_type(const.type)}"
+        body += ["", *_doc(const.doc), f"export const {const.name}{annotation} = {value};"]
     schema_lines, used = _schemas(module, enums)
     body += schema_lines
     refs |= used

@@ -53,10 +53,10 @@ export interface ErrorSpec {
 }
 
 /** ErrorInfo domain of our own codes. */
-export const ERROR_DOMAIN: string = "accord.dev";
+export const ERROR_DOMAIN = "accord.dev";
 
 /** ErrorInfo domain of an error A2A names (its reason is A2A's). */
-export const A2A_ERROR_DOMAIN: string = "a2a-protocol.org";
+export const A2A_ERROR_DOMAIN = "a2a-protocol.org";
 
 /** One row of the registry: what a code means for the caller and its wire forms. */
 export const REGISTRY: Readonly<Record<ErrorCode, ErrorSpec>> = {

@@ -4,82 +4,82 @@
 // Names on the wire: extension URIs, metadata keys, header names, paths.
 
 /** Version of the Accord contract these files were generated from. */
-export const CONTRACT_VERSION: string = "1.3.0";
+export const CONTRACT_VERSION = "1.3.0";
 
-export const CONTRACT_EXTENSION_URI: string = "https://accord.dev/a2a/ext/contract/v1";
+export const CONTRACT_EXTENSION_URI = "https://accord.dev/a2a/ext/contract/v1";
 
-export const DELEGATION_EXTENSION_URI: string = "https://accord.dev/a2a/ext/delegation/v1";
+export const DELEGATION_EXTENSION_URI = "https://accord.dev/a2a/ext/delegation/v1";
 
-export const IDEMPOTENT_SEND_EXTENSION_URI: string = "https://accord.dev/a2a/ext/idempotent-send/v1";
+export const IDEMPOTENT_SEND_EXTENSION_URI = "https://accord.dev/a2a/ext/idempotent-send/v1";
 
-export const STATUS_META_KEY: string = "dev.accord/status";
+export const STATUS_META_KEY = "dev.accord/status";
 
-export const WAITING_REASON_KEY: string = "waitingReason";
+export const WAITING_REASON_KEY = "waitingReason";
 
-export const WAITING_REASON_KEY_DEPRECATED: string = "waiting_reason";
+export const WAITING_REASON_KEY_DEPRECATED = "waiting_reason";
 
-export const ERROR_INFO_CODE_KEY: string = "accordCode";
+export const ERROR_INFO_CODE_KEY = "accordCode";
 
-export const RESULT_ARTIFACT_NAME: string = "result";
+export const RESULT_ARTIFACT_NAME = "result";
 
-export const RECEIPT_ARTIFACT_NAME: string = "receipt";
+export const RECEIPT_ARTIFACT_NAME = "receipt";
 
-export const ERROR_DATA_KIND: string = "dev.accord/error";
+export const ERROR_DATA_KIND = "dev.accord/error";
 
-export const SKILL_META_KEY: string = "skill";
+export const SKILL_META_KEY = "skill";
 
-export const STATE_META_KEY: string = "dev.accord/state";
+export const STATE_META_KEY = "dev.accord/state";
 
-export const ENVELOPE_META_KEY: string = "dev.accord/envelope";
+export const ENVELOPE_META_KEY = "dev.accord/envelope";
 
-export const SPENT_META_KEY: string = "dev.accord/spent";
+export const SPENT_META_KEY = "dev.accord/spent";
 
-export const TOOL_CALLS_SPENT_META_KEY: string = "dev.accord/toolCallsSpent";
+export const TOOL_CALLS_SPENT_META_KEY = "dev.accord/toolCallsSpent";
 
-export const REMAINING_META_KEY: string = "dev.accord/remaining";
+export const REMAINING_META_KEY = "dev.accord/remaining";
 
-export const CONTRACT_VERSION_META_KEY: string = "dev.accord/contractVersion";
+export const CONTRACT_VERSION_META_KEY = "dev.accord/contractVersion";
 
-export const SKILL_TASK_META_KEY: string = "dev.accord/skill";
+export const SKILL_TASK_META_KEY = "dev.accord/skill";
 
-export const CARD_WIRE_VERSION_PARAM: string = "contractVersion";
+export const CARD_WIRE_VERSION_PARAM = "contractVersion";
 
-export const CARD_CONTRACT_VERSION_PARAM: string = "agentContractVersion";
+export const CARD_CONTRACT_VERSION_PARAM = "agentContractVersion";
 
-export const CARD_CONTRACT_VERSIONS_PARAM: string = "agentContractVersions";
+export const CARD_CONTRACT_VERSIONS_PARAM = "agentContractVersions";
 
-export const CARD_WAITING_REASONS_PARAM: string = "waitingReasons";
+export const CARD_WAITING_REASONS_PARAM = "waitingReasons";
 
-export const CARD_ERRORS_PARAM: string = "errors";
+export const CARD_ERRORS_PARAM = "errors";
 
-export const CARD_METADATA_KEY_PARAM: string = "metadataKey";
+export const CARD_METADATA_KEY_PARAM = "metadataKey";
 
-export const CARD_SKILL_SCHEMAS_PARAM: string = "skillSchemas";
+export const CARD_SKILL_SCHEMAS_PARAM = "skillSchemas";
 
-export const SKILL_SCHEMAS_PATH: string = "/accord/skill-schemas.json";
+export const SKILL_SCHEMAS_PATH = "/accord/skill-schemas.json";
 
-export const MCP_ERROR_META_KEY: string = "dev.accord/error";
+export const MCP_ERROR_META_KEY = "dev.accord/error";
 
-export const TOOL_DELEGATION_META_KEY: string = "dev.accord/delegation";
+export const TOOL_DELEGATION_META_KEY = "dev.accord/delegation";
 
-export const CONTRACT_VERSIONS_META_KEY: string = "dev.accord/contractVersions";
+export const CONTRACT_VERSIONS_META_KEY = "dev.accord/contractVersions";
 
-export const PROTECTED_RESOURCE_PATH: string = "/.well-known/oauth-protected-resource";
+export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
 
-export const TRACEPARENT_KEY: string = "traceparent";
+export const TRACEPARENT_KEY = "traceparent";
 
-export const API_KEY_HEADER: string = "X-API-Key";
+export const API_KEY_HEADER = "X-API-Key";
 
-export const PUSH_TOKEN_HEADER: string = "X-A2A-Notification-Token";
+export const PUSH_TOKEN_HEADER = "X-A2A-Notification-Token";
 
-export const PUSH_SIGNATURE_HEADER: string = "X-Accord-Signature";
+export const PUSH_SIGNATURE_HEADER = "X-Accord-Signature";
 
-export const PUSH_ID_HEADER: string = "X-Accord-Notification-Id";
+export const PUSH_ID_HEADER = "X-Accord-Notification-Id";
 
-export const SENT_DETAIL_KEY: string = "sent";
+export const SENT_DETAIL_KEY = "sent";
 
-export const HEALTH_PATH: string = "/healthz";
+export const HEALTH_PATH = "/healthz";
 
-export const READY_PATH: string = "/readyz";
+export const READY_PATH = "/readyz";
 
-export const SERVICE_JWKS_PATH: string = "/.well-known/jwks.json";
+export const SERVICE_JWKS_PATH = "/.well-known/jwks.json";
