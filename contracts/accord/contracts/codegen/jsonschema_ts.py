@@ -75,8 +75,10 @@ def _object(schema: Mapping[str, Any], indent: str) -> str:
     props: Mapping[str, Any] = schema.get("properties", {})
     extra = schema.get("additionalProperties", True)
     if not props:
-        return "Record<string, unknown>" if extra in (True, {}) else (
-            f"Record<string, {type_expr(extra, indent)}>" if extra is not False else "{}"
+        return (
+            "Record<string, unknown>"
+            if extra in (True, {})
+            else (f"Record<string, {type_expr(extra, indent)}>" if extra is not False else "{}")
         )
     body = _members(schema, indent + "  ")
     if extra is not False:
@@ -98,7 +100,8 @@ def _members(schema: Mapping[str, Any], indent: str) -> list[str]:
 
 def declaration(name: str, schema: Mapping[str, Any]) -> list[str]:
     """``export interface``/``export type`` lines declaring ``name`` as ``schema``."""
-    lines = _comment(schema["description"], "") if isinstance(schema.get("description"), str) else []
+    about = schema.get("description")
+    lines = _comment(about, "") if isinstance(about, str) else []
     if schema.get("properties") and schema.get("additionalProperties", True) is False:
         lines.append(f"export interface {name} {{")
         lines.extend(_members(schema, "  "))

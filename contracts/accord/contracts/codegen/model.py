@@ -83,7 +83,7 @@ class Constant:
 
 
 @dataclass(frozen=True)
-class Schema:
+class SchemaType:
     """A JSON Schema document that becomes a type (and, where ``const`` is set, a value)."""
 
     type_name: str
@@ -98,7 +98,7 @@ class Module:
     enums: tuple[Enum, ...] = ()
     records: tuple[Record, ...] = ()
     constants: tuple[Constant, ...] = ()
-    schemas: tuple[Schema, ...] = field(default=())
+    schemas: tuple[SchemaType, ...] = field(default=())
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,11 @@ def _int_keys(table: Mapping[str, Any]) -> dict[int, Any]:
 
 
 def _status_module(doc: Mapping[str, Any]) -> Module:
-    status, reason, a2a, code = EnumRef("Status"), EnumRef("WaitingReason"), EnumRef("A2AState"), (
-        EnumRef("ErrorCode")
+    status, reason, a2a, code = (
+        EnumRef("Status"),
+        EnumRef("WaitingReason"),
+        EnumRef("A2AState"),
+        (EnumRef("ErrorCode")),
     )
     to_a2a_row = Record(
         "ToA2ARow",
@@ -242,7 +245,7 @@ def _errors_module(doc: Mapping[str, Any]) -> Module:
                 "HTTP_STATUS_CLASS_CODES",
                 MapOf(STRING, code),
                 doc["http_status_class_codes"],
-                "Statuses HTTP_STATUS_CODES does not name, by class (\"4xx\", \"5xx\").",
+                'Statuses HTTP_STATUS_CODES does not name, by class ("4xx", "5xx").',
             ),
         ),
     )
@@ -275,7 +278,7 @@ def _type_name(file_name: str, document: Mapping[str, Any]) -> str:
 def _schemas_module(documents: Mapping[str, Mapping[str, Any]]) -> Module:
     # An enum schema (status, error code...) is an enum the other modules already hold.
     schemas = tuple(
-        Schema(
+        SchemaType(
             _type_name(name, doc),
             doc,
             const=name.removesuffix(".schema.json").replace("-", "_").upper() + "_SCHEMA",
@@ -305,7 +308,8 @@ def contract_model() -> ContractModel:
 
 
 def _pascal(text: str) -> str:
-    return "".join(p[:1].upper() + p[1:] for p in text.replace(".", "-").replace("_", "-").split("-"))
+    words = text.replace(".", "-").replace("_", "-").split("-")
+    return "".join(w[:1].upper() + w[1:] for w in words)
 
 
 def app_model() -> ContractModel:
@@ -314,8 +318,8 @@ def app_model() -> ContractModel:
     for name, agent in sorted(shipped_agent_contracts().items()):
         for skill in agent.skills:
             base = _pascal(name) + _pascal(skill.id)
-            schemas.append(Schema(base + "Input", skill.input_schema))
-            schemas.append(Schema(base + "Output", skill.output_schema))
+            schemas.append(SchemaType(base + "Input", skill.input_schema))
+            schemas.append(SchemaType(base + "Output", skill.output_schema))
     return ContractModel(
         version=extensions_document()["contract_version"],
         modules=(Module("skills", "Each skill's input and output.", schemas=tuple(schemas)),),
