@@ -30,7 +30,7 @@ from accord.contracts.errors import (
     code_for_jsonrpc,
     parse_code,
 )
-from accord.contracts.export import keys_document, schema_documents
+from accord.contracts.export import export_all, keys_document, schema_documents
 from accord.contracts.keys import CONTRACT_VERSION
 from accord.contracts.status import (
     TERMINAL,
@@ -50,13 +50,19 @@ FACTS = Path(__file__).with_name("ts_contract_facts.mjs")
 
 
 def test_committed_sources_are_a_fresh_generation() -> None:
-    assert drift(GENERATORS["ts"](), PACKAGE / "src" / "generated") == [], (
+    assert drift(GENERATORS["ts"](None), PACKAGE / "src" / "generated") == [], (
         "contracts/ts is stale: run `make contracts-ts`"
     )
 
 
+@pytest.mark.parametrize("language", ["ts", "ts-app"])
+def test_generation_reads_only_what_the_export_writes(language: str, tmp_path: Path) -> None:
+    export_all(tmp_path)
+    assert GENERATORS[language](tmp_path) == GENERATORS[language](None)
+
+
 def test_check_mode_reports_a_changed_file(tmp_path: Path) -> None:
-    files = GENERATORS["ts"]()
+    files = GENERATORS["ts"](None)
     out = tmp_path / "generated"
     out.mkdir()
     for name, text in files.items():
@@ -164,7 +170,7 @@ def test_typescript_answers_as_python(tmp_path: Path) -> None:
 @pytest.mark.node
 def test_application_types_compile_strict(tmp_path: Path) -> None:
     tsc = _tsc()
-    files = GENERATORS["ts-app"]()
+    files = GENERATORS["ts-app"](None)
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     assert "export interface OrchestratorRefundRequestInput" in files["skills.ts"]

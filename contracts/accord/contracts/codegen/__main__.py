@@ -1,5 +1,7 @@
-"""``python -m accord.contracts.codegen LANGUAGE OUT [--check]``: write a contract package's
-generated sources into OUT, or (``--check``) report where OUT differs from a fresh generation.
+"""``python -m accord.contracts.codegen LANGUAGE OUT [--check] [--export DIR]``: write a contract
+package's generated sources into OUT, or (``--check``) report where OUT differs from a fresh
+generation. ``--export`` reads what ``accord contracts export DIR`` wrote instead of building
+the same documents in this process.
 
 LANGUAGE is ``ts`` (the framework's contract: contracts/ts/src/generated) or ``ts-app`` (an
 application's own types: each shipped agent's skill input and output).
@@ -15,9 +17,9 @@ from pathlib import Path
 from accord.contracts.codegen import ts
 from accord.contracts.codegen.model import app_model, contract_model
 
-GENERATORS: Mapping[str, Callable[[], dict[str, str]]] = {
-    "ts": lambda: ts.render(contract_model(), "ts"),
-    "ts-app": lambda: ts.render(app_model(), "ts-app"),
+GENERATORS: Mapping[str, Callable[[Path | None], dict[str, str]]] = {
+    "ts": lambda export: ts.render(contract_model(export), "ts"),
+    "ts-app": lambda export: ts.render(app_model(export), "ts-app"),
 }
 
 
@@ -48,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("language", choices=sorted(GENERATORS))
     parser.add_argument("out", type=Path)
     parser.add_argument("--check", action="store_true", help="report drift, write nothing")
+    parser.add_argument("--export", type=Path, help="a directory `accord contracts export` wrote")
     args = parser.parse_args(argv)
-    files = GENERATORS[args.language]()
+    files = GENERATORS[args.language](args.export)
     if args.check:
         problems = drift(files, args.out)
         for line in problems:

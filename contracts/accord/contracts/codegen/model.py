@@ -8,8 +8,10 @@ tables; a renderer decides how a language spells them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from accord.contracts.agents import shipped_agent_contracts
@@ -283,7 +285,7 @@ def _schemas_module(documents: Mapping[str, Mapping[str, Any]]) -> Module:
             doc,
             const=name.removesuffix(".schema.json").replace("-", "_").upper() + "_SCHEMA",
         )
-        for name, doc in documents.items()
+        for name, doc in sorted(documents.items())
         if doc.get("type") == "object"
     )
     return Module(
@@ -293,16 +295,27 @@ def _schemas_module(documents: Mapping[str, Mapping[str, Any]]) -> Module:
     )
 
 
-def contract_model() -> ContractModel:
-    """The framework's contract, from the export's documents."""
-    status = status_document()
+def contract_model(export: Path | None = None) -> ContractModel:
+    """The framework's contract, from the export's documents: those ``accord contracts export``
+    wrote into ``export``, or (no directory) the same documents built in this process."""
+    if export is None:
+        status, errors = status_document(), registry_document()
+        keys, extensions, schemas = keys_document(), extensions_document(), schema_documents()
+    else:
+
+        def read(rel: str) -> Any:
+            return json.loads((export / rel).read_text(encoding="utf-8"))
+
+        status, errors = read("status.json"), read("errors.json")
+        keys, extensions = read("keys.json"), read("extensions.json")
+        schemas = {p.name: read(f"schemas/{p.name}") for p in (export / "schemas").iterdir()}
     return ContractModel(
         version=status["contract_version"],
         modules=(
-            _keys_module(keys_document(), extensions_document()),
-            _errors_module(registry_document()),
+            _keys_module(keys, extensions),
+            _errors_module(errors),
             _status_module(status),
-            _schemas_module(schema_documents()),
+            _schemas_module(schemas),
         ),
     )
 
@@ -312,15 +325,26 @@ def _pascal(text: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words)
 
 
-def app_model() -> ContractModel:
-    """An application's own types: each shipped agent's skill input and output schemas."""
+def app_model(export: Path | None = None) -> ContractModel:
+    """An application's own types: each shipped agent's skill input and output schemas (from
+    the agent contracts the export wrote under ``export``/agents, or built in this process)."""
+    if export is None:
+        agents = {n: a.model_dump(mode="json") for n, a in shipped_agent_contracts().items()}
+        version = extensions_document()["contract_version"]
+    else:
+        agents = {
+            p.stem: json.loads(p.read_text(encoding="utf-8"))
+            for p in (export / "agents").glob("*.json")
+        }
+        extensions = json.loads((export / "extensions.json").read_text(encoding="utf-8"))
+        version = extensions["contract_version"]
     schemas = []
-    for name, agent in sorted(shipped_agent_contracts().items()):
-        for skill in agent.skills:
-            base = _pascal(name) + _pascal(skill.id)
-            schemas.append(SchemaType(base + "Input", skill.input_schema))
-            schemas.append(SchemaType(base + "Output", skill.output_schema))
+    for name, agent in sorted(agents.items()):
+        for skill in agent["skills"]:
+            base = _pascal(name) + _pascal(skill["id"])
+            schemas.append(SchemaType(base + "Input", skill["input_schema"]))
+            schemas.append(SchemaType(base + "Output", skill["output_schema"]))
     return ContractModel(
-        version=extensions_document()["contract_version"],
+        version=version,
         modules=(Module("skills", "Each skill's input and output.", schemas=tuple(schemas)),),
     )

@@ -97,605 +97,6 @@ export interface ToolAccess {
   approver_field?: string | null;
 }
 
-/** A contract status with what qualifies it: why it waits, or why it failed. */
-export type ContractState = {
-  status: Status;
-  waiting_reason?: WaitingReason | null;
-  error_code?: ErrorCode | null;
-  [key: string]: unknown;
-};
-export const CONTRACT_STATE_SCHEMA = {
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://accord.dev/schemas/contract/v1/contract-state.schema.json",
-  "$defs": {
-    "ErrorCode": {
-      "enum": [
-        "RETRYABLE_TIMEOUT",
-        "UNAVAILABLE",
-        "RATE_LIMITED",
-        "OUT_OF_STOCK",
-        "POLICY_DENIED",
-        "BUDGET_EXHAUSTED",
-        "INVALID_INPUT",
-        "UNAUTHENTICATED",
-        "PERMISSION_DENIED",
-        "NOT_FOUND",
-        "IDEMPOTENCY_CONFLICT",
-        "CANCELED",
-        "TASK_NOT_CANCELABLE",
-        "UNSUPPORTED_OPERATION",
-        "CONTENT_TYPE_NOT_SUPPORTED",
-        "PAYLOAD_TOO_LARGE",
-        "CONTRACT_VIOLATION",
-        "VERSION_UNSUPPORTED",
-        "INTERNAL"
-      ],
-      "title": "ErrorCode",
-      "type": "string"
-    },
-    "Status": {
-      "enum": [
-        "queued",
-        "running",
-        "waiting",
-        "completed",
-        "failed",
-        "rejected"
-      ],
-      "title": "Status",
-      "type": "string"
-    },
-    "WaitingReason": {
-      "enum": [
-        "input",
-        "approval",
-        "auth"
-      ],
-      "title": "WaitingReason",
-      "type": "string"
-    }
-  },
-  "description": "A contract status with what qualifies it: why it waits, or why it failed.",
-  "properties": {
-    "status": {
-      "$ref": "#/$defs/Status"
-    },
-    "waiting_reason": {
-      "anyOf": [
-        {
-          "$ref": "#/$defs/WaitingReason"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null
-    },
-    "error_code": {
-      "anyOf": [
-        {
-          "$ref": "#/$defs/ErrorCode"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null
-    }
-  },
-  "required": [
-    "status"
-  ],
-  "title": "ContractState",
-  "type": "object"
-} as const;
-
-export type ErrorPayload = {
-  code: "RETRYABLE_TIMEOUT" | "UNAVAILABLE" | "RATE_LIMITED" | "OUT_OF_STOCK" | "POLICY_DENIED" | "BUDGET_EXHAUSTED" | "INVALID_INPUT" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "CANCELED" | "TASK_NOT_CANCELABLE" | "UNSUPPORTED_OPERATION" | "CONTENT_TYPE_NOT_SUPPORTED" | "PAYLOAD_TOO_LARGE" | "CONTRACT_VIOLATION" | "VERSION_UNSUPPORTED" | "INTERNAL";
-  retry: "retry" | "replan" | "stop";
-  message: string;
-  details?: Record<string, unknown>;
-  [key: string]: unknown;
-};
-export const ERROR_SCHEMA = {
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://accord.dev/schemas/contract/v1/error.schema.json",
-  "type": "object",
-  "required": [
-    "code",
-    "retry",
-    "message"
-  ],
-  "properties": {
-    "code": {
-      "enum": [
-        "RETRYABLE_TIMEOUT",
-        "UNAVAILABLE",
-        "RATE_LIMITED",
-        "OUT_OF_STOCK",
-        "POLICY_DENIED",
-        "BUDGET_EXHAUSTED",
-        "INVALID_INPUT",
-        "UNAUTHENTICATED",
-        "PERMISSION_DENIED",
-        "NOT_FOUND",
-        "IDEMPOTENCY_CONFLICT",
-        "CANCELED",
-        "TASK_NOT_CANCELABLE",
-        "UNSUPPORTED_OPERATION",
-        "CONTENT_TYPE_NOT_SUPPORTED",
-        "PAYLOAD_TOO_LARGE",
-        "CONTRACT_VIOLATION",
-        "VERSION_UNSUPPORTED",
-        "INTERNAL"
-      ]
-    },
-    "retry": {
-      "enum": [
-        "retry",
-        "replan",
-        "stop"
-      ]
-    },
-    "message": {
-      "type": "string"
-    },
-    "details": {
-      "type": "object"
-    }
-  }
-} as const;
-
-export interface DelegationEnvelope {
-  goal: string;
-  constraints?: Record<string, string | number | boolean>;
-  budget: Budget;
-  context_refs?: string[];
-  tenant: Tenant;
-  parent_task?: string | null;
-  traceparent?: string | null;
-}
-export const ENVELOPE_SCHEMA = {
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://accord.dev/schemas/contract/v1/envelope.schema.json",
-  "$defs": {
-    "Budget": {
-      "additionalProperties": false,
-      "description": "What the callee may spend. Units are abstract call units, not money or tokens.",
-      "properties": {
-        "units": {
-          "maximum": 1000000,
-          "minimum": 0,
-          "title": "Units",
-          "type": "integer"
-        },
-        "tool_calls": {
-          "maximum": 10000,
-          "minimum": 0,
-          "title": "Tool Calls",
-          "type": "integer"
-        },
-        "deadline": {
-          "format": "date-time",
-          "title": "Deadline",
-          "type": "string"
-        }
-      },
-      "required": [
-        "units",
-        "tool_calls",
-        "deadline"
-      ],
-      "title": "Budget",
-      "type": "object"
-    },
-    "Tenant": {
-      "additionalProperties": false,
-      "properties": {
-        "app": {
-          "maxLength": 128,
-          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
-          "title": "App",
-          "type": "string"
-        },
-        "user": {
-          "maxLength": 128,
-          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
-          "title": "User",
-          "type": "string"
-        },
-        "session": {
-          "maxLength": 128,
-          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
-          "title": "Session",
-          "type": "string"
-        }
-      },
-      "required": [
-        "app",
-        "user",
-        "session"
-      ],
-      "title": "Tenant",
-      "type": "object"
-    }
-  },
-  "additionalProperties": false,
-  "properties": {
-    "goal": {
-      "maxLength": 2000,
-      "minLength": 1,
-      "title": "Goal",
-      "type": "string"
-    },
-    "constraints": {
-      "additionalProperties": {
-        "anyOf": [
-          {
-            "type": "string"
-          },
-          {
-            "type": "integer"
-          },
-          {
-            "type": "boolean"
-          }
-        ]
-      },
-      "maxProperties": 32,
-      "title": "Constraints",
-      "type": "object"
-    },
-    "budget": {
-      "$ref": "#/$defs/Budget"
-    },
-    "context_refs": {
-      "items": {
-        "maxLength": 512,
-        "type": "string"
-      },
-      "maxItems": 32,
-      "title": "Context Refs",
-      "type": "array"
-    },
-    "tenant": {
-      "$ref": "#/$defs/Tenant"
-    },
-    "parent_task": {
-      "anyOf": [
-        {
-          "maxLength": 128,
-          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
-          "type": "string"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null,
-      "title": "Parent Task"
-    },
-    "traceparent": {
-      "anyOf": [
-        {
-          "pattern": "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$",
-          "type": "string"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null,
-      "title": "Traceparent"
-    }
-  },
-  "required": [
-    "goal",
-    "budget",
-    "tenant"
-  ],
-  "title": "DelegationEnvelope",
-  "type": "object"
-} as const;
-
-export interface ToolContract {
-  name: string;
-  version: string;
-  title: string;
-  description: string;
-  side_effect: SideEffect;
-  idempotency_key: IdempotencyKey;
-  input_schema: Record<string, unknown>;
-  output_schema: Record<string, unknown>;
-  errors?: ErrorCode[];
-  access?: ToolAccess | null;
-  also_serves?: string[];
-}
-export const TOOL_CONTRACT_SCHEMA = {
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://accord.dev/schemas/contract/v1/tool-contract.schema.json",
-  "$defs": {
-    "AccessRule": {
-      "additionalProperties": false,
-      "description": "One entry of the allow-list: a role, and for services the grant their token must carry.",
-      "properties": {
-        "role": {
-          "$ref": "#/$defs/CallerRole"
-        },
-        "scope": {
-          "anyOf": [
-            {
-              "pattern": "^[A-Za-z0-9][A-Za-z0-9:._/-]{0,127}$",
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "default": null,
-          "title": "Scope"
-        }
-      },
-      "required": [
-        "role"
-      ],
-      "title": "AccessRule",
-      "type": "object"
-    },
-    "CallerRole": {
-      "description": "The roles a tool's allow-list may name (the principals' roles, spelled once).",
-      "enum": [
-        "customer",
-        "service",
-        "approver"
-      ],
-      "title": "CallerRole",
-      "type": "string"
-    },
-    "ErrorCode": {
-      "enum": [
-        "RETRYABLE_TIMEOUT",
-        "UNAVAILABLE",
-        "RATE_LIMITED",
-        "OUT_OF_STOCK",
-        "POLICY_DENIED",
-        "BUDGET_EXHAUSTED",
-        "INVALID_INPUT",
-        "UNAUTHENTICATED",
-        "PERMISSION_DENIED",
-        "NOT_FOUND",
-        "IDEMPOTENCY_CONFLICT",
-        "CANCELED",
-        "TASK_NOT_CANCELABLE",
-        "UNSUPPORTED_OPERATION",
-        "CONTENT_TYPE_NOT_SUPPORTED",
-        "PAYLOAD_TOO_LARGE",
-        "CONTRACT_VIOLATION",
-        "VERSION_UNSUPPORTED",
-        "INTERNAL"
-      ],
-      "title": "ErrorCode",
-      "type": "string"
-    },
-    "IdempotencyKey": {
-      "enum": [
-        "required",
-        "optional",
-        "none"
-      ],
-      "title": "IdempotencyKey",
-      "type": "string"
-    },
-    "SideEffect": {
-      "enum": [
-        "none",
-        "reversible_write",
-        "irreversible_write"
-      ],
-      "title": "SideEffect",
-      "type": "string"
-    },
-    "ToolAccess": {
-      "additionalProperties": false,
-      "description": "Who may call the tool (``allow``) and which input fields name whom the call is about.",
-      "properties": {
-        "allow": {
-          "items": {
-            "$ref": "#/$defs/AccessRule"
-          },
-          "maxItems": 16,
-          "minItems": 1,
-          "title": "Allow",
-          "type": "array"
-        },
-        "customer_field": {
-          "anyOf": [
-            {
-              "pattern": "^[a-z][a-z0-9_]*$",
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "default": null,
-          "title": "Customer Field"
-        },
-        "approver_field": {
-          "anyOf": [
-            {
-              "pattern": "^[a-z][a-z0-9_]*$",
-              "type": "string"
-            },
-            {
-              "type": "null"
-            }
-          ],
-          "default": null,
-          "title": "Approver Field"
-        }
-      },
-      "required": [
-        "allow"
-      ],
-      "title": "ToolAccess",
-      "type": "object"
-    }
-  },
-  "additionalProperties": false,
-  "properties": {
-    "name": {
-      "maxLength": 64,
-      "pattern": "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$",
-      "title": "Name",
-      "type": "string"
-    },
-    "version": {
-      "pattern": "^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?$",
-      "title": "Version",
-      "type": "string"
-    },
-    "title": {
-      "maxLength": 120,
-      "minLength": 1,
-      "title": "Title",
-      "type": "string"
-    },
-    "description": {
-      "maxLength": 2000,
-      "minLength": 1,
-      "title": "Description",
-      "type": "string"
-    },
-    "side_effect": {
-      "$ref": "#/$defs/SideEffect"
-    },
-    "idempotency_key": {
-      "$ref": "#/$defs/IdempotencyKey"
-    },
-    "input_schema": {
-      "additionalProperties": true,
-      "title": "Input Schema",
-      "type": "object"
-    },
-    "output_schema": {
-      "additionalProperties": true,
-      "title": "Output Schema",
-      "type": "object"
-    },
-    "errors": {
-      "items": {
-        "$ref": "#/$defs/ErrorCode"
-      },
-      "title": "Errors",
-      "type": "array"
-    },
-    "access": {
-      "anyOf": [
-        {
-          "$ref": "#/$defs/ToolAccess"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null
-    },
-    "also_serves": {
-      "items": {
-        "type": "string"
-      },
-      "maxItems": 4,
-      "title": "Also Serves",
-      "type": "array"
-    }
-  },
-  "required": [
-    "name",
-    "version",
-    "title",
-    "description",
-    "side_effect",
-    "idempotency_key",
-    "input_schema",
-    "output_schema"
-  ],
-  "title": "ToolContract",
-  "type": "object"
-} as const;
-
-/**
- * What a service names in ``params._meta[TOOL_DELEGATION_META_KEY]`` of a tool call: the
- * tenant it acts for and, for a write a person approved, the approver. Set by the caller's
- * runtime from verified facts, never by a model.
- */
-export interface ToolDelegation {
-  tenant: Tenant;
-  approved_by?: string | null;
-}
-export const TOOL_DELEGATION_SCHEMA = {
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "$id": "https://accord.dev/schemas/contract/v1/tool-delegation.schema.json",
-  "$defs": {
-    "Tenant": {
-      "additionalProperties": false,
-      "properties": {
-        "app": {
-          "maxLength": 128,
-          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
-          "title": "App",
-          "type": "string"
-        },
-        "user": {
-          "maxLength": 128,
-          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
-          "title": "User",
-          "type": "string"
-        },
-        "session": {
-          "maxLength": 128,
-          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
-          "title": "Session",
-          "type": "string"
-        }
-      },
-      "required": [
-        "app",
-        "user",
-        "session"
-      ],
-      "title": "Tenant",
-      "type": "object"
-    }
-  },
-  "additionalProperties": false,
-  "description": "What a service names in ``params._meta[TOOL_DELEGATION_META_KEY]`` of a tool call: the\ntenant it acts for and, for a write a person approved, the approver. Set by the caller's\nruntime from verified facts, never by a model.",
-  "properties": {
-    "tenant": {
-      "$ref": "#/$defs/Tenant"
-    },
-    "approved_by": {
-      "anyOf": [
-        {
-          "maxLength": 128,
-          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
-          "type": "string"
-        },
-        {
-          "type": "null"
-        }
-      ],
-      "default": null,
-      "title": "Approved By"
-    }
-  },
-  "required": [
-    "tenant"
-  ],
-  "title": "ToolDelegation",
-  "type": "object"
-} as const;
-
 export interface AgentContract {
   name: string;
   version: string;
@@ -1096,5 +497,604 @@ export const AGENT_CONTRACT_SCHEMA = {
     "skills"
   ],
   "title": "AgentContract",
+  "type": "object"
+} as const;
+
+/** A contract status with what qualifies it: why it waits, or why it failed. */
+export type ContractState = {
+  status: Status;
+  waiting_reason?: WaitingReason | null;
+  error_code?: ErrorCode | null;
+  [key: string]: unknown;
+};
+export const CONTRACT_STATE_SCHEMA = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://accord.dev/schemas/contract/v1/contract-state.schema.json",
+  "$defs": {
+    "ErrorCode": {
+      "enum": [
+        "RETRYABLE_TIMEOUT",
+        "UNAVAILABLE",
+        "RATE_LIMITED",
+        "OUT_OF_STOCK",
+        "POLICY_DENIED",
+        "BUDGET_EXHAUSTED",
+        "INVALID_INPUT",
+        "UNAUTHENTICATED",
+        "PERMISSION_DENIED",
+        "NOT_FOUND",
+        "IDEMPOTENCY_CONFLICT",
+        "CANCELED",
+        "TASK_NOT_CANCELABLE",
+        "UNSUPPORTED_OPERATION",
+        "CONTENT_TYPE_NOT_SUPPORTED",
+        "PAYLOAD_TOO_LARGE",
+        "CONTRACT_VIOLATION",
+        "VERSION_UNSUPPORTED",
+        "INTERNAL"
+      ],
+      "title": "ErrorCode",
+      "type": "string"
+    },
+    "Status": {
+      "enum": [
+        "queued",
+        "running",
+        "waiting",
+        "completed",
+        "failed",
+        "rejected"
+      ],
+      "title": "Status",
+      "type": "string"
+    },
+    "WaitingReason": {
+      "enum": [
+        "input",
+        "approval",
+        "auth"
+      ],
+      "title": "WaitingReason",
+      "type": "string"
+    }
+  },
+  "description": "A contract status with what qualifies it: why it waits, or why it failed.",
+  "properties": {
+    "status": {
+      "$ref": "#/$defs/Status"
+    },
+    "waiting_reason": {
+      "anyOf": [
+        {
+          "$ref": "#/$defs/WaitingReason"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null
+    },
+    "error_code": {
+      "anyOf": [
+        {
+          "$ref": "#/$defs/ErrorCode"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null
+    }
+  },
+  "required": [
+    "status"
+  ],
+  "title": "ContractState",
+  "type": "object"
+} as const;
+
+export interface DelegationEnvelope {
+  goal: string;
+  constraints?: Record<string, string | number | boolean>;
+  budget: Budget;
+  context_refs?: string[];
+  tenant: Tenant;
+  parent_task?: string | null;
+  traceparent?: string | null;
+}
+export const ENVELOPE_SCHEMA = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://accord.dev/schemas/contract/v1/envelope.schema.json",
+  "$defs": {
+    "Budget": {
+      "additionalProperties": false,
+      "description": "What the callee may spend. Units are abstract call units, not money or tokens.",
+      "properties": {
+        "units": {
+          "maximum": 1000000,
+          "minimum": 0,
+          "title": "Units",
+          "type": "integer"
+        },
+        "tool_calls": {
+          "maximum": 10000,
+          "minimum": 0,
+          "title": "Tool Calls",
+          "type": "integer"
+        },
+        "deadline": {
+          "format": "date-time",
+          "title": "Deadline",
+          "type": "string"
+        }
+      },
+      "required": [
+        "units",
+        "tool_calls",
+        "deadline"
+      ],
+      "title": "Budget",
+      "type": "object"
+    },
+    "Tenant": {
+      "additionalProperties": false,
+      "properties": {
+        "app": {
+          "maxLength": 128,
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
+          "title": "App",
+          "type": "string"
+        },
+        "user": {
+          "maxLength": 128,
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
+          "title": "User",
+          "type": "string"
+        },
+        "session": {
+          "maxLength": 128,
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
+          "title": "Session",
+          "type": "string"
+        }
+      },
+      "required": [
+        "app",
+        "user",
+        "session"
+      ],
+      "title": "Tenant",
+      "type": "object"
+    }
+  },
+  "additionalProperties": false,
+  "properties": {
+    "goal": {
+      "maxLength": 2000,
+      "minLength": 1,
+      "title": "Goal",
+      "type": "string"
+    },
+    "constraints": {
+      "additionalProperties": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          }
+        ]
+      },
+      "maxProperties": 32,
+      "title": "Constraints",
+      "type": "object"
+    },
+    "budget": {
+      "$ref": "#/$defs/Budget"
+    },
+    "context_refs": {
+      "items": {
+        "maxLength": 512,
+        "type": "string"
+      },
+      "maxItems": 32,
+      "title": "Context Refs",
+      "type": "array"
+    },
+    "tenant": {
+      "$ref": "#/$defs/Tenant"
+    },
+    "parent_task": {
+      "anyOf": [
+        {
+          "maxLength": 128,
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
+          "type": "string"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null,
+      "title": "Parent Task"
+    },
+    "traceparent": {
+      "anyOf": [
+        {
+          "pattern": "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$",
+          "type": "string"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null,
+      "title": "Traceparent"
+    }
+  },
+  "required": [
+    "goal",
+    "budget",
+    "tenant"
+  ],
+  "title": "DelegationEnvelope",
+  "type": "object"
+} as const;
+
+export type ErrorPayload = {
+  code: "RETRYABLE_TIMEOUT" | "UNAVAILABLE" | "RATE_LIMITED" | "OUT_OF_STOCK" | "POLICY_DENIED" | "BUDGET_EXHAUSTED" | "INVALID_INPUT" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "CANCELED" | "TASK_NOT_CANCELABLE" | "UNSUPPORTED_OPERATION" | "CONTENT_TYPE_NOT_SUPPORTED" | "PAYLOAD_TOO_LARGE" | "CONTRACT_VIOLATION" | "VERSION_UNSUPPORTED" | "INTERNAL";
+  retry: "retry" | "replan" | "stop";
+  message: string;
+  details?: Record<string, unknown>;
+  [key: string]: unknown;
+};
+export const ERROR_SCHEMA = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://accord.dev/schemas/contract/v1/error.schema.json",
+  "type": "object",
+  "required": [
+    "code",
+    "retry",
+    "message"
+  ],
+  "properties": {
+    "code": {
+      "enum": [
+        "RETRYABLE_TIMEOUT",
+        "UNAVAILABLE",
+        "RATE_LIMITED",
+        "OUT_OF_STOCK",
+        "POLICY_DENIED",
+        "BUDGET_EXHAUSTED",
+        "INVALID_INPUT",
+        "UNAUTHENTICATED",
+        "PERMISSION_DENIED",
+        "NOT_FOUND",
+        "IDEMPOTENCY_CONFLICT",
+        "CANCELED",
+        "TASK_NOT_CANCELABLE",
+        "UNSUPPORTED_OPERATION",
+        "CONTENT_TYPE_NOT_SUPPORTED",
+        "PAYLOAD_TOO_LARGE",
+        "CONTRACT_VIOLATION",
+        "VERSION_UNSUPPORTED",
+        "INTERNAL"
+      ]
+    },
+    "retry": {
+      "enum": [
+        "retry",
+        "replan",
+        "stop"
+      ]
+    },
+    "message": {
+      "type": "string"
+    },
+    "details": {
+      "type": "object"
+    }
+  }
+} as const;
+
+export interface ToolContract {
+  name: string;
+  version: string;
+  title: string;
+  description: string;
+  side_effect: SideEffect;
+  idempotency_key: IdempotencyKey;
+  input_schema: Record<string, unknown>;
+  output_schema: Record<string, unknown>;
+  errors?: ErrorCode[];
+  access?: ToolAccess | null;
+  also_serves?: string[];
+}
+export const TOOL_CONTRACT_SCHEMA = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://accord.dev/schemas/contract/v1/tool-contract.schema.json",
+  "$defs": {
+    "AccessRule": {
+      "additionalProperties": false,
+      "description": "One entry of the allow-list: a role, and for services the grant their token must carry.",
+      "properties": {
+        "role": {
+          "$ref": "#/$defs/CallerRole"
+        },
+        "scope": {
+          "anyOf": [
+            {
+              "pattern": "^[A-Za-z0-9][A-Za-z0-9:._/-]{0,127}$",
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "default": null,
+          "title": "Scope"
+        }
+      },
+      "required": [
+        "role"
+      ],
+      "title": "AccessRule",
+      "type": "object"
+    },
+    "CallerRole": {
+      "description": "The roles a tool's allow-list may name (the principals' roles, spelled once).",
+      "enum": [
+        "customer",
+        "service",
+        "approver"
+      ],
+      "title": "CallerRole",
+      "type": "string"
+    },
+    "ErrorCode": {
+      "enum": [
+        "RETRYABLE_TIMEOUT",
+        "UNAVAILABLE",
+        "RATE_LIMITED",
+        "OUT_OF_STOCK",
+        "POLICY_DENIED",
+        "BUDGET_EXHAUSTED",
+        "INVALID_INPUT",
+        "UNAUTHENTICATED",
+        "PERMISSION_DENIED",
+        "NOT_FOUND",
+        "IDEMPOTENCY_CONFLICT",
+        "CANCELED",
+        "TASK_NOT_CANCELABLE",
+        "UNSUPPORTED_OPERATION",
+        "CONTENT_TYPE_NOT_SUPPORTED",
+        "PAYLOAD_TOO_LARGE",
+        "CONTRACT_VIOLATION",
+        "VERSION_UNSUPPORTED",
+        "INTERNAL"
+      ],
+      "title": "ErrorCode",
+      "type": "string"
+    },
+    "IdempotencyKey": {
+      "enum": [
+        "required",
+        "optional",
+        "none"
+      ],
+      "title": "IdempotencyKey",
+      "type": "string"
+    },
+    "SideEffect": {
+      "enum": [
+        "none",
+        "reversible_write",
+        "irreversible_write"
+      ],
+      "title": "SideEffect",
+      "type": "string"
+    },
+    "ToolAccess": {
+      "additionalProperties": false,
+      "description": "Who may call the tool (``allow``) and which input fields name whom the call is about.",
+      "properties": {
+        "allow": {
+          "items": {
+            "$ref": "#/$defs/AccessRule"
+          },
+          "maxItems": 16,
+          "minItems": 1,
+          "title": "Allow",
+          "type": "array"
+        },
+        "customer_field": {
+          "anyOf": [
+            {
+              "pattern": "^[a-z][a-z0-9_]*$",
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "default": null,
+          "title": "Customer Field"
+        },
+        "approver_field": {
+          "anyOf": [
+            {
+              "pattern": "^[a-z][a-z0-9_]*$",
+              "type": "string"
+            },
+            {
+              "type": "null"
+            }
+          ],
+          "default": null,
+          "title": "Approver Field"
+        }
+      },
+      "required": [
+        "allow"
+      ],
+      "title": "ToolAccess",
+      "type": "object"
+    }
+  },
+  "additionalProperties": false,
+  "properties": {
+    "name": {
+      "maxLength": 64,
+      "pattern": "^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$",
+      "title": "Name",
+      "type": "string"
+    },
+    "version": {
+      "pattern": "^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-[0-9A-Za-z.-]+)?$",
+      "title": "Version",
+      "type": "string"
+    },
+    "title": {
+      "maxLength": 120,
+      "minLength": 1,
+      "title": "Title",
+      "type": "string"
+    },
+    "description": {
+      "maxLength": 2000,
+      "minLength": 1,
+      "title": "Description",
+      "type": "string"
+    },
+    "side_effect": {
+      "$ref": "#/$defs/SideEffect"
+    },
+    "idempotency_key": {
+      "$ref": "#/$defs/IdempotencyKey"
+    },
+    "input_schema": {
+      "additionalProperties": true,
+      "title": "Input Schema",
+      "type": "object"
+    },
+    "output_schema": {
+      "additionalProperties": true,
+      "title": "Output Schema",
+      "type": "object"
+    },
+    "errors": {
+      "items": {
+        "$ref": "#/$defs/ErrorCode"
+      },
+      "title": "Errors",
+      "type": "array"
+    },
+    "access": {
+      "anyOf": [
+        {
+          "$ref": "#/$defs/ToolAccess"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null
+    },
+    "also_serves": {
+      "items": {
+        "type": "string"
+      },
+      "maxItems": 4,
+      "title": "Also Serves",
+      "type": "array"
+    }
+  },
+  "required": [
+    "name",
+    "version",
+    "title",
+    "description",
+    "side_effect",
+    "idempotency_key",
+    "input_schema",
+    "output_schema"
+  ],
+  "title": "ToolContract",
+  "type": "object"
+} as const;
+
+/**
+ * What a service names in ``params._meta[TOOL_DELEGATION_META_KEY]`` of a tool call: the
+ * tenant it acts for and, for a write a person approved, the approver. Set by the caller's
+ * runtime from verified facts, never by a model.
+ */
+export interface ToolDelegation {
+  tenant: Tenant;
+  approved_by?: string | null;
+}
+export const TOOL_DELEGATION_SCHEMA = {
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "$id": "https://accord.dev/schemas/contract/v1/tool-delegation.schema.json",
+  "$defs": {
+    "Tenant": {
+      "additionalProperties": false,
+      "properties": {
+        "app": {
+          "maxLength": 128,
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
+          "title": "App",
+          "type": "string"
+        },
+        "user": {
+          "maxLength": 128,
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
+          "title": "User",
+          "type": "string"
+        },
+        "session": {
+          "maxLength": 128,
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
+          "title": "Session",
+          "type": "string"
+        }
+      },
+      "required": [
+        "app",
+        "user",
+        "session"
+      ],
+      "title": "Tenant",
+      "type": "object"
+    }
+  },
+  "additionalProperties": false,
+  "description": "What a service names in ``params._meta[TOOL_DELEGATION_META_KEY]`` of a tool call: the\ntenant it acts for and, for a write a person approved, the approver. Set by the caller's\nruntime from verified facts, never by a model.",
+  "properties": {
+    "tenant": {
+      "$ref": "#/$defs/Tenant"
+    },
+    "approved_by": {
+      "anyOf": [
+        {
+          "maxLength": 128,
+          "pattern": "^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$",
+          "type": "string"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "default": null,
+      "title": "Approved By"
+    }
+  },
+  "required": [
+    "tenant"
+  ],
+  "title": "ToolDelegation",
   "type": "object"
 } as const;
