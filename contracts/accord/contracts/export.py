@@ -101,26 +101,48 @@ def status_document() -> dict[str, Any]:
         "waiting_reasons": [r.value for r in WaitingReason],
         "transitions": {s.value: sorted(t.value for t in ts) for s, ts in TRANSITIONS.items()},
         "to_a2a": to_a2a_rows,
-        "from_a2a": {a.value: _from_a2a_row(a) for a in A2AState},
+        "from_a2a": {
+            a.value: {
+                "status": FROM_A2A[a].value,
+                **(
+                    {"default_waiting_reason": DEFAULT_WAITING_REASON[a].value}
+                    if a in DEFAULT_WAITING_REASON
+                    else {}
+                ),
+                **(
+                    {"default_error_code": DEFAULT_FAILURE_CODE[a].value}
+                    if a in DEFAULT_FAILURE_CODE
+                    else {}
+                ),
+            }
+            for a in A2AState
+        },
+        # Which qualifiers a peer sent each state keeps (any other reads as the default).
+        "from_a2a_kept": _from_a2a_kept(),
         "metadata_keys": {"status": STATUS_META_KEY, "error_data_kind": ERROR_DATA_KIND},
     }
 
 
-def _from_a2a_row(a2a: A2AState) -> dict[str, Any]:
-    """How a peer's A2A state reads: its status; when the peer's metadata says no qualifier (or
-    one the state cannot carry), the default; and which qualifiers the state keeps as sent."""
-    row: dict[str, Any] = {"status": FROM_A2A[a2a].value}
-    if a2a in DEFAULT_WAITING_REASON:
-        row["default_waiting_reason"] = DEFAULT_WAITING_REASON[a2a].value
-        row["kept_waiting_reasons"] = [
-            r.value for r in WaitingReason if from_a2a(a2a, waiting_reason=r).waiting_reason is r
-        ]
-    if a2a in DEFAULT_FAILURE_CODE:
-        row["default_error_code"] = DEFAULT_FAILURE_CODE[a2a].value
-        row["kept_error_codes"] = [
-            c.value for c in ErrorCode if from_a2a(a2a, error_code=c).error_code is c
-        ]
-    return row
+def _from_a2a_kept() -> dict[str, dict[str, list[str]]]:
+    """Per A2A state with a default qualifier: the waiting reasons or error codes a peer's
+    status metadata may give it that :func:`from_a2a` keeps as sent."""
+    kept: dict[str, dict[str, list[str]]] = {}
+    for a2a in A2AState:
+        if a2a in DEFAULT_WAITING_REASON:
+            kept[a2a.value] = {
+                "waiting_reasons": [
+                    r.value
+                    for r in WaitingReason
+                    if from_a2a(a2a, waiting_reason=r).waiting_reason is r
+                ]
+            }
+        if a2a in DEFAULT_FAILURE_CODE:
+            kept[a2a.value] = {
+                "error_codes": [
+                    c.value for c in ErrorCode if from_a2a(a2a, error_code=c).error_code is c
+                ]
+            }
+    return kept
 
 
 def registry_document() -> dict[str, Any]:

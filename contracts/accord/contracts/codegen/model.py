@@ -142,6 +142,7 @@ def _status_module(doc: Mapping[str, Any]) -> Module:
         ),
         "How an A2A state reads: a qualifier the peer sent is kept when listed, else the default.",
     )
+    kept: Mapping[str, Mapping[str, list[str]]] = doc["from_a2a_kept"]
     constants = [
         Constant(
             "TERMINAL_STATUSES", ListOf(status), doc["terminal"], "Statuses a task never leaves."
@@ -156,7 +157,10 @@ def _status_module(doc: Mapping[str, Any]) -> Module:
         Constant(
             "FROM_A2A",
             MapOf(a2a, RecordRef("FromA2ARow")),
-            doc["from_a2a"],
+            {
+                a2a: {**row, **{f"kept_{k}": v for k, v in kept.get(a2a, {}).items()}}
+                for a2a, row in doc["from_a2a"].items()
+            },
             "A peer's A2A state as a contract state.",
         ),
     ]
