@@ -42,7 +42,14 @@ def _paren(expr: str) -> str:
     return f"({expr})" if " | " in expr else expr
 
 
-def type_expr(schema: Mapping[str, Any] | bool, indent: str = "") -> str:
+Names = Mapping[tuple[Any, ...], str]
+"""The values of enums that already have a type, by those values: an inline ``enum`` of exactly
+those values is written as the type's name."""
+
+
+def type_expr(
+    schema: Mapping[str, Any] | bool, indent: str = "", names: Names | None = None
+) -> str:
     """The TypeScript type of a schema (``indent`` is where an inline object's lines start)."""
     if schema is True or schema == {}:
         return "unknown"
@@ -55,38 +62,42 @@ def type_expr(schema: Mapping[str, Any] | bool, indent: str = "") -> str:
     if "const" in schema:
         return json.dumps(schema["const"], ensure_ascii=False)
     if "enum" in schema:
+        if names and tuple(schema["enum"]) in names:
+            return names[tuple(schema["enum"])]
         return _union([json.dumps(v, ensure_ascii=False) for v in schema["enum"]])
     for key in ("anyOf", "oneOf"):
         if key in schema:
-            return _union([type_expr(s, indent) for s in schema[key]])
+            return _union([type_expr(s, indent, names) for s in schema[key]])
     kind = schema.get("type")
     if isinstance(kind, list):
-        return _union([type_expr({**schema, "type": k}, indent) for k in kind])
+        return _union([type_expr({**schema, "type": k}, indent, names) for k in kind])
     if kind == "object" or "properties" in schema:
-        return _object(schema, indent)
+        return _object(schema, indent, names)
     if kind == "array":
-        return f"{_paren(type_expr(schema.get('items', True), indent))}[]"
+        return f"{_paren(type_expr(schema.get('items', True), indent, names))}[]"
     if isinstance(kind, str) and kind in _SCALARS:
         return _SCALARS[kind]
     return "unknown"
 
 
-def _object(schema: Mapping[str, Any], indent: str) -> str:
+def _object(schema: Mapping[str, Any], indent: str, names: Names | None) -> str:
     props: Mapping[str, Any] = schema.get("properties", {})
     extra = schema.get("additionalProperties", True)
     if not props:
         return (
             "Record<string, unknown>"
             if extra in (True, {})
-            else (f"Record<string, {type_expr(extra, indent)}>" if extra is not False else "{}")
+            else (
+                f"Record<string, {type_expr(extra, indent, names)}>" if extra is not False else "{}"
+            )
         )
-    body = _members(schema, indent + "  ")
+    body = _members(schema, indent + "  ", names)
     if extra is not False:
         body.append(f"{indent}  [key: string]: unknown;")
     return "{\n" + "\n".join(body) + f"\n{indent}}}"
 
 
-def _members(schema: Mapping[str, Any], indent: str) -> list[str]:
+def _members(schema: Mapping[str, Any], indent: str, names: Names | None) -> list[str]:
     required = set(schema.get("required", ()))
     lines: list[str] = []
     for name, sub in schema.get("properties", {}).items():
@@ -94,20 +105,20 @@ def _members(schema: Mapping[str, Any], indent: str) -> list[str]:
             lines.extend(_comment(sub["description"], indent))
         key = name if _IDENT.match(name) else json.dumps(name)
         mark = "" if name in required else "?"
-        lines.append(f"{indent}{key}{mark}: {type_expr(sub, indent)};")
+        lines.append(f"{indent}{key}{mark}: {type_expr(sub, indent, names)};")
     return lines
 
 
-def declaration(name: str, schema: Mapping[str, Any]) -> list[str]:
+def declaration(name: str, schema: Mapping[str, Any], names: Names | None = None) -> list[str]:
     """``export interface``/``export type`` lines declaring ``name`` as ``schema``."""
     about = schema.get("description")
     lines = _comment(about, "") if isinstance(about, str) else []
     if schema.get("properties") and schema.get("additionalProperties", True) is False:
         lines.append(f"export interface {name} {{")
-        lines.extend(_members(schema, "  "))
+        lines.extend(_members(schema, "  ", names))
         lines.append("}")
     else:
-        lines.append(f"export type {name} = {type_expr(schema)};")
+        lines.append(f"export type {name} = {type_expr(schema, '', names)};")
     return lines
 
 

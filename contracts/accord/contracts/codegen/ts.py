@@ -77,7 +77,11 @@ class _Values:
                 return flat
             return "[\n" + "".join(f"{inner}{i},\n" for i in items) + f"{indent}]"
         if isinstance(t, RecordRef):
-            fields = [f for f in self.records[t.name].fields if f.name in value]
+            record = self.records[t.name]
+            unknown = set(value) - {f.name for f in record.fields}
+            if unknown:  # a new column of the export must reach the model, never vanish
+                raise ValueError(f"{t.name} has no field for {sorted(unknown)}")
+            fields = [f for f in record.fields if f.name in value]
             body = "".join(
                 f"{inner}{f.name}: {self.render(value[f.name], f.type, inner)},\n" for f in fields
             )
@@ -126,21 +130,22 @@ def _record(record: Record) -> list[str]:
 def _schemas(module: Module, enums: Mapping[str, Enum]) -> tuple[list[str], set[str]]:
     """Type declarations of the module's schemas (their ``$defs`` once), and enums they use."""
     documents = {s.type_name: s.document for s in module.schemas}
+    names = {e.values: e.name for e in enums.values()}
     lines: list[str] = []
-    used: set[str] = set()
     for name, sub in sorted(collect_defs(documents).items()):
         if name in enums:
             if tuple(sub.get("enum", ())) != enums[name].values:
                 raise ValueError(f"$defs/{name} is not the contract's enum {name}")
-            used.add(name)
             continue
-        lines += ["", *declaration(name, sub)]
+        lines += ["", *declaration(name, sub, names)]
     for schema in module.schemas:
         top = {k: v for k, v in schema.document.items() if k != "$defs"}
-        lines += ["", *declaration(schema.type_name, top)]
+        lines += ["", *declaration(schema.type_name, top, names)]
         if schema.const is not None:
             doc = json.dumps(schema.document, indent=2, ensure_ascii=False)
             lines += [f"export const {schema.const} = {doc} as const;"]
+    text = "\n".join(line for line in lines if not line.startswith("export const "))
+    used = {name for name in enums if re.search(rf"\b{name}\b", text)}
     return lines, used
 
 

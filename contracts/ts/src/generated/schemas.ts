@@ -2,7 +2,7 @@
 // 1.3.0 (`accord contracts export`). Do not edit: `make contracts-ts`.
 
 // The contract's JSON formats (draft 2020-12) as types, and the schemas themselves.
-import type { ErrorCode } from "./errors.js";
+import type { ErrorCode, RetryClass } from "./errors.js";
 import type { Status, WaitingReason } from "./status.js";
 
 /** One entry of the allow-list: a role, and for services the grant their token must carry. */
@@ -746,8 +746,8 @@ export const ENVELOPE_SCHEMA = {
 } as const;
 
 export type ErrorPayload = {
-  code: "RETRYABLE_TIMEOUT" | "UNAVAILABLE" | "RATE_LIMITED" | "OUT_OF_STOCK" | "POLICY_DENIED" | "BUDGET_EXHAUSTED" | "INVALID_INPUT" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "IDEMPOTENCY_CONFLICT" | "CANCELED" | "TASK_NOT_CANCELABLE" | "UNSUPPORTED_OPERATION" | "CONTENT_TYPE_NOT_SUPPORTED" | "PAYLOAD_TOO_LARGE" | "CONTRACT_VIOLATION" | "VERSION_UNSUPPORTED" | "INTERNAL";
-  retry: "retry" | "replan" | "stop";
+  code: ErrorCode;
+  retry: RetryClass;
   message: string;
   details?: Record<string, unknown>;
   [key: string]: unknown;
