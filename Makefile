@@ -12,6 +12,7 @@ export UV_PYTHON := $(PYTHON)
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 MEMBERS := contracts protocol protocol/kit tools agents
 JS_TESTS := tests/interop/js
+TS_CONTRACT := contracts/ts
 # pytest-randomly shuffles the tests; the seed is printed so a failing order can be repeated
 # with `make unit SEED=N` (or `pytest -p randomly --randomly-seed=N ...`).
 ifndef SEED
@@ -27,7 +28,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract export docs bench fuzz soak chaos startup waiting pg-test matrix clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -84,10 +85,16 @@ release: setup ## Record release VERSION=X.Y.Z (baseline, changelog, versions); 
 
 # `npm install`, not `npm ci`: ci rejects the inspector's lock (optional Windows-only package);
 # install keeps the committed lock as it is. Without Node the JavaScript tests skip.
-npm: ## Install the JavaScript interop tests' npm packages (when Node is present)
+npm: ## Install the npm packages of the JavaScript interop tests and contracts/ts (when Node is present)
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-	  (cd $(JS_TESTS) && npm install --no-audit --no-fund --loglevel=error); \
-	else echo "npm not found: the JavaScript interop tests will skip"; fi
+	  (cd $(JS_TESTS) && npm install --no-audit --no-fund --loglevel=error) && \
+	  (cd $(TS_CONTRACT) && npm install --no-audit --no-fund --loglevel=error); \
+	else echo "npm not found: the JavaScript interop and TypeScript contract tests will skip"; fi
+
+# The TypeScript contract package's generated sources, from the export (docs/contracts-ts.md).
+# CHECK=1 writes nothing and fails when the committed sources differ from a fresh generation.
+contracts-ts: setup ## Regenerate contracts/ts/src/generated from the contract (CHECK=1: report drift)
+	$(BIN)/python -m accord.contracts.codegen ts $(TS_CONTRACT)/src/generated $(if $(CHECK),--check)
 
 # Two passes: every test on WORKERS workers (a module's tests stay on one worker, so a module's
 # mesh starts once), then the run_summary tests, which read what the whole first pass produced.
@@ -104,12 +111,13 @@ up: setup ## Start all five services and the web console on 127.0.0.1 (Ctrl-C st
 contract: setup ## Print the contract: statuses, transitions, error registry
 	$(BIN)/accord contracts show
 
-docs: setup ## Regenerate docs/contract.md, docs/configuration.md, specs/registry.json, the rules and compatibility tables
+docs: setup ## Regenerate docs/contract.md, docs/configuration.md, specs/registry.json, the rules and compatibility tables, contracts/ts
 	$(BIN)/python -m accord.contracts.manifest > docs/contract.md
 	$(BIN)/python -m accord.protocol.settings_docs > docs/configuration.md
 	$(BIN)/python -m accord.contracts.evolution.registry_snapshot > contracts/accord/contracts/specs/registry.json
 	$(BIN)/python -m accord.contracts.evolution.rules docs/contract-evolution.md
 	$(BIN)/python -m accord.contracts.compat docs/contract-evolution.md
+	$(BIN)/python -m accord.contracts.codegen ts $(TS_CONTRACT)/src/generated
 
 matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.md from them
 	ACCORD_MATRIX_WRITE=1 $(BIN)/pytest -q tests/interop/test_refund_python.py \

@@ -44,6 +44,7 @@ from accord.contracts.status import (
     ContractState,
     Status,
     WaitingReason,
+    from_a2a,
     to_a2a,
 )
 from accord.contracts.tool_access import ToolDelegation
@@ -116,8 +117,32 @@ def status_document() -> dict[str, Any]:
             }
             for a in A2AState
         },
+        # Which qualifiers a peer sent each state keeps (any other reads as the default).
+        "from_a2a_kept": _from_a2a_kept(),
         "metadata_keys": {"status": STATUS_META_KEY, "error_data_kind": ERROR_DATA_KIND},
     }
+
+
+def _from_a2a_kept() -> dict[str, dict[str, list[str]]]:
+    """Per A2A state with a default qualifier: the waiting reasons or error codes a peer's
+    status metadata may give it that :func:`from_a2a` keeps as sent."""
+    kept: dict[str, dict[str, list[str]]] = {}
+    for a2a in A2AState:
+        if a2a in DEFAULT_WAITING_REASON:
+            kept[a2a.value] = {
+                "waiting_reasons": [
+                    r.value
+                    for r in WaitingReason
+                    if from_a2a(a2a, waiting_reason=r).waiting_reason is r
+                ]
+            }
+        if a2a in DEFAULT_FAILURE_CODE:
+            kept[a2a.value] = {
+                "error_codes": [
+                    c.value for c in ErrorCode if from_a2a(a2a, error_code=c).error_code is c
+                ]
+            }
+    return kept
 
 
 def registry_document() -> dict[str, Any]:
@@ -142,6 +167,14 @@ def keys_document() -> dict[str, str]:
         name: value
         for name, value in vars(keys).items()
         if name.isupper() and isinstance(value, str) and name != "CONTRACT_VERSION"
+    }
+
+
+def extensions_document() -> dict[str, str]:
+    return {
+        "contract": CONTRACT_EXTENSION_URI,
+        "delegation": DELEGATION_EXTENSION_URI,
+        "contract_version": CONTRACT_VERSION,
     }
 
 
@@ -202,14 +235,7 @@ def export_all(directory: Path) -> list[Path]:
     write("status.json", status_document())
     write("errors.json", registry_document())
     write("keys.json", keys_document())
-    write(
-        "extensions.json",
-        {
-            "contract": CONTRACT_EXTENSION_URI,
-            "delegation": DELEGATION_EXTENSION_URI,
-            "contract_version": CONTRACT_VERSION,
-        },
-    )
+    write("extensions.json", extensions_document())
     for name, tool in shipped_tool_contracts().items():
         write(f"tools/{name}.json", tool.model_dump(mode="json"))
     for name, agent in shipped_agent_contracts().items():
