@@ -18,6 +18,7 @@ from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.errors import AccordError
 from accord.contracts.keys import CARD_SKILL_SCHEMAS_PARAM, CONTRACT_EXTENSION_URI
 from accord.contracts.origins import origin_of
+from accord.contracts.schema_compare import schema_difference
 from accord.contracts.skill_schemas import skill_schema_document
 from accord.kit.a2a_context import A2AContext
 from accord.kit.a2a_wire import task_of
@@ -79,8 +80,28 @@ def _contract_problems(ctx: A2AContext, doc: Mapping[str, Any]) -> list[str]:
     contract = shipped_agent_contracts().get(str(ctx.card.get("name")))
     if contract is None or contract.version != ctx.card.get("version"):
         return []
-    if doc.get("skills") != skill_schema_document(contract)["skills"]:
-        return [f"the schemas are not those of the {contract.name} {contract.version} contract"]
+    served = doc.get("skills")
+    served = served if isinstance(served, Mapping) else {}
+    for skill, want in skill_schema_document(contract)["skills"].items():
+        entry = served.get(skill)
+        got: Mapping[str, Any] = entry if isinstance(entry, Mapping) else {}
+        # Schemas compare as every checker compares them (documentation keywords aside);
+        # the access and envelope sections are data, compared exactly.
+        diff = next(
+            (
+                (side, d)
+                for side in ("input", "output")
+                if (d := schema_difference(want[side], got.get(side))) is not None
+            ),
+            None,
+        )
+        rest = {k: v for k, v in want.items() if k not in ("input", "output")}
+        if diff is not None or set(got) != set(want) or rest != {k: got[k] for k in rest}:
+            where = f" ({skill} {diff[0]} at {diff[1][0]})" if diff else f" ({skill})"
+            return [
+                f"the schemas are not those of the {contract.name} {contract.version} "
+                f"contract{where}"
+            ]
     return []
 
 

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import CONTRACT_VERSIONS_META_KEY, MCP_ERROR_META_KEY
+from accord.contracts.schema_compare import schema_difference
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.contracts.validation import schema_path
 from accord.contracts.versions import compatible_served, major
@@ -24,7 +25,7 @@ from accord.kit.mcp_context import (
     mcp_session,
     unauthenticated,
 )
-from accord.kit.model import Skipped, Violation
+from accord.kit.model import Skipped, Violation, trim
 from accord.kit.probes import NO_PROBE
 
 MCP_CHECKS: Final = CheckList[MCPContext]()
@@ -79,9 +80,13 @@ async def schemas(ctx: MCPContext) -> None:
             ("inputSchema", contract.input_schema),
             ("outputSchema", contract.output_schema),
         ):
-            if entry.get(wire) != want:
+            diff = schema_difference(want, entry.get(wire))
+            if diff is not None:
+                where, declared, served = diff
                 raise Violation(
-                    f"{name}: {wire} differs from the contract",
+                    f"{name}: {wire} differs from the contract at {where}: the contract has "
+                    f"{trim(declared, 120)}, the server {trim(served, 120)} (documentation "
+                    "keywords such as title and description are ignored)",
                     received=entry.get(wire),
                     expected=json.dumps(want)[:600],
                 )
@@ -128,9 +133,8 @@ async def version_stated(ctx: MCPContext, claim: str) -> None:
             "pass --contract FILE of that version"
         )
     entry = ctx.listed[name]
-    if (entry.get("inputSchema"), entry.get("outputSchema")) != (
-        contract.input_schema,
-        contract.output_schema,
+    if schema_difference(contract.input_schema, entry.get("inputSchema")) or schema_difference(
+        contract.output_schema, entry.get("outputSchema")
     ):
         raise Violation(
             f"{name} states {version}, but its schemas are not those of {contract.version}",
