@@ -32,6 +32,16 @@ MCP_CHECKS: Final = CheckList[MCPContext]()
 check = MCP_CHECKS
 E = ErrorCode
 REPLAYED: Final = "replayed"
+# What a server on a bare MCP SDK does to put the code where clients read it (docs/porting.md
+# "Tool errors"): its decorators answer with text only, so the handler returns the result.
+BARE_SDK: Final = (
+    f"to produce it, return the whole result from the tool handler: CallToolResult(isError="
+    f'true, content=[a JSON text block {{"error": E}}], _meta={{"{MCP_ERROR_META_KEY}": E}}) '
+    "with E = {code, retry, message} (mcp Python: the low-level Server's on_call_tool, or an "
+    "MCPServer tool annotated -> Annotated[CallToolResult, Output]); raise ToolError and the "
+    "SDK's own argument errors carry no code, so validate arguments against the contract's "
+    "input schema in the handler"
+)
 
 
 def _error_code(call: Call) -> str | None:
@@ -51,9 +61,10 @@ def _expect_error(call: Call, code: ErrorCode, expected: str) -> None:
         )
     found = _error_code(call)
     if found != code.value:
+        how = "" if found or call.protocol_error else f"; {BARE_SDK}"
         raise Violation(
             f"{call.tool} ({call.label}) failed with "
-            f"{found or call.protocol_error or 'no code in _meta'}, not {code.value}",
+            f"{found or call.protocol_error or 'no code in _meta'}, not {code.value}{how}",
             sent=call.sent,
             received=call.received,
             expected=expected,
@@ -250,21 +261,22 @@ async def error_shape(ctx: MCPContext) -> None:
     for call in errors:
         if call.result is None:
             raise Violation(
-                f"{call.tool}: a JSON-RPC error instead of an isError result",
+                f"{call.tool}: a JSON-RPC error instead of an isError result; {BARE_SDK}",
                 sent=call.sent,
                 received=call.received,
             )
         result = call.result
         if result.get("structuredContent") is not None:
             raise Violation(
-                f"{call.tool}: an error result with structuredContent",
+                f"{call.tool}: an error result with structuredContent (clients validate it "
+                f"against the output schema even on errors); {BARE_SDK}",
                 sent=call.sent,
                 received=result,
             )
         code = _error_code(call)
         if code is None or code not in E.__members__:
             raise Violation(
-                f"{call.tool}: no contract code under _meta[{MCP_ERROR_META_KEY!r}]",
+                f"{call.tool}: no contract code under _meta[{MCP_ERROR_META_KEY!r}]; {BARE_SDK}",
                 sent=call.sent,
                 received=result,
             )
