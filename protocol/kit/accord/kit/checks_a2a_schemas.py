@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -20,13 +20,12 @@ from accord.contracts.keys import CARD_SKILL_SCHEMAS_PARAM, CONTRACT_EXTENSION_U
 from accord.contracts.origins import origin_of
 from accord.contracts.schema_compare import schema_difference
 from accord.contracts.skill_schemas import skill_schema_document
-from accord.kit.a2a_context import A2AContext
+from accord.kit.a2a_context import DOCUMENT_KEY, A2AContext
 from accord.kit.a2a_wire import task_of
 from accord.kit.checks_a2a import A2A_CHECKS
 from accord.kit.model import Skipped, Violation
 
 check = A2A_CHECKS
-DOCUMENT_KEY: Final = "skill-schemas"  # A2AContext.remember: the document the first check read
 
 
 def _ref(ctx: A2AContext) -> tuple[str, str]:
