@@ -173,7 +173,10 @@ async def version_of_our_major(ctx: MCPContext) -> None:
 async def output_schema(ctx: MCPContext) -> None:
     probed = 0
     for name, contract in ctx.checked().items():
-        call = await ctx.valid_call(name)
+        try:
+            call = await ctx.valid_call(name)
+        except Skipped:
+            continue  # refused to the kit's credential (ctx.refused says why)
         if call is None:
             continue
         probed += 1
@@ -195,7 +198,9 @@ async def output_schema(ctx: MCPContext) -> None:
                 received=call.received,
             )
     if not probed:
-        raise Skipped(f"no probe with valid input for the listed tools: {NO_PROBE}")
+        raise ctx.nothing_probed(
+            ctx.checked(), f"no probe with valid input for the tools: {NO_PROBE}"
+        )
 
 
 def _invalid_args(ctx: MCPContext, name: str) -> dict[str, Any] | None:
@@ -212,7 +217,8 @@ async def _invalid_calls(ctx: MCPContext) -> list[Call]:
         for name in ctx.checked():
             args = _invalid_args(ctx, name)
             if args is not None:
-                calls.append(await ctx.call("invalid input", name, args))
+                with contextlib.suppress(Skipped):  # refused to the kit's credential
+                    calls.append(await ctx.call("invalid input", name, args))
         return calls
 
     return await ctx.memo("invalid", make)
@@ -222,7 +228,7 @@ async def _invalid_calls(ctx: MCPContext) -> list[Call]:
 async def invalid_input(ctx: MCPContext) -> None:
     calls = await _invalid_calls(ctx)
     if not calls:
-        raise Skipped("no invalid-input probe applies to the listed tools")
+        raise ctx.nothing_probed(ctx.checked(), "no invalid-input probe applies to the tools")
     for call in calls:
         _expect_error(
             call,
@@ -238,17 +244,19 @@ async def not_found(ctx: MCPContext) -> None:
         args = ctx.args(ctx.probe(name).not_found)
         if args is None:
             continue
+        try:
+            call = await ctx.call("not found", name, args)
+        except Skipped:
+            continue
         probed += 1
-        call = await ctx.call("not found", name, args)
         _expect_error(call, E.NOT_FOUND, "another customer's (or no) resource is NOT_FOUND")
     if not probed:
-        raise Skipped("no not-found probe applies to the listed tools")
+        raise ctx.nothing_probed(ctx.checked(), "no not-found probe applies to the tools")
 
 
 @check("ERR-005", "tool errors carry the code in _meta, never in structuredContent")
 async def error_shape(ctx: MCPContext) -> None:
-    with contextlib.suppress(Skipped):  # refused to the kit's credential: judge what was seen
-        await _invalid_calls(ctx)
+    await _invalid_calls(ctx)
     errors = [c for c in ctx.calls if c.is_error]
     if not errors:
         raise Skipped("no tool error was observed")
@@ -300,9 +308,12 @@ async def key_required(ctx: MCPContext) -> None:
         args = ctx.args(ctx.probe(name).valid)
         if args is None:
             continue
-        probed += 1
         args.pop(IDEMPOTENCY_FIELD, None)
-        call = await ctx.call("no idempotency key", name, args)
+        try:
+            call = await ctx.call("no idempotency key", name, args)
+        except Skipped:
+            continue
+        probed += 1
         if not call.is_error:
             raise Violation(
                 f"{name} accepted a call without {IDEMPOTENCY_FIELD}",
@@ -310,7 +321,7 @@ async def key_required(ctx: MCPContext) -> None:
                 received=call.received,
             )
     if not probed:
-        raise Skipped(f"no valid-input probe for the write tools: {NO_PROBE}")
+        raise ctx.nothing_probed(_writes(ctx), f"no valid-input probe for the writes: {NO_PROBE}")
 
 
 def _receipt(call: Call) -> Any:
@@ -323,7 +334,10 @@ def _receipt(call: Call) -> Any:
 async def idempotent(ctx: MCPContext) -> None:
     probed = 0
     for name, contract in _writes(ctx).items():
-        first = await ctx.valid_call(name)
+        try:
+            first = await ctx.valid_call(name)
+        except Skipped:
+            continue
         if first is None:
             continue
         probed += 1
@@ -359,7 +373,7 @@ async def idempotent(ctx: MCPContext) -> None:
                     received={"first": sc1, "second": sc2},
                 )
     if not probed:
-        raise Skipped(f"no valid-input probe for the write tools: {NO_PROBE}")
+        raise ctx.nothing_probed(_writes(ctx), f"no valid-input probe for the writes: {NO_PROBE}")
 
 
 @check("TOOL-006", "the same key with other arguments is IDEMPOTENCY_CONFLICT")
@@ -369,16 +383,19 @@ async def conflict(ctx: MCPContext) -> None:
         args = ctx.args(ctx.probe(name).conflict)
         if args is None:
             continue
-        await ctx.valid_call(name)  # the key must have been used first
+        try:
+            await ctx.valid_call(name)  # the key must have been used first
+            call = await ctx.call("same key, other arguments", name, args)
+        except Skipped:
+            continue
         probed += 1
-        call = await ctx.call("same key, other arguments", name, args)
         _expect_error(
             call,
             E.IDEMPOTENCY_CONFLICT,
             "the same key with other arguments is IDEMPOTENCY_CONFLICT",
         )
     if not probed:
-        raise Skipped("no conflict probe for the write tools")
+        raise ctx.nothing_probed(_writes(ctx), "no conflict probe for the write tools")
 
 
 # -- who may call (the contract's access section) ---------------------------------------------

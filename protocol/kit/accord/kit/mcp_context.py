@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
@@ -75,6 +75,7 @@ class MCPContext:
     contracts: dict[str, ToolContract]
     explicit: bool  # contracts came from --contract: all of them must be listed
     calls: list[Call] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # tool -> why the kit was refused
     _memo: dict[str, Any] = field(default_factory=dict)
     endpoint: str = ""  # the MCP endpoint the session was opened on
 
@@ -129,8 +130,16 @@ class MCPContext:
         if session is None and meta is None and call.code == ErrorCode.PERMISSION_DENIED:
             contract = self.contracts.get(tool)
             grants = contract.access.grants if contract and contract.access else []
-            raise lacks_grant(self.options.credential, f"tool {tool}", grants)
+            skipped = lacks_grant(self.options.credential, f"tool {tool}", grants)
+            self.refused[tool] = skipped.reason
+            raise skipped
         return call
+
+    def nothing_probed(self, tools: Iterable[str], default: str) -> Skipped:
+        """The skip of a check that probed none of ``tools``: why the kit's credential was
+        refused for them (the grant to mint), else ``default``."""
+        reasons = [self.refused[t] for t in tools if t in self.refused]
+        return Skipped("; ".join(reasons) if reasons else default)
 
     async def memo(self, key: str, make: Callable[[], Awaitable[T]]) -> T:
         if key not in self._memo:
