@@ -49,14 +49,12 @@ def test_a_tool_grant_the_token_lacks_is_a_skip_naming_it(tmp_path: Path, log_di
 
 def test_a_skill_grant_the_token_lacks_is_a_skip_naming_it(tmp_path: Path, log_dir: Path) -> None:
     env = {**ENV, "ACCORD_DATA_DIR": str(tmp_path)}
-    with run_service(
-        "policy", ["serve", "policy"], env=env, log_dir=log_dir, deadline_s=90
-    ) as svc:
+    with run_service("policy", ["serve", "policy"], env=env, log_dir=log_dir, deadline_s=90) as svc:
         report = _kit(svc.url, ALL_TOOLS)  # every tool, but not the skill refund.policy
     assert report.ok, "\n\n".join(r.failure_message() for r in report.failures)
     skips = _skips_naming(report, "refund.policy")
     assert skips, [(r.name, r.outcome, r.detail) for r in report.results]
-    assert all(f"--scope refund.policy" in s for s in skips)
+    assert all("--scope refund.policy" in s for s in skips)
     # The refusal the kit expects of a principal the skill does not admit still passes.
     refused = "a principal the skill's access does not admit is PERMISSION_DENIED"
     assert [r.outcome for r in report.results if r.check == refused] == [Verdict.PASS]

@@ -61,7 +61,8 @@ def test_a_failing_row_shows_the_hint_and_the_link_in_the_table() -> None:
 
 def test_a_failing_row_shows_the_hint_and_the_link_in_junit() -> None:
     failure = junit_xml([FAILED]).getroot().find("testsuite/testcase/failure")
-    assert failure is not None and failure.text is not None
+    assert failure is not None
+    assert failure.text is not None
     assert f"fix: {FAILED.hint}" in failure.text
     assert f"see: {FAILED.link}" in failure.text
 
@@ -79,4 +80,5 @@ def test_a_passing_or_skipped_row_shows_no_hint() -> None:
     skipped = CheckResult("ERR-005", "x", "u", Verdict.SKIP, detail="no tool error was observed")
     render_table(Report([passed, skipped]), console)
     text = console.export_text()
-    assert "fix:" not in text and PORTING_DOC not in text
+    assert "fix:" not in text
+    assert PORTING_DOC not in text
