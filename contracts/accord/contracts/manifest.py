@@ -32,6 +32,9 @@ from accord.contracts.tools import shipped_tool_contracts, specs_dir
 AREAS: Final = ("status", "errors", "retry", "envelope", "tools", "agents", "durability")
 
 
+PORTING_DOC: Final = "docs/porting.md"  # what any implementation does to join a mesh
+
+
 class Requirement(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -39,6 +42,15 @@ class Requirement(BaseModel):
     area: str
     text: str = Field(min_length=1)
     source: str = Field(min_length=1)
+    # How to fix an implementation that breaks it: one line, shown on a failing kit row.
+    hint: str = Field(min_length=1, max_length=240)
+    # The section of PORTING_DOC that says how to meet it (a heading's anchor).
+    porting: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+    @property
+    def link(self) -> str:
+        """Where a reader learns to meet the requirement: ``docs/porting.md#ANCHOR``."""
+        return f"{PORTING_DOC}#{self.porting}"
 
 
 class Manifest(BaseModel):
@@ -191,7 +203,11 @@ def render_markdown() -> str:
         if not reqs:
             continue
         lines += [f"### {area}", ""]
-        lines += [f"- **{r.id}** {r.text} _(source: {r.source})_" for r in reqs]
+        lines += [
+            f"- **{r.id}** {r.text} _(source: {r.source}; porting: "
+            f"[{r.porting}](porting.md#{r.porting}))_"
+            for r in reqs
+        ]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

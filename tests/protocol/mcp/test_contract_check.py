@@ -7,12 +7,12 @@ from typing import Any
 import mcp_types as types
 
 from accord.contracts.errors import ErrorCode
+from accord.contracts.schema_compare import normalize_schema
 from accord.contracts.tools import tool_contract
 from accord.protocol.mcp.contract_check import (
     FindingKind,
     check_tools,
     default_contracts,
-    normalize_schema,
     violation,
 )
 

@@ -3,10 +3,10 @@
 For each contracted tool the server's ``tools/list`` entry must exist, its ``inputSchema`` and
 ``outputSchema`` must equal the contract's, and its annotations must equal
 ``contract.mcp_annotations()``. Schemas are compared after dropping documentation-only keywords
-(``title``, ``description``, ``$comment``, ``examples``, ``$schema``) and sorting ``required``
-and ``type`` lists, so wording may differ but no constraint may. Absent annotation hints take
-the MCP spec's defaults (readOnly false, destructive true, idempotent false, openWorld true);
-an absent title contradicts nothing.
+and sorting ``required`` and ``type`` lists (accord.contracts.schema_compare, the comparison the
+contract test kit makes too), so wording may differ but no constraint may. Absent annotation
+hints take the MCP spec's defaults (readOnly false, destructive true, idempotent false,
+openWorld true); an absent title contradicts nothing.
 
 Every difference is a :class:`ServerFinding`; a non-empty list becomes one CONTRACT_VIOLATION.
 
@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import CONTRACT_VERSIONS_META_KEY
+from accord.contracts.schema_compare import schema_difference
 from accord.contracts.tools import ToolContract, shipped_tool_contracts
 from accord.contracts.versions import require_served
 
@@ -35,26 +36,6 @@ if TYPE_CHECKING:
     from accord.protocol.mcp.config import ServerSpec
     from accord.protocol.mcp.credentials import ToolCredential
 
-_DOC_KEYWORDS: Final = frozenset({"title", "description", "$comment", "examples", "$schema"})
-_SCHEMA_MAPS: Final = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-)
-_SCHEMA_LISTS: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-_SCHEMA_ONE: Final = frozenset(
-    {
-        "items",
-        "additionalItems",
-        "additionalProperties",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contains",
-        "propertyNames",
-        "not",
-        "if",
-        "then",
-        "else",
-    }
-)
 # MCP spec defaults of ToolAnnotations hints, used when a server leaves a hint out.
 _HINT_DEFAULTS: Final[Mapping[str, bool]] = {
     "readOnlyHint": False,
@@ -100,50 +81,6 @@ class CheckReport(BaseModel):
     @property
     def ok(self) -> bool:
         return not self.findings
-
-
-def normalize_schema(schema: Any) -> Any:
-    """A schema with documentation-only keywords removed and unordered lists sorted."""
-    if not isinstance(schema, Mapping):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _DOC_KEYWORDS:
-            continue
-        if key in _SCHEMA_MAPS and isinstance(value, Mapping):
-            out[key] = {k: normalize_schema(v) for k, v in value.items()}
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
-            out[key] = [normalize_schema(v) for v in value]
-        elif key in _SCHEMA_ONE:
-            out[key] = normalize_schema(value)
-        elif key in ("required", "type") and isinstance(value, list):
-            out[key] = sorted(value, key=str)
-        else:
-            out[key] = value
-    return out
-
-
-def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
-    """The JSON-pointer-like path of the first place two JSON values differ, or None."""
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        for key in sorted(set(expected) | set(actual), key=str):
-            if key not in actual:
-                return f"{path}/{key}", expected[key], "<absent>"
-            if key not in expected:
-                return f"{path}/{key}", "<absent>", actual[key]
-            found = first_difference(expected[key], actual[key], f"{path}/{key}")
-            if found:
-                return found
-        return None
-    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
-        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
-            found = first_difference(e, a, f"{path}/{i}")
-            if found:
-                return found
-        return None
-    if expected == actual and type(expected) is type(actual):
-        return None
-    return path or "/", expected, actual
 
 
 def tool_annotations(tool: types.Tool) -> dict[str, Any]:
@@ -209,7 +146,7 @@ def check_tools(
             (FindingKind.INPUT_SCHEMA, contract.input_schema, tool.input_schema),
             (FindingKind.OUTPUT_SCHEMA, contract.output_schema, tool.output_schema),
         ):
-            diff = first_difference(normalize_schema(declared), normalize_schema(served))
+            diff = schema_difference(declared, served)
             if diff is not None:
                 where, want, got = diff
                 findings.append(

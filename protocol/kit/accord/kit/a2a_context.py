@@ -8,31 +8,38 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
-import jwt
+import httpx
 
 from accord.contracts.card_params import card_param
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
+    CARD_SKILL_SCHEMAS_PARAM,
     CONTRACT_EXTENSION_URI,
     DELEGATION_EXTENSION_URI,
     SKILL_META_KEY,
 )
+from accord.contracts.origins import origin_of
 from accord.contracts.status import A2AState
 from accord.contracts.tool_access import CallerRole
 from accord.kit.a2a_wire import (
     A2AWire,
     Exchange,
+    error_code_of,
     status_updates,
     stream_task_id,
     task_of,
     user_message,
 )
+from accord.kit.grants import lacks_grant
 from accord.kit.model import Skipped
 from accord.kit.options import Credential, KitOptions
 from accord.kit.probes import NO_PROBE, AgentProbe, fill
 
 T = TypeVar("T")
+DOCUMENT_KEY: Final = "skill-schemas"  # A2AContext.remember: the skill schema document read
+SENDS: Final = frozenset({"SendMessage", "SendStreamingMessage"})
 
 TERMINAL_A2A = frozenset(
     {A2AState.COMPLETED, A2AState.FAILED, A2AState.CANCELED, A2AState.REJECTED}
@@ -156,6 +163,8 @@ class A2AContext:
     ) -> Exchange:
         answer = await self.wire.rpc(method, params, self.auth() if headers is None else headers)
         self.rpc_answers.append(answer)
+        if headers is None:
+            await self._refused_to_kit(method, params, answer)
         return answer
 
     async def rest(
@@ -177,6 +186,7 @@ class A2AContext:
         if stream and self.streaming:
             answer = await self.wire.stream("SendStreamingMessage", params, self.auth())
             self.rpc_answers.append(answer)
+            await self._refused_to_kit("SendStreamingMessage", params, answer)
             obs = Observed(
                 label,
                 stream_task_id(answer.events),
@@ -197,6 +207,48 @@ class A2AContext:
             )
         self.observed.append(obs)
         return obs
+
+    async def _refused_to_kit(
+        self, method: str, params: Mapping[str, Any], answer: Exchange
+    ) -> None:
+        """:class:`Skipped` naming the grant, when the agent refuses a message the kit sends as
+        itself with PERMISSION_DENIED (accord.kit.grants): the credential lacks it."""
+        events = answer.events or []
+        error = answer.error or next(
+            (e["error"] for e in events if isinstance(e.get("error"), Mapping)), None
+        )
+        if method not in SENDS or error_code_of(error) is not ErrorCode.PERMISSION_DENIED:
+            return
+        message = params.get("message")
+        meta = message.get("metadata") if isinstance(message, Mapping) else None
+        skill = meta.get(SKILL_META_KEY) if isinstance(meta, Mapping) else None
+        skill = str(skill) if skill else "?"
+        raise lacks_grant(self.options.credential, f"skill {skill}", await self.grants(skill))
+
+    async def grants(self, skill: str) -> list[str]:
+        """The grants a service may ask for ``skill`` with, from the skill schema document's
+        ``access`` (read by the schema checks, or fetched now); [] when it names none."""
+        doc = self.recall(DOCUMENT_KEY)
+        if not isinstance(doc, Mapping):
+            doc = await self._fetch_skill_schemas()
+        skills = doc.get("skills") if isinstance(doc, Mapping) else None
+        entry = skills.get(skill) if isinstance(skills, Mapping) else None
+        access = entry.get("access") if isinstance(entry, Mapping) else None
+        allow = access.get("allow") if isinstance(access, Mapping) else None
+        rules = allow if isinstance(allow, list) else []
+        return [str(r["scope"]) for r in rules if isinstance(r, Mapping) and r.get("scope")]
+
+    async def _fetch_skill_schemas(self) -> Any:
+        params = (self.extension(CONTRACT_EXTENSION_URI) or {}).get("params")
+        ref = params.get(CARD_SKILL_SCHEMAS_PARAM) if isinstance(params, Mapping) else None
+        url = ref.get("url") if isinstance(ref, Mapping) else None
+        try:
+            if not isinstance(url, str) or origin_of(url) != origin_of(self.target):
+                return None  # the schema checks judge that; the kit follows no other origin
+            response = await self.wire.client.get(url)  # public: no credential
+            return response.json() if response.status_code == 200 else None
+        except (AccordError, ValueError, httpx.HTTPError):
+            return None
 
     async def get_task(self, task_id: str, headers: Mapping[str, str] | None = None) -> Exchange:
         return await self.rpc("GetTask", {"id": task_id}, headers)
@@ -283,10 +335,7 @@ def _tenant(credential: Credential, acts_for: str | None = None) -> tuple[str, s
     behalf of someone else, and a service's names the customer its probe asks about.
     """
     if credential.token:
-        try:
-            claims = jwt.decode(credential.token, options={"verify_signature": False})
-        except jwt.PyJWTError:
-            claims = {}
+        claims = credential.claims()
         sub, app, roles = claims.get("sub"), claims.get("app"), claims.get("roles")
         is_service = isinstance(roles, list) and CallerRole.SERVICE in roles
         user = acts_for if is_service and acts_for else sub

@@ -13,17 +13,16 @@ import uuid
 from collections.abc import Mapping
 from typing import Any, Final
 
-import jwt
 from pydantic import ValidationError
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.skill_access import SkillAccess
 from accord.contracts.skill_envelope import EnvelopeUse
 from accord.contracts.tool_access import CallerRole
-from accord.kit.a2a_context import A2AContext, _tenant
+from accord.kit.a2a_context import DOCUMENT_KEY, A2AContext, _tenant
 from accord.kit.a2a_wire import Exchange, error_code_of, task_of, user_message
 from accord.kit.checks_a2a import A2A_CHECKS
-from accord.kit.checks_a2a_schemas import DOCUMENT_KEY
+from accord.kit.checks_a2a_schemas import skill_schemas_published  # noqa: F401 - runs first
 from accord.kit.model import Skipped, Violation
 from accord.kit.options import Credential
 from accord.kit.probes import fill
@@ -62,11 +61,7 @@ async def access_stated(ctx: A2AContext) -> None:
 def _claims(credential: Credential) -> dict[str, Any] | None:
     if not credential.token:
         return None  # an API key's principal cannot be read from outside
-    try:
-        claims = jwt.decode(credential.token, options={"verify_signature": False})
-    except jwt.PyJWTError:
-        return None
-    return claims if isinstance(claims, dict) else None
+    return credential.claims() or None
 
 
 def _refused_skill(ctx: A2AContext, credential: Credential) -> tuple[str, str | None] | None:

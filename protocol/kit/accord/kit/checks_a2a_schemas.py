@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -18,14 +18,14 @@ from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.errors import AccordError
 from accord.contracts.keys import CARD_SKILL_SCHEMAS_PARAM, CONTRACT_EXTENSION_URI
 from accord.contracts.origins import origin_of
+from accord.contracts.schema_compare import schema_difference
 from accord.contracts.skill_schemas import skill_schema_document
-from accord.kit.a2a_context import A2AContext
+from accord.kit.a2a_context import DOCUMENT_KEY, A2AContext
 from accord.kit.a2a_wire import task_of
 from accord.kit.checks_a2a import A2A_CHECKS
 from accord.kit.model import Skipped, Violation
 
 check = A2A_CHECKS
-DOCUMENT_KEY: Final = "skill-schemas"  # A2AContext.remember: the document the first check read
 
 
 def _ref(ctx: A2AContext) -> tuple[str, str]:
@@ -79,8 +79,28 @@ def _contract_problems(ctx: A2AContext, doc: Mapping[str, Any]) -> list[str]:
     contract = shipped_agent_contracts().get(str(ctx.card.get("name")))
     if contract is None or contract.version != ctx.card.get("version"):
         return []
-    if doc.get("skills") != skill_schema_document(contract)["skills"]:
-        return [f"the schemas are not those of the {contract.name} {contract.version} contract"]
+    served = doc.get("skills")
+    served = served if isinstance(served, Mapping) else {}
+    for skill, want in skill_schema_document(contract)["skills"].items():
+        entry = served.get(skill)
+        got: Mapping[str, Any] = entry if isinstance(entry, Mapping) else {}
+        # Schemas compare as every checker compares them (documentation keywords aside);
+        # the access and envelope sections are data, compared exactly.
+        diff = next(
+            (
+                (side, d)
+                for side in ("input", "output")
+                if (d := schema_difference(want[side], got.get(side))) is not None
+            ),
+            None,
+        )
+        rest = {k: v for k, v in want.items() if k not in ("input", "output")}
+        if diff is not None or set(got) != set(want) or rest != {k: got[k] for k in rest}:
+            where = f" ({skill} {diff[0]} at {diff[1][0]})" if diff else f" ({skill})"
+            return [
+                f"the schemas are not those of the {contract.name} {contract.version} "
+                f"contract{where}"
+            ]
     return []
 
 

@@ -6,12 +6,14 @@ otherwise Accord's shipped tool contracts of the tools the server lists.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from typing import Any, Final
 
 from accord.contracts.errors import ErrorCode
 from accord.contracts.keys import CONTRACT_VERSIONS_META_KEY, MCP_ERROR_META_KEY
+from accord.contracts.schema_compare import schema_difference
 from accord.contracts.tools import IDEMPOTENCY_FIELD, ToolContract
 from accord.contracts.validation import schema_path
 from accord.contracts.versions import compatible_served, major
@@ -20,24 +22,26 @@ from accord.kit.mcp_context import (
     Call,
     Challenge,
     MCPContext,
-    claims_of,
     mcp_session,
     unauthenticated,
 )
-from accord.kit.model import Skipped, Violation
+from accord.kit.model import Skipped, Violation, trim
 from accord.kit.probes import NO_PROBE
 
 MCP_CHECKS: Final = CheckList[MCPContext]()
 check = MCP_CHECKS
 E = ErrorCode
 REPLAYED: Final = "replayed"
-
-
-def _error_code(call: Call) -> str | None:
-    meta = (call.result or {}).get("_meta")
-    payload = meta.get(MCP_ERROR_META_KEY) if isinstance(meta, Mapping) else None
-    code = payload.get("code") if isinstance(payload, Mapping) else None
-    return code if isinstance(code, str) else None
+# What a server on a bare MCP SDK does to put the code where clients read it (docs/porting.md
+# "Tool errors"): its decorators answer with text only, so the handler returns the result.
+BARE_SDK: Final = (
+    f"to produce it, return the whole result from the tool handler: CallToolResult(isError="
+    f'true, content=[a JSON text block {{"error": E}}], _meta={{"{MCP_ERROR_META_KEY}": E}}) '
+    "with E = {code, retry, message} (mcp Python: the low-level Server's on_call_tool, or an "
+    "MCPServer tool annotated -> Annotated[CallToolResult, Output]); raise ToolError and the "
+    "SDK's own argument errors carry no code, so validate arguments against the contract's "
+    "input schema in the handler"
+)
 
 
 def _expect_error(call: Call, code: ErrorCode, expected: str) -> None:
@@ -48,11 +52,12 @@ def _expect_error(call: Call, code: ErrorCode, expected: str) -> None:
             received=call.received,
             expected=expected,
         )
-    found = _error_code(call)
+    found = call.code
     if found != code.value:
+        how = "" if found or call.protocol_error else f"; {BARE_SDK}"
         raise Violation(
             f"{call.tool} ({call.label}) failed with "
-            f"{found or call.protocol_error or 'no code in _meta'}, not {code.value}",
+            f"{found or call.protocol_error or 'no code in _meta'}, not {code.value}{how}",
             sent=call.sent,
             received=call.received,
             expected=expected,
@@ -79,9 +84,13 @@ async def schemas(ctx: MCPContext) -> None:
             ("inputSchema", contract.input_schema),
             ("outputSchema", contract.output_schema),
         ):
-            if entry.get(wire) != want:
+            diff = schema_difference(want, entry.get(wire))
+            if diff is not None:
+                where, declared, served = diff
                 raise Violation(
-                    f"{name}: {wire} differs from the contract",
+                    f"{name}: {wire} differs from the contract at {where}: the contract has "
+                    f"{trim(declared, 120)}, the server {trim(served, 120)} (documentation "
+                    "keywords such as title and description are ignored)",
                     received=entry.get(wire),
                     expected=json.dumps(want)[:600],
                 )
@@ -128,9 +137,8 @@ async def version_stated(ctx: MCPContext, claim: str) -> None:
             "pass --contract FILE of that version"
         )
     entry = ctx.listed[name]
-    if (entry.get("inputSchema"), entry.get("outputSchema")) != (
-        contract.input_schema,
-        contract.output_schema,
+    if schema_difference(contract.input_schema, entry.get("inputSchema")) or schema_difference(
+        contract.output_schema, entry.get("outputSchema")
     ):
         raise Violation(
             f"{name} states {version}, but its schemas are not those of {contract.version}",
@@ -165,13 +173,16 @@ async def version_of_our_major(ctx: MCPContext) -> None:
 async def output_schema(ctx: MCPContext) -> None:
     probed = 0
     for name, contract in ctx.checked().items():
-        call = await ctx.valid_call(name)
+        try:
+            call = await ctx.valid_call(name)
+        except Skipped:
+            continue  # refused to the kit's credential (ctx.refused says why)
         if call is None:
             continue
         probed += 1
         if call.is_error:
             raise Violation(
-                f"{name}: the probe's valid call failed ({_error_code(call) or ''})",
+                f"{name}: the probe's valid call failed ({call.code or ''})",
                 sent=call.sent,
                 received=call.received,
                 expected="a call with valid input succeeds (check the probe data)",
@@ -187,7 +198,9 @@ async def output_schema(ctx: MCPContext) -> None:
                 received=call.received,
             )
     if not probed:
-        raise Skipped(f"no probe with valid input for the listed tools: {NO_PROBE}")
+        raise ctx.nothing_probed(
+            ctx.checked(), f"no probe with valid input for the tools: {NO_PROBE}"
+        )
 
 
 def _invalid_args(ctx: MCPContext, name: str) -> dict[str, Any] | None:
@@ -204,7 +217,8 @@ async def _invalid_calls(ctx: MCPContext) -> list[Call]:
         for name in ctx.checked():
             args = _invalid_args(ctx, name)
             if args is not None:
-                calls.append(await ctx.call("invalid input", name, args))
+                with contextlib.suppress(Skipped):  # refused to the kit's credential
+                    calls.append(await ctx.call("invalid input", name, args))
         return calls
 
     return await ctx.memo("invalid", make)
@@ -214,7 +228,7 @@ async def _invalid_calls(ctx: MCPContext) -> list[Call]:
 async def invalid_input(ctx: MCPContext) -> None:
     calls = await _invalid_calls(ctx)
     if not calls:
-        raise Skipped("no invalid-input probe applies to the listed tools")
+        raise ctx.nothing_probed(ctx.checked(), "no invalid-input probe applies to the tools")
     for call in calls:
         _expect_error(
             call,
@@ -230,11 +244,14 @@ async def not_found(ctx: MCPContext) -> None:
         args = ctx.args(ctx.probe(name).not_found)
         if args is None:
             continue
+        try:
+            call = await ctx.call("not found", name, args)
+        except Skipped:
+            continue
         probed += 1
-        call = await ctx.call("not found", name, args)
         _expect_error(call, E.NOT_FOUND, "another customer's (or no) resource is NOT_FOUND")
     if not probed:
-        raise Skipped("no not-found probe applies to the listed tools")
+        raise ctx.nothing_probed(ctx.checked(), "no not-found probe applies to the tools")
 
 
 @check("ERR-005", "tool errors carry the code in _meta, never in structuredContent")
@@ -246,21 +263,22 @@ async def error_shape(ctx: MCPContext) -> None:
     for call in errors:
         if call.result is None:
             raise Violation(
-                f"{call.tool}: a JSON-RPC error instead of an isError result",
+                f"{call.tool}: a JSON-RPC error instead of an isError result; {BARE_SDK}",
                 sent=call.sent,
                 received=call.received,
             )
         result = call.result
         if result.get("structuredContent") is not None:
             raise Violation(
-                f"{call.tool}: an error result with structuredContent",
+                f"{call.tool}: an error result with structuredContent (clients validate it "
+                f"against the output schema even on errors); {BARE_SDK}",
                 sent=call.sent,
                 received=result,
             )
-        code = _error_code(call)
+        code = call.code
         if code is None or code not in E.__members__:
             raise Violation(
-                f"{call.tool}: no contract code under _meta[{MCP_ERROR_META_KEY!r}]",
+                f"{call.tool}: no contract code under _meta[{MCP_ERROR_META_KEY!r}]; {BARE_SDK}",
                 sent=call.sent,
                 received=result,
             )
@@ -290,9 +308,12 @@ async def key_required(ctx: MCPContext) -> None:
         args = ctx.args(ctx.probe(name).valid)
         if args is None:
             continue
-        probed += 1
         args.pop(IDEMPOTENCY_FIELD, None)
-        call = await ctx.call("no idempotency key", name, args)
+        try:
+            call = await ctx.call("no idempotency key", name, args)
+        except Skipped:
+            continue
+        probed += 1
         if not call.is_error:
             raise Violation(
                 f"{name} accepted a call without {IDEMPOTENCY_FIELD}",
@@ -300,7 +321,7 @@ async def key_required(ctx: MCPContext) -> None:
                 received=call.received,
             )
     if not probed:
-        raise Skipped(f"no valid-input probe for the write tools: {NO_PROBE}")
+        raise ctx.nothing_probed(_writes(ctx), f"no valid-input probe for the writes: {NO_PROBE}")
 
 
 def _receipt(call: Call) -> Any:
@@ -313,13 +334,16 @@ def _receipt(call: Call) -> Any:
 async def idempotent(ctx: MCPContext) -> None:
     probed = 0
     for name, contract in _writes(ctx).items():
-        first = await ctx.valid_call(name)
+        try:
+            first = await ctx.valid_call(name)
+        except Skipped:
+            continue
         if first is None:
             continue
         probed += 1
         if first.is_error:
             raise Violation(
-                f"{name}: the probe's first call failed ({_error_code(first)})",
+                f"{name}: the probe's first call failed ({first.code})",
                 sent=first.sent,
                 received=first.received,
                 expected="the valid probe succeeds (an unused key, arguments the tool accepts)",
@@ -327,7 +351,7 @@ async def idempotent(ctx: MCPContext) -> None:
         second = await ctx.call("same key again", name, first.arguments)
         if second.is_error:
             raise Violation(
-                f"{name}: the repeated call failed ({_error_code(second)})",
+                f"{name}: the repeated call failed ({second.code})",
                 sent=second.sent,
                 received=second.received,
             )
@@ -349,7 +373,7 @@ async def idempotent(ctx: MCPContext) -> None:
                     received={"first": sc1, "second": sc2},
                 )
     if not probed:
-        raise Skipped(f"no valid-input probe for the write tools: {NO_PROBE}")
+        raise ctx.nothing_probed(_writes(ctx), f"no valid-input probe for the writes: {NO_PROBE}")
 
 
 @check("TOOL-006", "the same key with other arguments is IDEMPOTENCY_CONFLICT")
@@ -359,16 +383,19 @@ async def conflict(ctx: MCPContext) -> None:
         args = ctx.args(ctx.probe(name).conflict)
         if args is None:
             continue
-        await ctx.valid_call(name)  # the key must have been used first
+        try:
+            await ctx.valid_call(name)  # the key must have been used first
+            call = await ctx.call("same key, other arguments", name, args)
+        except Skipped:
+            continue
         probed += 1
-        call = await ctx.call("same key, other arguments", name, args)
         _expect_error(
             call,
             E.IDEMPOTENCY_CONFLICT,
             "the same key with other arguments is IDEMPOTENCY_CONFLICT",
         )
     if not probed:
-        raise Skipped("no conflict probe for the write tools")
+        raise ctx.nothing_probed(_writes(ctx), "no conflict probe for the write tools")
 
 
 # -- who may call (the contract's access section) ---------------------------------------------
@@ -422,7 +449,7 @@ async def write_refuses_principal(ctx: MCPContext) -> None:
     other = ctx.options.other
     if not other.present:
         raise Skipped("needs a credential the write tools' contracts do not allow: --other-token")
-    claims = claims_of(other)
+    claims = other.claims()
     roles = claims.get("roles") or []
     scopes = str(claims.get("scope") or "").split()
     probed = 0

@@ -11,38 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 import httpx2
-import jwt
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from accord.contracts.keys import TOOL_DELEGATION_META_KEY
+from accord.contracts.errors import ErrorCode
+from accord.contracts.keys import MCP_ERROR_META_KEY, TOOL_DELEGATION_META_KEY
 from accord.contracts.tools import ToolContract, shipped_tool_contracts
+from accord.kit.grants import lacks_grant
 from accord.kit.model import Skipped
 from accord.kit.options import Credential, KitOptions
 from accord.kit.probes import ToolProbe, fill
 
 T = TypeVar("T")
 KIT_APP = "accord"  # the tenant app a kit delegation names when the token does not say
-
-
-def claims_of(credential: Credential) -> dict[str, Any]:
-    """What a bearer token says of itself (unverified: the kit cannot verify it, it only reads
-    who it is to predict the server's answer); {} for API keys and unreadable tokens."""
-    if not credential.token:
-        return {}
-    try:
-        claims = jwt.decode(credential.token, options={"verify_signature": False})
-    except jwt.PyJWTError:
-        return {}
-    return claims if isinstance(claims, dict) else {}
 
 
 @dataclass
@@ -67,6 +56,14 @@ class Call:
     def is_error(self) -> bool:
         return self.result is None or bool(self.result.get("isError"))
 
+    @property
+    def code(self) -> str | None:
+        """The contract error code of a tool error (``_meta[MCP_ERROR_META_KEY].code``)."""
+        meta = (self.result or {}).get("_meta")
+        payload = meta.get(MCP_ERROR_META_KEY) if isinstance(meta, Mapping) else None
+        code = payload.get("code") if isinstance(payload, Mapping) else None
+        return code if isinstance(code, str) else None
+
 
 @dataclass
 class MCPContext:
@@ -78,6 +75,7 @@ class MCPContext:
     contracts: dict[str, ToolContract]
     explicit: bool  # contracts came from --contract: all of them must be listed
     calls: list[Call] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # tool -> why the kit was refused
     _memo: dict[str, Any] = field(default_factory=dict)
     endpoint: str = ""  # the MCP endpoint the session was opened on
 
@@ -90,7 +88,7 @@ class MCPContext:
         )
         if not isinstance(customer, str):
             return None
-        app = claims_of(self.options.credential).get("app")
+        app = self.options.credential.claims().get("app")
         tenant = {
             "app": app if isinstance(app, str) and app else KIT_APP,
             "user": customer,
@@ -108,7 +106,10 @@ class MCPContext:
         session: ClientSession | None = None,
     ) -> Call:
         """tools/call without the SDK's own output validation: the kit judges the raw result.
-        ``meta`` replaces the kit's own delegation; ``session`` another credential's session."""
+        ``meta`` replaces the kit's own delegation; ``session`` another credential's session.
+
+        A PERMISSION_DENIED answer to the kit's own call (its credential and delegation) is
+        :class:`Skipped`, naming the grant the tool's contract admits (accord.kit.grants)."""
         sent_meta = self.delegation(tool, arguments) if meta is None else meta
         request = types.CallToolRequest(
             params=types.CallToolRequestParams(
@@ -126,7 +127,19 @@ class MCPContext:
         except MCPError as exc:
             call = Call(label, tool, arguments, None, f"JSON-RPC error {exc.code}: {exc}")
         self.calls.append(call)
+        if session is None and meta is None and call.code == ErrorCode.PERMISSION_DENIED:
+            contract = self.contracts.get(tool)
+            grants = contract.access.grants if contract and contract.access else []
+            skipped = lacks_grant(self.options.credential, f"tool {tool}", grants)
+            self.refused[tool] = skipped.reason
+            raise skipped
         return call
+
+    def nothing_probed(self, tools: Iterable[str], default: str) -> Skipped:
+        """The skip of a check that probed none of ``tools``: why the kit's credential was
+        refused for them (the grant to mint), else ``default``."""
+        reasons = [self.refused[t] for t in tools if t in self.refused]
+        return Skipped("; ".join(reasons) if reasons else default)
 
     async def memo(self, key: str, make: Callable[[], Awaitable[T]]) -> T:
         if key not in self._memo:

@@ -73,17 +73,31 @@ class CheckResult:
         return requirement(self.requirement).text
 
     @property
+    def hint(self) -> str:
+        """How to fix an implementation that breaks the requirement (the manifest's hint)."""
+        return requirement(self.requirement).hint
+
+    @property
+    def link(self) -> str:
+        """The porting guide's section on the requirement (docs/porting.md#...)."""
+        return requirement(self.requirement).link
+
+    @property
     def name(self) -> str:
         return f"{self.requirement} {self.check}"
 
     def failure_message(self) -> str:
-        """Everything a reader needs to act on a violation, in one block of text."""
+        """Everything a reader needs to act on a violation, in one block of text: what was
+        found, the exchange, the contract, and how to fix it (the table, JUnit and the pytest
+        plugin all show this)."""
         lines = [f"{self.requirement}: {self.detail}"]
         if self.sent:
             lines.append(f"sent: {self.sent}")
         if self.received:
             lines.append(f"received: {self.received}")
         lines.append(f"contract: {self.expected or self.requirement_text}")
+        lines.append(f"fix: {self.hint}")
+        lines.append(f"see: {self.link}")
         return "\n".join(lines)
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
+
+import jwt
 
 from accord.contracts.keys import API_KEY_HEADER
 from accord.contracts.tools import ToolContract
@@ -23,6 +25,18 @@ class Credential:
     @property
     def present(self) -> bool:
         return bool(self.token or self.api_key)
+
+    def claims(self) -> dict[str, Any]:
+        """What a bearer token says of itself (unverified: the kit cannot verify it, it only
+        reads who it is to predict the target's answer); {} for API keys and unreadable
+        tokens."""
+        if not self.token:
+            return {}
+        try:
+            claims = jwt.decode(self.token, options={"verify_signature": False})
+        except jwt.PyJWTError:
+            return {}
+        return claims if isinstance(claims, dict) else {}
 
     def headers(self) -> dict[str, str]:
         if self.token:

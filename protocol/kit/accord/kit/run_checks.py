@@ -24,7 +24,7 @@ from accord.kit.a2a_wire import CARD_PATH, JSONRPC_BINDING, REST_BINDING, A2AWir
 from accord.kit.check import Check
 from accord.kit.checks_a2a import A2A_CHECKS
 from accord.kit.checks_a2a_access import UNDECLARED  # noqa: F401 - registers its checks
-from accord.kit.checks_a2a_schemas import DOCUMENT_KEY  # noqa: F401 - registers its checks
+from accord.kit.checks_a2a_schemas import skill_schemas_published  # noqa: F401 - registers
 from accord.kit.checks_a2a_sends import card_idempotent_send  # noqa: F401 - registers
 from accord.kit.checks_mcp import MCP_CHECKS, judge_challenge, unauthenticated_refused
 from accord.kit.mcp_context import (
