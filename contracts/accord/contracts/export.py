@@ -34,6 +34,7 @@ from accord.contracts.keys import (
     STATUS_META_KEY,
 )
 from accord.contracts.status import (
+    DECLINED_A2A,
     DEFAULT_FAILURE_CODE,
     DEFAULT_WAITING_REASON,
     FROM_A2A,
@@ -85,9 +86,11 @@ def status_document() -> dict[str, Any]:
                         "a2a": to_a2a(st).value,
                     }
                 )
-        elif status is Status.REJECTED:
-            st = ContractState(status=status, error_code=ErrorCode.POLICY_DENIED)
-            to_a2a_rows.append({"status": status.value, "error_code": "*", "a2a": to_a2a(st).value})
+            # A decline: any code of REJECTABLE (the document lists them as rejectable_codes).
+            st = ContractState(status=status, error_code=ErrorCode.POLICY_DENIED, declined=True)
+            to_a2a_rows.append(
+                {"status": status.value, "error_code": "*", "declined": True, "a2a": to_a2a(st).value}
+            )
         else:
             to_a2a_rows.append(
                 {"status": status.value, "a2a": to_a2a(ContractState(status=status)).value}
@@ -103,6 +106,7 @@ def status_document() -> dict[str, Any]:
         "from_a2a": {
             a.value: {
                 "status": FROM_A2A[a].value,
+                **({"declined": True} if a is DECLINED_A2A else {}),
                 **(
                     {"default_waiting_reason": DEFAULT_WAITING_REASON[a].value}
                     if a in DEFAULT_WAITING_REASON
