@@ -47,6 +47,7 @@ from accord.contracts.status import (
     WaitingReason,
     to_a2a,
 )
+from accord.contracts.status_meta import STATUS_META_FIELDS
 from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.tools import ToolContract, shipped_tool_contracts
 
@@ -64,7 +65,7 @@ def _schema(model: type[BaseModel], name: str) -> dict[str, Any]:
 
 def status_document() -> dict[str, Any]:
     """Statuses, transitions and both directions of the A2A mapping, as data."""
-    to_a2a_rows = []
+    to_a2a_rows: list[dict[str, str | bool]] = []
     for status in Status:
         if status is Status.WAITING:
             for reason in WaitingReason:
@@ -89,7 +90,12 @@ def status_document() -> dict[str, Any]:
             # A decline: any code of REJECTABLE (the document lists them as rejectable_codes).
             st = ContractState(status=status, error_code=ErrorCode.POLICY_DENIED, declined=True)
             to_a2a_rows.append(
-                {"status": status.value, "error_code": "*", "declined": True, "a2a": to_a2a(st).value}
+                {
+                    "status": status.value,
+                    "error_code": "*",
+                    "declined": True,
+                    "a2a": to_a2a(st).value,
+                }
             )
         else:
             to_a2a_rows.append(
@@ -121,6 +127,7 @@ def status_document() -> dict[str, Any]:
             for a in A2AState
         },
         "metadata_keys": {"status": STATUS_META_KEY, "error_data_kind": ERROR_DATA_KIND},
+        "metadata_fields": list(STATUS_META_FIELDS),
     }
 
 

@@ -15,6 +15,10 @@ from typing import Any, Final
 from accord.contracts.keys import WAITING_REASON_KEY, WAITING_REASON_KEY_DEPRECATED
 from accord.contracts.status import Status
 
+STATUS_META_FIELDS: Final = ("status", WAITING_REASON_KEY, "error", "node")
+"""The fields an agent writes under :data:`STATUS_META_KEY`, camelCase only (contract 2.0): part
+of the registry snapshot, so that a renamed or dropped field is a finding of the diff."""
+
 # compat.STATUS_REJECTED_IN_METADATA
 REJECTED_STATUS_DEPRECATED: Final = "rejected"
 """Contract 1.2's sixth status, a decline: read as ``failed`` and declined."""
