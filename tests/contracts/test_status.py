@@ -130,6 +130,10 @@ def test_canceled_and_declined_carry_a_code() -> None:
     assert from_a2a("TASK_STATE_REJECTED").error_code is ErrorCode.POLICY_DENIED
     rejected = from_a2a("TASK_STATE_REJECTED", error_code="PERMISSION_DENIED")
     assert rejected.error_code is ErrorCode.PERMISSION_DENIED
+    # Nor a decline into a cancel: a peer's REJECTED that claims CANCELED is a plain decline.
+    assert from_a2a("TASK_STATE_REJECTED", error_code="CANCELED") == ContractState(
+        status=Status.FAILED, error_code=ErrorCode.POLICY_DENIED, declined=True
+    )
     assert from_a2a("TASK_STATE_FAILED", error_code="NOT_A_CODE").error_code is ErrorCode.INTERNAL
 
 

@@ -199,7 +199,10 @@ def from_a2a(
         if a2a is A2AState.CANCELED:
             return ContractState(status=status, error_code=ErrorCode.CANCELED)
         code = _parse_code(error_code) or DEFAULT_FAILURE_CODE[a2a]
-        return ContractState(status=status, error_code=code, declined=a2a is DECLINED_A2A)
+        declined = a2a is DECLINED_A2A
+        if declined and code is ErrorCode.CANCELED:  # the caller cancels; an agent cannot
+            code = DEFAULT_FAILURE_CODE[a2a]
+        return ContractState(status=status, error_code=code, declined=declined)
     return ContractState(status=status)
 
 
