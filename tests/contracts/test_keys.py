@@ -21,7 +21,7 @@ WIRE_VALUES = {
     "STATUS_META_KEY": "dev.accord/status",
     "ERROR_INFO_CODE_KEY": "accordCode",
     "WAITING_REASON_KEY": "waitingReason",
-    "WAITING_REASON_KEY_DEPRECATED": "waiting_reason",  # read for one release (issue 17)
+    "WAITING_REASON_KEY_DEPRECATED": "waiting_reason",  # read, no longer written, until 0.4.0
     "ERROR_DATA_KIND": "dev.accord/error",
     "RESULT_ARTIFACT_NAME": "result",
     "RECEIPT_ARTIFACT_NAME": "receipt",

@@ -28,9 +28,6 @@ LEGAL = {
     (Status.RUNNING, Status.FAILED),
     (Status.WAITING, Status.RUNNING),
     (Status.WAITING, Status.FAILED),
-    # contract 1.2: the agent declines, before or while it works
-    (Status.QUEUED, Status.REJECTED),
-    (Status.RUNNING, Status.REJECTED),
 }
 
 
@@ -44,22 +41,15 @@ def contract_states() -> st.SearchStrategy[ContractState]:
     failed = st.sampled_from(list(ErrorCode)).map(
         lambda c: ContractState(status=Status.FAILED, error_code=c)
     )
-    rejected = st.sampled_from(sorted(REJECTABLE)).map(
-        lambda c: ContractState(status=Status.REJECTED, error_code=c)
+    declined = st.sampled_from(sorted(REJECTABLE)).map(
+        lambda c: ContractState(status=Status.FAILED, error_code=c, declined=True)
     )
-    return st.one_of(plain, waiting, failed, rejected)
+    return st.one_of(plain, waiting, failed, declined)
 
 
-def test_exactly_six_statuses() -> None:
-    assert [s.value for s in Status] == [
-        "queued",
-        "running",
-        "waiting",
-        "completed",
-        "failed",
-        "rejected",
-    ]
-    assert {s.value for s in TERMINAL} == {"completed", "failed", "rejected"}
+def test_exactly_five_statuses() -> None:
+    assert [s.value for s in Status] == ["queued", "running", "waiting", "completed", "failed"]
+    assert {s.value for s in TERMINAL} == {"completed", "failed"}
     assert {r.value for r in WaitingReason} == {"input", "approval", "auth"}
 
 
@@ -100,27 +90,50 @@ def test_a2a_to_contract_is_total(a2a: A2AState) -> None:
     if a2a in (A2AState.FAILED, A2AState.CANCELED):
         assert state.status is Status.FAILED
         assert state.error_code is not None
+    # Only A2A REJECTED is a decline: a failure the agent decided on.
+    assert state.declined is (a2a is A2AState.REJECTED)
     if a2a is A2AState.REJECTED:
-        assert state.status is Status.REJECTED
-        assert state.error_code is not None
+        assert state.status is Status.FAILED
+        assert state.error_code is ErrorCode.POLICY_DENIED
 
 
-def test_rejected_is_its_own_terminal_status_with_a_code() -> None:
-    rejected = ContractState(status=Status.REJECTED, error_code=ErrorCode.POLICY_DENIED)
-    assert to_a2a(rejected) is A2AState.REJECTED
-    with pytest.raises(ValidationError, match="error_code"):
-        ContractState(status=Status.REJECTED)
+def test_a_decline_is_failed_with_its_code_and_ends_a2a_rejected() -> None:
+    declined = ContractState(
+        status=Status.FAILED, error_code=ErrorCode.PERMISSION_DENIED, declined=True
+    )
+    assert to_a2a(declined) is A2AState.REJECTED
+    assert from_a2a(A2AState.REJECTED, error_code="PERMISSION_DENIED") == declined
+    failed = ContractState(status=Status.FAILED, error_code=ErrorCode.PERMISSION_DENIED)
+    assert to_a2a(failed) is A2AState.FAILED
+    assert not failed.declined
     assert {c for c in ErrorCode if REGISTRY[c].retry is not RetryClass.RETRY} >= REJECTABLE
     assert ErrorCode.CANCELED not in REJECTABLE
 
 
-def test_canceled_and_rejected_carry_a_code() -> None:
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"status": Status.COMPLETED, "declined": True},
+        {"status": Status.QUEUED, "declined": True},
+        {"status": Status.FAILED, "error_code": ErrorCode.CANCELED, "declined": True},
+    ],
+)
+def test_only_a_failure_that_is_not_a_cancel_is_a_decline(kwargs: dict[str, object]) -> None:
+    with pytest.raises(ValidationError, match="decline"):
+        ContractState.model_validate(kwargs)
+
+
+def test_canceled_and_declined_carry_a_code() -> None:
     assert from_a2a("TASK_STATE_CANCELED").error_code is ErrorCode.CANCELED
     # A peer cannot turn a cancel into another code.
     assert from_a2a("TASK_STATE_CANCELED", error_code="INTERNAL").error_code is ErrorCode.CANCELED
     assert from_a2a("TASK_STATE_REJECTED").error_code is ErrorCode.POLICY_DENIED
     rejected = from_a2a("TASK_STATE_REJECTED", error_code="PERMISSION_DENIED")
     assert rejected.error_code is ErrorCode.PERMISSION_DENIED
+    # Nor a decline into a cancel: a peer's REJECTED that claims CANCELED is a plain decline.
+    assert from_a2a("TASK_STATE_REJECTED", error_code="CANCELED") == ContractState(
+        status=Status.FAILED, error_code=ErrorCode.POLICY_DENIED, declined=True
+    )
     assert from_a2a("TASK_STATE_FAILED", error_code="NOT_A_CODE").error_code is ErrorCode.INTERNAL
 
 

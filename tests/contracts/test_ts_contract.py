@@ -92,11 +92,15 @@ def _run(argv: list[str], stdin: str = "") -> str:
 def _states() -> list[ContractState]:
     """Every contract state the Python model admits."""
     found = []
-    for status, reason, code in itertools.product(
-        Status, [None, *WaitingReason], [None, *ErrorCode]
+    for status, reason, code, declined in itertools.product(
+        Status, [None, *WaitingReason], [None, *ErrorCode], [False, True]
     ):
         try:
-            found.append(ContractState(status=status, waiting_reason=reason, error_code=code))
+            found.append(
+                ContractState(
+                    status=status, waiting_reason=reason, error_code=code, declined=declined
+                )
+            )
         except ValueError:
             continue
     return found

@@ -27,11 +27,13 @@ const state = (s) => ({
   status: s.status,
   ...(s.waiting_reason != null ? { waitingReason: s.waiting_reason } : {}),
   ...(s.error_code != null ? { errorCode: s.error_code } : {}),
+  ...(s.declined ? { declined: true } : {}),
 });
 const snake = (s) => ({
   status: s.status,
   waiting_reason: s.waitingReason ?? null,
   error_code: s.errorCode ?? null,
+  declined: s.declined ?? false,
 });
 const stringConstants = Object.fromEntries(
   Object.entries(keys).filter(([, v]) => typeof v === "string"),

@@ -10,9 +10,12 @@ contract package, so the kit is tested against an implementation other helpers d
     leak        one task store for every caller: another tenant reads the task    (AGENT-004)
     schemas     serves skill schemas other than the ones its card's digest names  (AGENT-002)
     fail-decline  ends a request it declines FAILED, not REJECTED                    (STATUS-008)
+    v0.2        not broken: writes status metadata as Accord 0.2 did (``rejected`` for a
+                decline, ``waiting_reason`` beside ``waitingReason``), which 0.3 still reads
 
 A first message whose DataPart says ``{"decline": true}`` is declined (the kit's decline probe):
-REJECTED with POLICY_DENIED, or FAILED in mode fail-decline.
+REJECTED with POLICY_DENIED (status ``failed``; ``rejected`` in mode v0.2), or FAILED in mode
+fail-decline.
 
 Credentials: ``Authorization: Bearer tenant-<name>``; the tenant is the task owner.
 """
@@ -77,7 +80,7 @@ from accord.contracts.keys import (
 )
 from accord.contracts.status import Status, WaitingReason
 
-MODES = ("correct", "mapping", "illegal", "no-code", "leak", "schemas", "fail-decline")
+MODES = ("correct", "mapping", "illegal", "no-code", "leak", "schemas", "fail-decline", "v0.2")
 TS = TaskState
 DECLARED = (
     ErrorCode.INVALID_INPUT,
@@ -142,22 +145,25 @@ def card(url: str) -> AgentCard:
     )
 
 
-def _meta(
-    status: Status, reason: WaitingReason | None = None, error: AccordError | None = None
-) -> Any:
-    return {
-        STATUS_META_KEY: {
-            "status": status.value,
-            "waiting_reason": reason.value if reason else None,
-            "error": error.to_dict() if error else None,
-            "node": None,
-        }
-    }
-
-
 class BrokenExecutor(AgentExecutor):
     def __init__(self, mode: str) -> None:
         self.mode = mode
+
+    def _meta(
+        self,
+        status: Status | str,
+        reason: WaitingReason | None = None,
+        error: AccordError | None = None,
+    ) -> Any:
+        meta = {
+            "status": str(status),
+            "waitingReason": reason.value if reason else None,
+            "error": error.to_dict() if error else None,
+            "node": None,
+        }
+        if self.mode == "v0.2":  # what a 0.2 agent wrote: contract 1.0's key too
+            meta["waiting_reason"] = meta["waitingReason"]
+        return {STATUS_META_KEY: meta}
 
     async def _emit(
         self,
@@ -195,7 +201,9 @@ class BrokenExecutor(AgentExecutor):
             data=ParseDict({"kind": ERROR_DATA_KIND, **error.to_dict()}, struct_pb2.Value())
         )
         state = TS.TASK_STATE_CANCELED if error.code is ErrorCode.CANCELED else TS.TASK_STATE_FAILED
-        await self._emit(queue, ctx, context_id, state, _meta(Status.FAILED, error=error), [part])
+        await self._emit(
+            queue, ctx, context_id, state, self._meta(Status.FAILED, error=error), [part]
+        )
 
     async def _decline(self, queue: EventQueue, ctx: RequestContext, context_id: str) -> None:
         error = AccordError(ErrorCode.POLICY_DENIED, "this agent does not do that")
@@ -205,7 +213,8 @@ class BrokenExecutor(AgentExecutor):
         part = Part(
             data=ParseDict({"kind": ERROR_DATA_KIND, **error.to_dict()}, struct_pb2.Value())
         )
-        meta = _meta(Status.REJECTED, error=error)
+        # Contract 1.2's sixth status, as a 0.2 agent wrote it; a decline is failed since 2.0.
+        meta = self._meta("rejected" if self.mode == "v0.2" else Status.FAILED, error=error)
         await self._emit(queue, ctx, context_id, TS.TASK_STATE_REJECTED, meta, [part])
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -241,7 +250,11 @@ class BrokenExecutor(AgentExecutor):
                 return
             if self.mode != "illegal":
                 await self._emit(
-                    event_queue, context, context_id, TS.TASK_STATE_WORKING, _meta(Status.RUNNING)
+                    event_queue,
+                    context,
+                    context_id,
+                    TS.TASK_STATE_WORKING,
+                    self._meta(Status.RUNNING),
                 )
             if _declines(message):
                 await self._decline(event_queue, context, context_id)
@@ -251,17 +264,17 @@ class BrokenExecutor(AgentExecutor):
                 context,
                 context_id,
                 TS.TASK_STATE_INPUT_REQUIRED,
-                _meta(Status.WAITING, WaitingReason.INPUT),
+                self._meta(Status.WAITING, WaitingReason.INPUT),
                 [Part(text="evidence, please")],
             )
             return
         await self._emit(
-            event_queue, context, context_id, TS.TASK_STATE_WORKING, _meta(Status.RUNNING)
+            event_queue, context, context_id, TS.TASK_STATE_WORKING, self._meta(Status.RUNNING)
         )
         final = (
-            _meta(Status.FAILED, error=AccordError(ErrorCode.INTERNAL))
+            self._meta(Status.FAILED, error=AccordError(ErrorCode.INTERNAL))
             if (self.mode == "mapping")
-            else _meta(Status.COMPLETED)
+            else self._meta(Status.COMPLETED)
         )
         await self._emit(
             event_queue, context, context_id, TS.TASK_STATE_COMPLETED, final, [Part(text="done")]

@@ -50,7 +50,7 @@ SKIPS: Final[dict[tuple[str, str, str], str]] = {
         (
             agent,
             "STATUS-008",
-            "a declined request ends rejected: terminal, with its code, not failed",
+            "a declined request ends A2A REJECTED: failed, declined, with its code",
         ): ("the shipped agents decline nothing (docs/refund-assistant.md): no decline probe")
         for agent in ("orchestrator", "policy", "risk")
     },

@@ -76,7 +76,7 @@ async def test_readme_contract_test_passes_twice_after_a_refund(
         assert done.returncode == 0, f"{run} run:\n{done.stdout}\n{done.stderr}"
 
 
-DECLINE_CHECK = "STATUS-008 a declined request ends rejected: terminal, with its code, not failed"
+DECLINE_CHECK = "STATUS-008 a declined request ends A2A REJECTED: failed, declined, with its code"
 
 
 def test_orchestrator_lifecycle_checks_run_without_a_probe_file(

@@ -60,9 +60,17 @@ CARD_SNAKE_CASE_PARAMS: Final = CompatItem(
 STATUS_SNAKE_CASE_WAITING_REASON: Final = CompatItem(
     id="status-snake-case-waiting-reason",
     surface=Surface.A2A_WIRE,
-    accepts="status metadata also carries `waiting_reason` (contract 1.0's spelling of "
-    "`waitingReason`), and readers take it when the new key is absent",
-    why="clients of 0.1 read only the snake_case key; removing it is mesh contract 2.0",
+    accepts="readers take `waiting_reason` (contract 1.0's spelling of `waitingReason`) from "
+    "status metadata when the new key is absent; agents no longer write it (mesh contract 2.0)",
+    why="agents of 0.1 and 0.2 write both keys, and a rolling upgrade runs them beside 0.3",
+    removed_in="0.4.0",
+)
+STATUS_REJECTED_IN_METADATA: Final = CompatItem(
+    id="status-rejected-in-metadata",
+    surface=Surface.A2A_WIRE,
+    accepts="status metadata whose `status` is `rejected` (contract 1.2's sixth status) is read "
+    "as `failed` and declined",
+    why="agents of 0.2 write `rejected` for a decline; mesh contract 2.0 has five statuses",
     removed_in="0.4.0",
 )
 CARD_ONE_CONTRACT_VERSION: Final = CompatItem(

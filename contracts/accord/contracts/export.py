@@ -34,6 +34,7 @@ from accord.contracts.keys import (
     STATUS_META_KEY,
 )
 from accord.contracts.status import (
+    DECLINED_A2A,
     DEFAULT_FAILURE_CODE,
     DEFAULT_WAITING_REASON,
     FROM_A2A,
@@ -47,6 +48,7 @@ from accord.contracts.status import (
     from_a2a,
     to_a2a,
 )
+from accord.contracts.status_meta import STATUS_META_FIELDS
 from accord.contracts.tool_access import ToolDelegation
 from accord.contracts.tools import ToolContract, shipped_tool_contracts
 
@@ -64,7 +66,7 @@ def _schema(model: type[BaseModel], name: str) -> dict[str, Any]:
 
 def status_document() -> dict[str, Any]:
     """Statuses, transitions and both directions of the A2A mapping, as data."""
-    to_a2a_rows = []
+    to_a2a_rows: list[dict[str, str | bool]] = []
     for status in Status:
         if status is Status.WAITING:
             for reason in WaitingReason:
@@ -86,9 +88,16 @@ def status_document() -> dict[str, Any]:
                         "a2a": to_a2a(st).value,
                     }
                 )
-        elif status is Status.REJECTED:
-            st = ContractState(status=status, error_code=ErrorCode.POLICY_DENIED)
-            to_a2a_rows.append({"status": status.value, "error_code": "*", "a2a": to_a2a(st).value})
+            # A decline: any code of REJECTABLE (the document lists them as rejectable_codes).
+            st = ContractState(status=status, error_code=ErrorCode.POLICY_DENIED, declined=True)
+            to_a2a_rows.append(
+                {
+                    "status": status.value,
+                    "error_code": "*",
+                    "declined": True,
+                    "a2a": to_a2a(st).value,
+                }
+            )
         else:
             to_a2a_rows.append(
                 {"status": status.value, "a2a": to_a2a(ContractState(status=status)).value}
@@ -104,6 +113,7 @@ def status_document() -> dict[str, Any]:
         "from_a2a": {
             a.value: {
                 "status": FROM_A2A[a].value,
+                **({"declined": True} if a is DECLINED_A2A else {}),
                 **(
                     {"default_waiting_reason": DEFAULT_WAITING_REASON[a].value}
                     if a in DEFAULT_WAITING_REASON
@@ -120,6 +130,7 @@ def status_document() -> dict[str, Any]:
         # Which qualifiers a peer sent each state keeps (any other reads as the default).
         "from_a2a_kept": _from_a2a_kept(),
         "metadata_keys": {"status": STATUS_META_KEY, "error_data_kind": ERROR_DATA_KIND},
+        "metadata_fields": list(STATUS_META_FIELDS),
     }
 
 

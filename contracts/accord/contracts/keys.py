@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
-CONTRACT_VERSION: Final = "1.3.0"
+CONTRACT_VERSION: Final = "2.0.0"
 """Version of the Accord contract (statuses, registry, envelope, contract file formats)."""
 
 # -- A2A extensions ---------------------------------------------------------------------------
@@ -36,9 +36,8 @@ WAITING_REASON_KEY: Final = "waitingReason"
 
 # compat.STATUS_SNAKE_CASE_WAITING_REASON
 WAITING_REASON_KEY_DEPRECATED: Final = "waiting_reason"
-"""The same, as contract 1.0 spelled it: written next to the new key and read when the new one is
-absent, while the contract's major is 1 (removing a key old readers need is a breaking change,
-so it goes with contract 2.0)."""
+"""The same, as contract 1.0 spelled it. Contract 2.0 no longer writes it (agents write camelCase
+only); readers still take it when the new key is absent, for peers of 0.1 and 0.2, until 0.4.0."""
 
 ERROR_INFO_CODE_KEY: Final = "accordCode"
 """`google.rpc.ErrorInfo.metadata` key that carries the contract code in an ErrorInfo of

@@ -132,30 +132,30 @@ def render_markdown() -> str:
                 rows.append([f"waiting ({reason.value})", to_a2a(st).value])
         elif status is Status.FAILED:
             rows.append(["failed (CANCELED)", "TASK_STATE_CANCELED"])
-            rows.append(
-                [
-                    "failed (any other code)",
-                    "TASK_STATE_FAILED",
-                ]
-            )
-        elif status is Status.REJECTED:
             codes = ", ".join(sorted(c.value for c in REJECTABLE))
-            rows.append([f"rejected (one of {codes})", "TASK_STATE_REJECTED"])
+            rows.append([f"failed, declined (one of {codes})", "TASK_STATE_REJECTED"])
+            rows.append(["failed (any other code)", "TASK_STATE_FAILED"])
         else:
             rows.append([status.value, to_a2a(ContractState(status=status)).value])
     lines += _table(["contract", "A2A"], rows)
     codes = ", ".join(f"`{c.value}`" for c in sorted(REJECTABLE))
     lines += [
         "",
-        "`rejected` (contract 1.2) is the agent's decision not to do what was asked: nothing "
-        "went wrong. It is terminal, and carries the code of why it declined in "
-        f"`{STATUS_META_KEY}.error` and the error DataPart, exactly like `failed`. The code is "
-        f"one a retry of the same request cannot change: {codes} (retry class `stop`, or "
-        "`replan` for `OUT_OF_STOCK`). A caller does not retry a rejected request as it is; it "
-        "changes the request, asks elsewhere (replan), or tells its user. An agent that has a "
-        "fault (a dependency down, a deadline passed) fails the task instead: those codes "
-        "(`retry` class) never qualify `rejected`. A client of contract 1.1 reads "
-        "`TASK_STATE_REJECTED` as `failed` with the same code, so it still stops.",
+        "A decline is the agent's decision not to do what was asked: nothing went wrong. The "
+        "A2A task ends `TASK_STATE_REJECTED`; in the contract it is `failed`, with the code of "
+        f"why it declined in `{STATUS_META_KEY}.error` and the error DataPart, and readers set "
+        "`declined` from the A2A state (`ContractState.declined`). The code is one a retry of "
+        f"the same request cannot change: {codes} (retry class `stop`, or `replan` for "
+        "`OUT_OF_STOCK`). A caller does not retry a declined request as it is; it changes the "
+        "request, asks elsewhere (replan), or tells its user. An agent that has a fault (a "
+        "dependency down, a deadline passed) fails the task with `TASK_STATE_FAILED`: those "
+        "codes (`retry` class) never qualify a decline.",
+        "",
+        "Contract 1.2 had a sixth status, `rejected`, for a decline; contract 2.0 took it back "
+        "(five statuses) and writes the status metadata in camelCase only (no `waiting_reason` "
+        "beside `waitingReason`). Readers of Accord 0.3 still read what 0.1 and 0.2 agents "
+        "write, `rejected` as `failed` and declined and `waiting_reason` when `waitingReason` "
+        "is missing; those readers go away in 0.4.0.",
     ]
     lines += ["", "## Error registry", ""]
     lines += _table(

@@ -1,4 +1,4 @@
-"""The task lifecycle: six statuses, legal transitions, and the two-way A2A mapping.
+"""The task lifecycle: five statuses, legal transitions, and the two-way A2A mapping.
 
 Pure data: the A2A TaskState names are spelled here as strings so that this package never
 imports a protocol SDK.
@@ -8,12 +8,13 @@ imports a protocol SDK.
       │          ▼  │
       │        waiting (input | approval | auth)
       │          │
-      ├──────────┴──────> failed (with an error code)
-      └──────────┴──────> rejected (with the code of why the agent declined)
+      └──────────┴──────> failed (with an error code; ``declined`` when the agent said no)
 
-``rejected`` (contract 1.2) is the agent's decision not to do what was asked (A2A
-TASK_STATE_REJECTED): terminal like ``failed``, but nothing went wrong, so a caller does not
-retry the same request (:data:`REJECTABLE` says which codes may qualify it).
+An agent that declines what was asked still ends its A2A task TASK_STATE_REJECTED; in the
+contract that is ``failed`` with the code of why, and :attr:`ContractState.declined` (read from
+the A2A state) tells a decline from a fault. Nothing went wrong, so a caller does not retry the
+same request (:data:`REJECTABLE` says which codes may qualify a decline). Contract 1.2 had a
+sixth status, ``rejected``, for it; contract 2.0 took it back (docs/contract.md).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ class Status(StrEnum):
     WAITING = "waiting"
     COMPLETED = "completed"
     FAILED = "failed"
-    REJECTED = "rejected"
 
 
 class WaitingReason(StrEnum):
@@ -55,10 +55,10 @@ class A2AState(StrEnum):
     REJECTED = "TASK_STATE_REJECTED"
 
 
-TERMINAL: Final = frozenset({Status.COMPLETED, Status.FAILED, Status.REJECTED})
+TERMINAL: Final = frozenset({Status.COMPLETED, Status.FAILED})
 
-WITH_ERROR: Final = frozenset({Status.FAILED, Status.REJECTED})
-"""Statuses an error code qualifies: why it failed, or why the agent declined."""
+WITH_ERROR: Final = frozenset({Status.FAILED})
+"""Statuses an error code qualifies: why it failed (or why the agent declined)."""
 
 # A decline is a decision about the request, never a transient fault: only codes a retry of
 # the same request cannot change qualify it (the registry's retry class is not RETRY, and
@@ -75,12 +75,11 @@ REJECTABLE: Final = frozenset(
 )
 
 TRANSITIONS: Final[Mapping[Status, frozenset[Status]]] = {
-    Status.QUEUED: frozenset({Status.RUNNING, Status.FAILED, Status.REJECTED}),
-    Status.RUNNING: frozenset({Status.WAITING, Status.COMPLETED, Status.FAILED, Status.REJECTED}),
+    Status.QUEUED: frozenset({Status.RUNNING, Status.FAILED}),
+    Status.RUNNING: frozenset({Status.WAITING, Status.COMPLETED, Status.FAILED}),
     Status.WAITING: frozenset({Status.RUNNING, Status.FAILED}),
     Status.COMPLETED: frozenset(),
     Status.FAILED: frozenset(),
-    Status.REJECTED: frozenset(),
 }
 
 
@@ -99,22 +98,26 @@ def check_transition(current: Status, target: Status) -> None:
 
 
 class ContractState(BaseModel):
-    """A contract status with what qualifies it: why it waits, or why it failed."""
+    """A contract status with what qualifies it: why it waits, or why it failed, and whether
+    the failure is the agent's decline (A2A TASK_STATE_REJECTED) rather than a fault."""
 
     model_config = ConfigDict(frozen=True)
 
     status: Status
     waiting_reason: WaitingReason | None = None
     error_code: ErrorCode | None = None
+    declined: bool = False
 
     @model_validator(mode="after")
     def _qualifiers_fit(self) -> ContractState:
         if (self.status is Status.WAITING) != (self.waiting_reason is not None):
             raise ValueError("waiting_reason is required for, and only for, status 'waiting'")
         if (self.status in WITH_ERROR) != (self.error_code is not None):
-            raise ValueError(
-                "error_code is required for, and only for, status 'failed' and 'rejected'"
-            )
+            raise ValueError("error_code is required for, and only for, status 'failed'")
+        if self.declined and (
+            self.status is not Status.FAILED or self.error_code is ErrorCode.CANCELED
+        ):
+            raise ValueError("only a failure that is not CANCELED can be a decline")
         return self
 
 
@@ -125,7 +128,6 @@ _TO_A2A: Final[Mapping[Status, A2AState]] = {
     Status.WAITING: A2AState.INPUT_REQUIRED,
     Status.COMPLETED: A2AState.COMPLETED,
     Status.FAILED: A2AState.FAILED,
-    Status.REJECTED: A2AState.REJECTED,
 }
 _WAITING_TO_A2A: Final[Mapping[WaitingReason, A2AState]] = {
     WaitingReason.INPUT: A2AState.INPUT_REQUIRED,
@@ -133,7 +135,8 @@ _WAITING_TO_A2A: Final[Mapping[WaitingReason, A2AState]] = {
     WaitingReason.AUTH: A2AState.AUTH_REQUIRED,
 }
 
-# A2A -> contract status. CANCELED is a failure with a code; REJECTED is its own status.
+# A2A -> contract status. CANCELED and REJECTED are failures with a code; REJECTED is also
+# `declined` (DECLINED_A2A).
 FROM_A2A: Final[Mapping[A2AState, Status]] = {
     A2AState.SUBMITTED: Status.QUEUED,
     A2AState.WORKING: Status.RUNNING,
@@ -142,8 +145,11 @@ FROM_A2A: Final[Mapping[A2AState, Status]] = {
     A2AState.COMPLETED: Status.COMPLETED,
     A2AState.FAILED: Status.FAILED,
     A2AState.CANCELED: Status.FAILED,
-    A2AState.REJECTED: Status.REJECTED,
+    A2AState.REJECTED: Status.FAILED,
 }
+
+DECLINED_A2A: Final = A2AState.REJECTED
+"""The A2A state of a decline: the one state read as ``failed`` with ``declined`` set."""
 
 # When the peer did not say (a non-Accord agent), these are the defaults.
 DEFAULT_WAITING_REASON: Final[Mapping[A2AState, WaitingReason]] = {
@@ -163,6 +169,8 @@ def to_a2a(state: ContractState) -> A2AState:
         return _WAITING_TO_A2A[state.waiting_reason]
     if state.status is Status.FAILED and state.error_code is ErrorCode.CANCELED:
         return A2AState.CANCELED
+    if state.declined:
+        return DECLINED_A2A
     return _TO_A2A[state.status]
 
 
@@ -176,7 +184,7 @@ def from_a2a(
 
     ``waiting_reason`` and ``error_code`` come from the machine-readable status metadata when
     the peer is an Accord agent; otherwise the defaults above apply. CANCELED is always
-    `failed/CANCELED`, whatever a peer claims.
+    `failed/CANCELED`, whatever a peer claims; REJECTED is `failed` and ``declined``.
     """
     a2a = A2AState(state)
     status = FROM_A2A[a2a]
@@ -191,7 +199,10 @@ def from_a2a(
         if a2a is A2AState.CANCELED:
             return ContractState(status=status, error_code=ErrorCode.CANCELED)
         code = _parse_code(error_code) or DEFAULT_FAILURE_CODE[a2a]
-        return ContractState(status=status, error_code=code)
+        declined = a2a is DECLINED_A2A
+        if declined and code is ErrorCode.CANCELED:  # the caller cancels; an agent cannot
+            code = DEFAULT_FAILURE_CODE[a2a]
+        return ContractState(status=status, error_code=code, declined=declined)
     return ContractState(status=status)
 
 

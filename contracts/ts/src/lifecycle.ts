@@ -18,6 +18,8 @@ export interface ContractStateOf {
   readonly status: Status;
   readonly waitingReason?: WaitingReason;
   readonly errorCode?: ErrorCode;
+  /** A failure that is the agent saying no (A2A REJECTED on the wire). */
+  readonly declined?: boolean;
 }
 
 /** True for a status a task never leaves. */
@@ -34,6 +36,7 @@ export function canTransition(current: Status, target: Status): boolean {
 export function toA2AState(state: ContractStateOf): A2AState {
   for (const row of TO_A2A) {
     if (row.status !== state.status) continue;
+    if ((row.declined ?? false) !== (state.declined ?? false)) continue;
     if (row.waiting_reason !== undefined && row.waiting_reason !== state.waitingReason) continue;
     if (row.error_code !== undefined && row.error_code !== "*") {
       if (row.error_code !== state.errorCode) continue;
@@ -53,9 +56,13 @@ export function fromA2AState(
   said: { readonly waitingReason?: unknown; readonly errorCode?: unknown } = {},
 ): ContractStateOf {
   const row = FROM_A2A[a2a];
-  const state: { status: Status; waitingReason?: WaitingReason; errorCode?: ErrorCode } = {
-    status: row.status,
-  };
+  const state: {
+    status: Status;
+    waitingReason?: WaitingReason;
+    errorCode?: ErrorCode;
+    declined?: boolean;
+  } = { status: row.status };
+  if (row.declined === true) state.declined = true;
   if (row.default_waiting_reason !== undefined) {
     const reason = said.waitingReason;
     state.waitingReason =

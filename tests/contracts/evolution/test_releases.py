@@ -136,7 +136,8 @@ def test_an_announced_break_passes_only_with_a_major_version(copy: Path) -> None
         for f in check(ws).report.findings
         if f.breaking
     ]
-    assert len(breaks) == 2  # error.removed, and the version not bumped for it
+    # error.removed, and the version not bumped for it (beside the breaks already on the list)
+    assert len([b for b in breaks if b["contract"] == "tool:orders.lookup"]) == 2
     against = yaml.safe_load(ws.intended_breaks.read_text(encoding="utf-8"))["against"]
     ws.intended_breaks.write_text(yaml.safe_dump({"against": against, "breaks": breaks}), "utf-8")
     (major, minor, patch) = baselines(ws.releases)[-1].record.key

@@ -126,16 +126,18 @@ async def test_an_artifact_streams_in_chunks_and_reads_back_whole(
     assert stored["result"]["parts"][0]["data"] == {"ok": True}
 
 
-async def test_a_declined_request_ends_rejected_with_its_code_not_failed(
+async def test_a_declined_request_ends_a2a_rejected_and_reads_failed_declined_with_its_code(
     http: httpx.AsyncClient,
 ) -> None:
     task = (await _send(http, "say", {"mode": "decline"}))["task"]
     assert task["status"]["state"] == "TASK_STATE_REJECTED"
     meta = task["status"]["message"]["metadata"][STATUS_META_KEY]
-    assert meta["status"] == "rejected"
+    assert meta["status"] == "failed"  # five statuses (contract 2.0): a decline is a failure
     assert meta["error"]["code"] == "UNSUPPORTED_OPERATION"
     view = view_from_task(task)
-    assert view.status is Status.REJECTED
+    assert (view.status, view.declined) == (Status.FAILED, True)
+    assert view.state.error_code is ErrorCode.UNSUPPORTED_OPERATION
+    assert view.to_dict()["declined"] is True
     assert view.is_terminal
     assert view.error is not None
     assert view.error.code is ErrorCode.UNSUPPORTED_OPERATION
@@ -243,7 +245,7 @@ async def test_the_python_client_reads_all_of_it(http: httpx.AsyncClient, transp
     assert full.data == {"ok": True}
     assert full.artifact_text("receipt") == "Receipt R-1: 12.00 EUR"
     declined = await agent.send(data={"mode": "decline"}, skill="say")
-    assert declined.status is Status.REJECTED
+    assert (declined.status, declined.declined) == (Status.FAILED, True)
     assert declined.is_terminal
     assert declined.error is not None
     assert declined.error.code is ErrorCode.UNSUPPORTED_OPERATION

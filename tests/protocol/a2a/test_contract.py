@@ -66,14 +66,8 @@ def test_waiting_then_continuation_completes(
     assert state.waiting_reason is WaitingReason.INPUT
     assert first.state == "TASK_STATE_INPUT_REQUIRED"
     meta = first.task["status"]["message"]["metadata"][STATUS_META_KEY]
-    # lowerCamelCase as A2A's JSON; contract 1.0's snake_case key too, for one release.
-    assert meta == {
-        "status": "waiting",
-        "waitingReason": "input",
-        "error": None,
-        "node": None,
-        "waiting_reason": "input",
-    }
+    # lowerCamelCase as A2A's JSON, and nothing else (contract 2.0 dropped `waiting_reason`).
+    assert meta == {"status": "waiting", "waitingReason": "input", "error": None, "node": None}
     second = client.send(headers, message(text="42", task_id=first.task["id"]))
     assert second.state == "TASK_STATE_COMPLETED"
     assert second.task["artifacts"][0]["parts"][0]["data"] == {"echo": "42", "user": "C-01"}

@@ -106,13 +106,3 @@ async def test_the_sdk_methods_are_checked_and_described_too() -> None:
     parts = MessageToDict(queue.statuses[-1].status.message)["parts"]
     assert parts[0] == {"text": "it broke"}
     assert parts[1]["data"]["kind"] == ERROR_DATA_KIND
-
-
-def test_readers_take_either_spelling_of_the_waiting_reason() -> None:
-    """A peer of contract 1.0 writes only ``waiting_reason``; one of 1.2 only ``waitingReason``."""
-    from accord.contracts.status_meta import meta_waiting_reason
-
-    assert meta_waiting_reason({"waitingReason": "approval"}) == "approval"
-    assert meta_waiting_reason({"waiting_reason": "approval"}) == "approval"
-    assert meta_waiting_reason({"waitingReason": "input", "waiting_reason": "approval"}) == "input"
-    assert meta_waiting_reason({}) is None

@@ -68,11 +68,12 @@ async def test_failed_without_a_code_is_internal_with_the_peer_text(agent: A2ACl
     assert view.error.message == "the printer is on fire"
 
 
-async def test_rejected_is_rejected_policy_denied(agent: A2AClient) -> None:
-    """A foreign agent's REJECTED without Accord metadata: rejected, terminal, the default code
-    (contract 1.1 read it as failed; 1.2 keeps the agent's decision apart from a fault)."""
+async def test_rejected_is_failed_declined_policy_denied(agent: A2AClient) -> None:
+    """A foreign agent's REJECTED without Accord metadata: failed and declined, terminal, the
+    default code (``declined`` keeps the agent's decision apart from a fault)."""
     view = await agent.send(text="reject")
-    assert (view.status, view.state.error_code) == (Status.REJECTED, ErrorCode.POLICY_DENIED)
+    assert (view.status, view.state.error_code) == (Status.FAILED, ErrorCode.POLICY_DENIED)
+    assert view.declined
     assert view.is_terminal
 
 

@@ -34,6 +34,8 @@ def _label(view: TaskView) -> str:
     state = view.state
     qualifier = state.waiting_reason or state.error_code
     label = f"{state.status.value}({qualifier.value})" if qualifier else state.status.value
+    if state.declined:  # the agent said no (A2A REJECTED): not a fault, and not worth a retry
+        label = f"{label[:-1]}, declined)"
     return f"{label}{' @' + view.node if view.node else ''}"
 
 

@@ -53,6 +53,7 @@ class MapOf:
 TypeExpr = Scalar | EnumRef | RecordRef | ListOf | MapOf
 STRING = Scalar("string")
 INT = Scalar("int")
+BOOL = Scalar("bool")
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,8 @@ def _status_module(doc: Mapping[str, Any]) -> Module:
             Field("waiting_reason", reason, optional=True),
             # A code, or "*": any code the rows before it did not name.
             Field("error_code", STRING, optional=True),
+            # Set on the row of a decline; a row without it fits only a state that is no decline.
+            Field("declined", BOOL, optional=True),
             Field("a2a", a2a),
         ),
         "One row of the contract -> A2A mapping: the first row that fits a state answers.",
@@ -135,6 +138,7 @@ def _status_module(doc: Mapping[str, Any]) -> Module:
         "FromA2ARow",
         (
             Field("status", status),
+            Field("declined", BOOL, optional=True),  # the state reads as a decline
             Field("default_waiting_reason", reason, optional=True),
             Field("kept_waiting_reasons", ListOf(reason), optional=True),
             Field("default_error_code", code, optional=True),

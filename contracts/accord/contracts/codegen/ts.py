@@ -40,7 +40,7 @@ def _lit(value: Any) -> str:
 
 def _type(t: TypeExpr) -> str:
     if isinstance(t, Scalar):
-        return "string" if t.kind == "string" else "number"
+        return {"string": "string", "bool": "boolean"}.get(t.kind, "number")
     if isinstance(t, EnumRef | RecordRef):
         return t.name
     if isinstance(t, ListOf):

@@ -25,6 +25,7 @@ STATUS_MAPPING_KEYS: Final = (
     "transitions",
     "to_a2a",
     "from_a2a",
+    "metadata_fields",  # the fields of the status metadata (recorded since mesh contract 2.0)
 )
 WIRE_FIELDS: Final = ("jsonrpc_code", "rest_status", "rest_reason", "http_status")
 

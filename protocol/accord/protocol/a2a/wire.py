@@ -5,6 +5,8 @@ Every status message an Accord agent emits carries, in its metadata under
 
     {"status": "failed", "waitingReason": null, "error": {AccordError.to_dict()}, "node": "..."}
 
+Keys are camelCase only (mesh contract 2.0). A decline is ``failed`` here and A2A
+TASK_STATE_REJECTED in the state, which readers turn into :attr:`ContractState.declined`.
 A failed task repeats its error as a DataPart ``{"kind": ERROR_DATA_KIND, ...error dict}`` so a
 client that ignores metadata still reads the same code. Readers here accept both the protobuf
 types of a2a-sdk and the wire JSON (camelCase dicts), so the server, the Python client and tests
@@ -26,7 +28,6 @@ from accord.contracts.keys import (
     ERROR_DATA_KIND,
     STATUS_META_KEY,
     WAITING_REASON_KEY,
-    WAITING_REASON_KEY_DEPRECATED,
 )
 from accord.contracts.status import (
     WITH_ERROR,
@@ -52,8 +53,6 @@ def status_meta(
         WAITING_REASON_KEY: reason,
         "error": error.to_dict() if error is not None else None,
         "node": node,
-        # Contract 1.0's spelling, for clients of 0.1 (compat.STATUS_SNAKE_CASE_WAITING_REASON).
-        WAITING_REASON_KEY_DEPRECATED: reason,
     }
 
 
@@ -167,7 +166,7 @@ def read_contract_state(
     status: TaskStatus | Mapping[str, Any],
 ) -> tuple[ContractState, AccordError | None]:
     """The contract state of an A2A TaskStatus (protobuf or wire JSON), and its error if failed
-    or rejected.
+    (a decline too: TASK_STATE_REJECTED reads as failed and ``declined``).
 
     A peer that is not Accord gets the contract defaults (``from_a2a``); a failed task without
     a readable error gets one built from the default code.

@@ -32,6 +32,7 @@ from accord.contracts.keys import (
     STATUS_META_KEY,
 )
 from accord.contracts.status import (
+    DECLINED_A2A,
     REJECTABLE,
     TERMINAL,
     A2AState,
@@ -42,7 +43,7 @@ from accord.contracts.status import (
     from_a2a,
     to_a2a,
 )
-from accord.contracts.status_meta import meta_waiting_reason
+from accord.contracts.status_meta import meta_status, meta_waiting_reason
 from accord.contracts.versions import major
 from accord.kit.a2a_context import (
     INTERRUPTED_A2A,
@@ -396,7 +397,7 @@ async def terminal_stays(ctx: A2AContext) -> None:
         )
 
 
-@check("STATUS-008", "a declined request ends rejected: terminal, with its code, not failed")
+@check("STATUS-008", "a declined request ends A2A REJECTED: failed, declined, with its code")
 async def declines_rejected(ctx: A2AContext) -> None:
     found = [(s, p) for s in ctx.skill_ids() if (p := ctx.options.probes.agents.get(s))]
     declining = [(s, p) for s, p in found if p.decline is not None]
@@ -406,7 +407,7 @@ async def declines_rejected(ctx: A2AContext) -> None:
     assert probe.decline is not None
     message = user_message(fill(probe.decline, ctx.run), metadata=ctx.metadata(probe, skill))
     obs = await ctx.send(f"decline {skill}", message)
-    expected = "a declined request ends TASK_STATE_REJECTED with the code in metadata"
+    expected = "a declined request ends TASK_STATE_REJECTED, failed with the code in metadata"
     state = last_state(obs)
     if obs.task_id is None or state != A2AState.REJECTED:
         raise Violation(
@@ -418,10 +419,10 @@ async def declines_rejected(ctx: A2AContext) -> None:
     final = obs.statuses[-1]
     claimed = _contract_of(final)
     code = _final_code(obs)
-    if claimed is None or claimed.status is not Status.REJECTED:
+    if claimed is None or not claimed.declined:
         raise Violation(
             f"REJECTED, but {STATUS_META_KEY} says "
-            f"{claimed.status.value if claimed else 'nothing readable'}, not rejected",
+            f"{claimed.status.value if claimed else 'nothing readable'}, not failed",
             received=final,
             expected=expected,
         )
@@ -563,15 +564,20 @@ async def version_refused(ctx: A2AContext) -> None:
 
 
 def _contract_of(status: Mapping[str, Any]) -> ContractState | None:
-    """The contract state the metadata claims (None when absent or malformed)."""
+    """The contract state the metadata claims (None when absent or malformed): a failure is a
+    decline when the A2A state is REJECTED (or an agent of 0.2 wrote ``rejected``)."""
     meta = status_meta(status)
-    if meta is None:
+    claimed = meta_status(meta) if meta is not None else None
+    if meta is None or claimed is None:
         return None
+    contract, declined = claimed
+    declined = declined or (contract is Status.FAILED and status.get("state") == DECLINED_A2A)
     try:
         return ContractState(
-            status=Status(str(meta.get("status"))),
+            status=contract,
             waiting_reason=WaitingReason(reason) if (reason := meta_waiting_reason(meta)) else None,
             error_code=ErrorCode(code) if (code := meta_error_code(status)) else None,
+            declined=declined,
         )
     except ValueError:
         return None
@@ -624,8 +630,6 @@ async def mapping_consistent(ctx: A2AContext) -> None:
                 continue  # absent or malformed metadata is STATUS-007's finding
             state = str(status.get("state"))
             allowed = {to_a2a(claimed).value}
-            if claimed.status is Status.FAILED and claimed.error_code is not E.CANCELED:
-                allowed.add(A2AState.REJECTED.value)
             if state not in allowed:
                 raise Violation(
                     f"{obs.label}: A2A state {state} but {STATUS_META_KEY} says "
@@ -648,7 +652,7 @@ async def status_metadata(ctx: A2AContext) -> None:
             if _contract_of(status) is None:
                 raise Violation(
                     f"{obs.label}: a {status.get('state')} status without a valid "
-                    f"{STATUS_META_KEY} (status, waiting_reason, error)",
+                    f"{STATUS_META_KEY} (status, waitingReason, error)",
                     sent=obs.answer.sent,
                     received=status,
                 )

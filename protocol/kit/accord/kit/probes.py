@@ -53,7 +53,7 @@ class AgentProbe(BaseModel):
 
     message: dict[str, Any]
     answer: dict[str, Any] | None = None
-    # A request the skill declines (contract 1.2, STATUS-008): the kit expects REJECTED.
+    # A request the skill declines (STATUS-008): the kit expects A2A REJECTED, failed + declined.
     decline: dict[str, Any] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     # The customer a service credential's envelope acts for: an agent answers a service only

@@ -62,6 +62,12 @@ class TaskView:
     def is_terminal(self) -> bool:
         return self.state.status in TERMINAL
 
+    @property
+    def declined(self) -> bool:
+        """Failed because the agent declined the request (A2A TASK_STATE_REJECTED): ``error``
+        says why, and a retry of the same request cannot change it."""
+        return self.state.declined
+
     def artifact(self, name: str) -> Mapping[str, Any] | None:
         """The (last) artifact named ``name``, as wire JSON (``parts``...), if there is one."""
         return next((a for a in reversed(self.artifacts) if a.get("name") == name), None)
@@ -105,6 +111,7 @@ class TaskView:
                 self.state.waiting_reason.value if self.state.waiting_reason else None
             ),
             "error_code": self.state.error_code.value if self.state.error_code else None,
+            "declined": self.state.declined,
             "a2a_state": self.a2a_state,
             "data": self.data,
             "text": self.text,

@@ -359,11 +359,11 @@ class ContractExecutor(AgentExecutor):
                 raise AccordError(
                     ErrorCode.CONTRACT_VIOLATION,
                     f"a decline cannot carry {outcome.code.value}: it is no decision about "
-                    "the request (docs/contract.md, rejected)",
+                    "the request (docs/contract.md, declines)",
                 )
             declined = AccordError(outcome.code, outcome.reason, outcome.details)
             await updater.status(
-                ContractState(status=Status.REJECTED, error_code=outcome.code),
+                ContractState(status=Status.FAILED, error_code=outcome.code, declined=True),
                 text=outcome.reason,
                 error=declined,
                 task_meta=task_meta,

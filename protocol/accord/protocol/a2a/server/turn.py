@@ -87,9 +87,10 @@ class Completed:
 
 @dataclass
 class Rejected:
-    """The agent declines the request (A2A TASK_STATE_REJECTED, contract status ``rejected``):
-    nothing failed, the agent decided not to do it. ``code`` says why, and must be one of
-    :data:`~accord.contracts.status.REJECTABLE` (a decline is never worth retrying as is)."""
+    """The agent declines the request: A2A TASK_STATE_REJECTED, in the contract ``failed`` with
+    ``code`` and ``declined`` set; nothing went wrong, the agent decided not to do it. ``code``
+    says why, and must be one of :data:`~accord.contracts.status.REJECTABLE` (a decline is
+    never worth retrying as is)."""
 
     reason: str
     code: ErrorCode = ErrorCode.POLICY_DENIED
