@@ -26,7 +26,7 @@ from accord.contracts.export import (
 
 @dataclass(frozen=True)
 class Scalar:
-    kind: Literal["string", "int"]
+    kind: Literal["string", "int", "bool"]
 
 
 @dataclass(frozen=True)
