@@ -26,6 +26,7 @@ CONTRACT = AgentContract.model_validate(
         "version": "1.0.0",
         "description": "Echoes what it is told.",
         "default_port": 8797,
+        "waiting_reasons": ["input"],
         "errors": ["INVALID_INPUT", "INTERNAL"],
         "skills": [
             {
