@@ -15,7 +15,7 @@ Json = Any
 
 def media_type(response: httpx.Response) -> str:
     """The Content-Type without parameters (``charset`` is the server's choice)."""
-    return response.headers.get("content-type", "").split(";")[0].strip()
+    return str(response.headers.get("content-type", "")).split(";")[0].strip()
 
 
 def parts(message_or_artifact: Json) -> list[tuple[str, Json]]:
@@ -35,9 +35,7 @@ def message(m: Json) -> Json:
 
 
 def artifacts(task_or_event: Json) -> list[Json]:
-    return [
-        {"name": a.get("name"), "parts": parts(a)} for a in task_or_event.get("artifacts", [])
-    ]
+    return [{"name": a.get("name"), "parts": parts(a)} for a in task_or_event.get("artifacts", [])]
 
 
 def task(t: Json) -> Json:
@@ -138,7 +136,10 @@ def stream_event(event: Json) -> Json:
         update = event["artifactUpdate"]
         return {
             "kind": "artifactUpdate",
-            "artifact": {"name": update["artifact"].get("name"), "parts": parts(update["artifact"])},
+            "artifact": {
+                "name": update["artifact"].get("name"),
+                "parts": parts(update["artifact"]),
+            },
             "append": bool(update.get("append")),
         }
     return {"kind": sorted(event)}

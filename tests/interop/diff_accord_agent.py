@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 
 from starlette.applications import Starlette
+from tests.interop.diff_bare_agent import ARTIFACT_NAME, ASK_TEXT
 
 from accord.contracts.agents import AgentContract
 from accord.protocol.a2a import Completed, ContractExecutor, NeedsInput, Progress, Reply, Turn
 from accord.protocol.a2a.server import build_agent_app
 from accord.protocol.a2a.server.parts import artifact, text_part
 from accord.protocol.settings import ServeOptions
-from tests.interop.diff_bare_agent import ARTIFACT_NAME, ASK_TEXT
 
 CONTRACT = AgentContract.model_validate(
     {
@@ -42,7 +42,7 @@ CONTRACT = AgentContract.model_validate(
 )
 
 
-class EchoExecutor(ContractExecutor):
+class AccordEchoExecutor(ContractExecutor):
     may_reply = True  # "reply" is answered with a Message, as the bare agent does
 
     async def run(self, turn: Turn, progress: Progress) -> Completed | NeedsInput | Reply:
@@ -57,4 +57,4 @@ class EchoExecutor(ContractExecutor):
 def create_app() -> Starlette:
     port = int(os.environ["ACCORD_TEST_PORT"])
     options = ServeOptions(port=port, database_url=os.environ["ACCORD_TEST_DB"], auth_none=True)
-    return build_agent_app(CONTRACT, EchoExecutor(CONTRACT), options, service_name="echo")
+    return build_agent_app(CONTRACT, AccordEchoExecutor(CONTRACT), options, service_name="echo")

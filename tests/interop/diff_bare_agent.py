@@ -39,7 +39,7 @@ ASK_TEXT = "say more"
 ARTIFACT_NAME = "echo"
 
 
-class EchoExecutor(AgentExecutor):
+class BareEchoExecutor(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         text = context.get_user_input().strip()
         task = context.current_task
@@ -92,7 +92,7 @@ def card(port: int) -> AgentCard:
 def create_app() -> Starlette:
     served = card(int(os.environ["ACCORD_TEST_PORT"]))
     handler = DefaultRequestHandler(
-        agent_executor=EchoExecutor(), task_store=InMemoryTaskStore(), agent_card=served
+        agent_executor=BareEchoExecutor(), task_store=InMemoryTaskStore(), agent_card=served
     )
 
     async def healthz(_: Request) -> JSONResponse:
@@ -105,4 +105,3 @@ def create_app() -> Starlette:
         *create_rest_routes(handler),
     ]
     return Starlette(routes=routes)
-

@@ -39,12 +39,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from pathlib import Path
 from typing import Any, Final
 
 import httpx
 import pytest
-
 from tests.interop import a2a_projection as spec
 from tests.protocol.a2a.conftest import run_agent
 
@@ -231,7 +229,11 @@ def rest_send_and_get(w: Wire) -> Json:
 
 def rest_send_replies_with_a_message(w: Wire) -> Json:
     sent = w.post("/message:send", json=send("reply"))
-    return {"http": sent.status_code, "media_type": spec.media_type(sent), **spec.result(sent.json())}
+    return {
+        "http": sent.status_code,
+        "media_type": spec.media_type(sent),
+        **spec.result(sent.json()),
+    }
 
 
 def rest_stream_a_task(w: Wire) -> Json:
