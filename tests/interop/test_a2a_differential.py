@@ -120,6 +120,10 @@ def rpc_ask_then_answer_in_the_same_task(w: Wire) -> Json:
         "get": waiting,
         "answered": spec.task(answered),
         "same_task": _same_task(asked, answered),
+        # 3.4.2: a message naming only its task is in the task's context, history included.
+        "answer_in_the_tasks_context": all(
+            m.get("contextId") == answered["contextId"] for m in answered["history"]
+        ),
     }
 
 
@@ -338,6 +342,8 @@ SDK_OFF_SPEC: Final[dict[str, dict[str, Json]]] = {
     # 5.4: UnsupportedOperationError is UNIMPLEMENTED.
     "rest_extended_card_not_declared": {"status": "UNIMPLEMENTED", "media_type": _A2A_JSON},
     "rest_get_an_unknown_task": {"media_type": _A2A_JSON},
+    # 3.4.2: the SDK stores a follow-up that names only its task under a new contextId.
+    "rpc_ask_then_answer_in_the_same_task": {"answer_in_the_tasks_context": True},
     "rest_invalid_params": {"media_type": _A2A_JSON},
 }
 
