@@ -39,6 +39,10 @@ class IdempotencyKey(StrEnum):
     NONE = "none"
 
 
+DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+"""The JSON Schema dialect of every contract schema (MCP's default when `$schema` is absent)."""
+
+
 def check_json_schema(schema: dict[str, Any]) -> None:
     """Raise ValueError when ``schema`` is not a valid JSON Schema (2020-12) object schema."""
     try:
@@ -48,6 +52,9 @@ def check_json_schema(schema: dict[str, Any]) -> None:
         raise ValueError(f"not a valid JSON Schema at {where}: {exc.message}") from None
     if schema.get("type") != "object":
         raise ValueError("must be a JSON Schema of type 'object'")
+    dialect = schema.get("$schema", DIALECT)
+    if dialect.rstrip("#") != DIALECT:  # checked as 2020-12, so it must say no other dialect
+        raise ValueError(f"$schema {dialect!r} is not supported: only {DIALECT}")
     for ref in _refs(schema):
         # MCP 2026-07-28: a network $ref is never fetched; a schema is complete in itself.
         if not ref.startswith("#"):
