@@ -97,6 +97,21 @@ def test_a_file_is_parsed_once_until_it_changes(tmp_path: Path) -> None:
         ),
         ({"output_schema": {"type": "array"}}, "output_schema", "type 'object'"),
         (
+            {"output_schema": {"type": "object", "properties": {"x": {"$ref": "http://h/s"}}}},
+            "output_schema",
+            "only local references",
+        ),
+        (
+            {
+                "input_schema": {
+                    "type": "object",
+                    "$schema": "http://json-schema.org/draft-07/schema#",
+                }
+            },
+            "input_schema",
+            "only https://json-schema.org/draft/2020-12/schema",
+        ),
+        (
             {"input_schema": {"type": "object", "properties": {"sku": {"type": "string"}}}},
             "<document>",
             "idempotency_key: required",

@@ -84,3 +84,20 @@ def test_no_production_module_spells_an_accord_key(value: str) -> None:
             if literal.search(line) and not line.lstrip().startswith("#"):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not found, "spell it via accord.contracts.keys:\n" + "\n".join(found)
+
+
+# MCP 2026-07-28 `_meta` key names: an optional prefix of dot-separated labels (a letter first,
+# a letter or digit last) ending in "/", then a name; a prefix whose second label is
+# `modelcontextprotocol` or `mcp` is MCP's own.
+_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_MCP_META_KEY = re.compile(rf"(?:{_LABEL}(?:\.{_LABEL})*/)?(?:[A-Za-z0-9](?:[\w.-]*[A-Za-z0-9])?)?")
+
+
+@pytest.mark.parametrize("name", ["MCP_ERROR_META_KEY", "TOOL_DELEGATION_META_KEY"])
+def test_accords_mcp_meta_keys_follow_the_mcp_grammar_outside_its_reserved_prefixes(
+    name: str,
+) -> None:
+    key: str = getattr(keys, name)
+    assert _MCP_META_KEY.fullmatch(key), key
+    prefix = key.partition("/")[0].split(".")
+    assert len(prefix) < 2 or prefix[1] not in ("modelcontextprotocol", "mcp"), key

@@ -4,6 +4,7 @@ handshake era (2025-11-25). Real commerce and payments processes; the SDK's clie
 
 from __future__ import annotations
 
+import base64
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -51,6 +52,21 @@ async def _client(url: str, mode: str, token: str | None) -> AsyncIterator[Clien
 
 def _token() -> str:
     return sign_as(TEST_SERVICE, scopes=("orders.lookup",))
+
+
+_MODERN_META: dict[str, Any] = {
+    "io.modelcontextprotocol/protocolVersion": LATEST_MODERN_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def _modern_headers(method: str) -> dict[str, str]:
+    return {
+        "Authorization": f"Bearer {_token()}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": LATEST_MODERN_VERSION,
+        "Mcp-Method": method,
+    }
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -141,3 +157,64 @@ def test_a_modern_request_is_one_self_contained_post(commerce: Service) -> None:
         timeout=30.0,
     )
     assert mismatched.status_code == 400, mismatched.text
+    assert mismatched.json()["error"]["code"] == -32020  # HeaderMismatch
+
+
+def test_a_modern_answer_is_json_with_its_result_type(commerce: Service) -> None:
+    # Every result says its resultType; an Mcp-Name in the Base64 sentinel form is decoded
+    # before it is compared with the body (the form a client uses for a name unsafe in a header).
+    body = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {
+            "name": "orders.lookup",
+            "arguments": {"order_id": "O-1001", "customer_id": "C-01"},
+            "_meta": {**FOR_C01, **_MODERN_META},
+        },
+    }
+    encoded = base64.b64encode(b"orders.lookup").decode()
+    answer = httpx2.post(
+        commerce.url + "/mcp",
+        json=body,
+        headers={**_modern_headers("tools/call"), "Mcp-Name": f"=?base64?{encoded}?="},
+        timeout=30.0,
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("application/json")
+    assert answer.json()["id"] == 2
+    assert answer.json()["result"]["resultType"] == "complete"
+
+
+def test_a_foreign_origin_is_forbidden(commerce: Service) -> None:
+    # DNS rebinding: a browser page of another origin reaching the loopback server is refused
+    # with 403 even when the Host header is the server's own.
+    params = {"_meta": _MODERN_META}
+    body = {"jsonrpc": "2.0", "id": 3, "method": "server/discover", "params": params}
+    headers = _modern_headers("server/discover")
+    answer = httpx2.post(
+        commerce.url + "/mcp",
+        json=body,
+        headers={**headers, "Origin": "http://evil.example"},
+        timeout=30.0,
+    )
+    assert answer.status_code == 403, answer.text
+    own = httpx2.post(
+        commerce.url + "/mcp", json=body, headers={**headers, "Origin": commerce.url}, timeout=30.0
+    )
+    assert own.status_code == 200, own.text
+
+
+def test_an_accepted_notification_is_202_with_no_body(commerce: Service) -> None:
+    answer = httpx2.post(
+        commerce.url + "/mcp",
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+        headers={
+            "Authorization": f"Bearer {_token()}",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-11-25",
+        },
+        timeout=30.0,
+    )
+    assert answer.status_code == 202, answer.text
+    assert answer.content == b""

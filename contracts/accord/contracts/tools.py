@@ -7,6 +7,7 @@ Who may call a tool is part of its contract too (``access``, accord.contracts.to
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
@@ -38,6 +39,10 @@ class IdempotencyKey(StrEnum):
     NONE = "none"
 
 
+DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
+"""The JSON Schema dialect of every contract schema (MCP's default when `$schema` is absent)."""
+
+
 def check_json_schema(schema: dict[str, Any]) -> None:
     """Raise ValueError when ``schema`` is not a valid JSON Schema (2020-12) object schema."""
     try:
@@ -47,6 +52,25 @@ def check_json_schema(schema: dict[str, Any]) -> None:
         raise ValueError(f"not a valid JSON Schema at {where}: {exc.message}") from None
     if schema.get("type") != "object":
         raise ValueError("must be a JSON Schema of type 'object'")
+    dialect = schema.get("$schema", DIALECT)
+    if dialect.rstrip("#") != DIALECT:  # checked as 2020-12, so it must say no other dialect
+        raise ValueError(f"$schema {dialect!r} is not supported: only {DIALECT}")
+    for ref in _refs(schema):
+        # MCP 2026-07-28: a network $ref is never fetched; a schema is complete in itself.
+        if not ref.startswith("#"):
+            raise ValueError(f"$ref {ref!r} is not in the schema: only local references (#/...)")
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            else:
+                yield from _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _refs(item)
 
 
 def check_also_serves(value: list[str]) -> list[str]:

@@ -4,7 +4,7 @@ Every tool call and agent turn is checked against a schema (tool arguments and r
 sides of MCP, skill inputs and outputs). jsonschema-rs checks a value about a hundred times
 faster than the pure-Python validator, which cost as much as a database lookup per call; the
 ``jsonschema`` validator is still the one that names the field and the rule, so it runs only
-when a value has failed.
+when a value has failed. A schema whose `$ref` names a network URI is refused (ValueError).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ class CompiledSchema:
     __slots__ = ("_explaining", "_fast")
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        self._fast = jsonschema_rs.Draft202012Validator(dict(schema))
+        # offline: a `$ref` to a network URI is refused, never fetched (MCP 2026-07-28, "$ref
+        # Resolution"; jsonschema-rs fetches by default). `jsonschema` fetches nothing either.
+        self._fast = jsonschema_rs.Draft202012Validator(dict(schema), offline=True)
         self._explaining = Draft202012Validator(dict(schema))
 
     def is_valid(self, value: Any) -> bool:
