@@ -27,18 +27,29 @@ from accord.agents.cli.mesh import (
     REFUND_APP,
     Mesh,
     MeshError,
+    holder,
+    log_tail,
+    port_taken,
     start_console,
     start_mesh,
 )
 from accord.contracts.errors import AccordError
 from accord.protocol.app_file import App, find_app
-from accord.protocol.settings import SettingsError, current, service_url
+from accord.protocol.settings import (
+    DEFAULT_HOST,
+    SettingsError,
+    current,
+    data_dir_path,
+    env_name,
+    service_url,
+    service_url_env,
+)
 
 EXIT_START_FAILED = 1
 
 
 def default_data_dir(given: Path | None) -> Path:
-    return given if given is not None else current().data_dir.absolute()
+    return given if given is not None else data_dir_path()
 
 
 def chosen_app(given: Path | None) -> App:
@@ -64,6 +75,28 @@ def configured_ports(app: App) -> dict[str, int]:
     return ports
 
 
+def busy_ports(ports: dict[str, int], console_at: tuple[str, int] | None) -> list[str]:
+    """One line per port a service (or the console) could not listen on, saying what holds it
+    and what to do; checked before anything starts, since a second mesh's services would
+    otherwise die on "address already in use" only after the first mesh answered their health
+    checks in their stead (issue #36)."""
+    wanted = [(name, DEFAULT_HOST, port, service_url_env(name)) for name, port in ports.items()]
+    if console_at is not None:
+        wanted.append((CONSOLE, *console_at, env_name("console_url")))
+    lines: list[str] = []
+    for name, host, port, variable in wanted:
+        if not port_taken(port, host):
+            continue
+        held = holder(port, host)
+        by = f"Accord's {held} answers there" if held else "another program listens there"
+        lines.append(
+            f"{name}: port {port} is already in use ({by}); another `accord up`? Stop it "
+            f"(Ctrl-C in its terminal), or give {name} another port: {variable}="
+            f"http://{host}:PORT" + (" or --no-console" if name == CONSOLE else "")
+        )
+    return lines
+
+
 def endpoints_table(mesh: Mesh) -> Table:
     table = Table("service", "url", "what")
     for service in mesh.app.spec.services:
@@ -75,7 +108,10 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def up(
         data_dir: Path = typer.Option(
-            None, "--data-dir", help="SQLite files, secrets and logs (default: ./.accord)"
+            None,
+            "--data-dir",
+            help="SQLite files, secrets and logs (default: ACCORD_DATA_DIR, else the "
+            "project's .accord)",
         ),
         deadline: float = typer.Option(90.0, "--deadline", help="Seconds to wait for health"),
         no_console: bool = typer.Option(
@@ -92,6 +128,14 @@ def register(app: typer.Typer) -> None:
         where = default_data_dir(data_dir)
         app = chosen_app(app_file)
         ports = configured_ports(app)
+        with_console = app.spec.console and not no_console
+        busy = busy_ports(ports, console_address() if with_console else None)
+        if busy:
+            err = Console(stderr=True, soft_wrap=True, highlight=False)
+            err.print(f"[red]{app.name} not started[/]: its ports are taken")
+            for line in busy:
+                err.print(line, markup=False)
+            raise typer.Exit(EXIT_START_FAILED)
 
         def on_signal(_signum: int, _frame: FrameType | None) -> None:
             raise KeyboardInterrupt  # Ctrl-C and SIGTERM alike: stop everything cleanly
@@ -101,7 +145,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"starting {app.name} in {where} ...")
             try:
                 mesh = start_mesh(where, app=app, ports=ports, deadline_s=deadline)
-                if app.spec.console and not no_console:
+                if with_console:
                     try:
                         start_console(mesh, console_address()[1], deadline_s=deadline)
                     except BaseException:
@@ -139,6 +183,10 @@ def _serve(console: Console, mesh: Mesh) -> bool:
             console.print("Ctrl-C stops")
         while not died:
             dead = [n for n, p in mesh.processes.items() if p.poll() is not None]
+            for name in dead:  # its log says why; "stopped" alone does not
+                code = mesh.processes[name].returncode
+                console.print(f"[red]{name} exited with {code}[/]; the end of its log:")
+                console.print(log_tail(mesh, name), markup=False, highlight=False)
             if dead:
                 console.print(f"[red]{', '.join(dead)} stopped; stopping the mesh[/]")
                 died = True
