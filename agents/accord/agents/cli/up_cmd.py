@@ -88,11 +88,15 @@ def busy_ports(ports: dict[str, int], console_at: tuple[str, int] | None) -> lis
         if not port_taken(port, host):
             continue
         held = holder(port, host)
-        by = f"Accord's {held} answers there" if held else "another program listens there"
+        by = (
+            f"Accord's {held} answers there: another `accord up`? Stop it (Ctrl-C in its terminal)"
+            if held
+            else "by another program: stop it"
+        )
+        other = " (or --no-console)" if name == CONSOLE else ""
         lines.append(
-            f"{name}: port {port} is already in use ({by}); another `accord up`? Stop it "
-            f"(Ctrl-C in its terminal), or give {name} another port: {variable}="
-            f"http://{host}:PORT" + (" or --no-console" if name == CONSOLE else "")
+            f"{name}: port {port} is already in use ({by}), or give {name} another port: "
+            f"{variable}=http://{host}:PORT{other}"
         )
     return lines
 
@@ -132,7 +136,7 @@ def register(app: typer.Typer) -> None:
         busy = busy_ports(ports, console_address() if with_console else None)
         if busy:
             err = Console(stderr=True, soft_wrap=True, highlight=False)
-            err.print(f"[red]{app.name} not started[/]: its ports are taken")
+            err.print(f"[red]{app.name} not started[/]: its ports are taken; nothing was started")
             for line in busy:
                 err.print(line, markup=False)
             raise typer.Exit(EXIT_START_FAILED)
@@ -157,7 +161,7 @@ def register(app: typer.Typer) -> None:
             except MeshError as error:
                 Console(stderr=True).print(f"[red]the mesh did not start[/]: {error}")
                 raise typer.Exit(EXIT_START_FAILED) from None
-            died = _serve(console, mesh)
+            died = serve_until_stopped(console, mesh)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -165,7 +169,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(EXIT_START_FAILED)
 
 
-def _serve(console: Console, mesh: Mesh) -> bool:
+def serve_until_stopped(console: Console, mesh: Mesh) -> bool:
     """Run until a signal (False) or until a service dies (True); then stop them all."""
     died = False
     try:
