@@ -185,6 +185,10 @@ def _wait_healthy(mesh: Mesh, name: str, end: float) -> None:
             raise MeshError(f"{name} exited with {proc.returncode}:\n{log_tail(mesh, name)}")
         try:
             if served_name(httpx.get(url, timeout=1.0)) == name:  # not another service's port
+                if proc.poll() is not None:  # another mesh's service answered in its stead
+                    raise MeshError(
+                        f"{name} exited with {proc.returncode}:\n{log_tail(mesh, name)}"
+                    )
                 return
         except httpx.HTTPError:
             pass  # not up yet: look again until the deadline
