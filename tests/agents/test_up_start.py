@@ -38,16 +38,14 @@ def test_taken_ports_are_named_before_anything_starts(tmp_path: Path) -> None:
         )
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stderr.splitlines()
-    assert lines[0] == "refund-assistant not started: its ports are taken; nothing was started", (
-        done.stderr
-    )
+    assert lines[0] == "refund-assistant not started: ports already in use", done.stderr
     orchestrator = next(line for line in lines if line.startswith("orchestrator:"))
     assert f"port {ports['orchestrator']} is already in use" in orchestrator
-    assert "by another program: stop it" in orchestrator
+    assert "in use by another program. Stop it" in orchestrator
     assert "ACCORD_ORCHESTRATOR_URL=" in orchestrator
     risk = next(line for line in lines if line.startswith("risk:"))
-    assert "Accord's risk answers there" in risk
-    assert "another `accord up`" in risk
+    assert "in use by Accord's risk (another `accord up`?)" in risk
+    assert "Stop that mesh" in risk
     assert not any(line.startswith(("policy:", "commerce:")) for line in lines)
     assert "try:" not in done.stdout  # no endpoints table: nothing runs
     assert not (second / "logs").exists()  # nothing was started

@@ -89,13 +89,13 @@ def busy_ports(ports: dict[str, int], console_at: tuple[str, int] | None) -> lis
             continue
         held = holder(port, host)
         by = (
-            f"Accord's {held} answers there: another `accord up`? Stop it (Ctrl-C in its terminal)"
+            f"Accord's {held} (another `accord up`?). Stop that mesh (Ctrl-C in its terminal)"
             if held
-            else "by another program: stop it"
+            else "another program. Stop it"
         )
         other = " (or --no-console)" if name == CONSOLE else ""
         lines.append(
-            f"{name}: port {port} is already in use ({by}), or give {name} another port: "
+            f"{name}: port {port} is already in use by {by}, or give {name} another port: "
             f"{variable}=http://{host}:PORT{other}"
         )
     return lines
@@ -136,7 +136,7 @@ def register(app: typer.Typer) -> None:
         busy = busy_ports(ports, console_address() if with_console else None)
         if busy:
             err = Console(stderr=True, soft_wrap=True, highlight=False)
-            err.print(f"[red]{app.name} not started[/]: its ports are taken; nothing was started")
+            err.print(f"[red]{app.name} not started[/]: ports already in use")
             for line in busy:
                 err.print(line, markup=False)
             raise typer.Exit(EXIT_START_FAILED)
