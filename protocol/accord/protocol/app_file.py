@@ -16,15 +16,19 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from accord.contracts.loading import ContractFileError, load_model
 from accord.protocol.service import ServiceSpec, find_service
-from accord.protocol.settings import DEFAULT_HOST, AccordSettings, env_name, service_url_env
-
-APP_FILE: Final = "accord.yaml"  # what `accord up` looks for in the folder it runs in
+from accord.protocol.settings import (
+    APP_FILE,
+    DEFAULT_HOST,
+    AccordSettings,
+    env_name,
+    service_url_env,
+)
 
 ServiceName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9-]{0,39}$")]
 Target = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")]

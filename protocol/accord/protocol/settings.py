@@ -46,6 +46,8 @@ DEFAULT_APPROVAL_THRESHOLD_CENTS: Final = 50_000
 CONSOLE_PORT: Final = 8720  # the web console (docs/console.md): not an A2A or MCP service
 DEFAULT_PAUSE_S: Final = 60.0
 DEV_FLAG: Final = "ACCORD_DEV"
+APP_FILE: Final = "accord.yaml"  # an application's file: the root of its project (app_file.py)
+DATA_DIR_NAME: Final = ".accord"  # a project's data directory, next to its app file
 
 # Sections of docs/configuration.md, in order; every field names one.
 GROUPS: Final = {
@@ -104,12 +106,16 @@ class AccordSettings(BaseSettings):
 
     # -- storage ---------------------------------------------------------------------------
     data_dir: Path = Field(
-        default=Path(".accord"),
+        default=Path(DATA_DIR_NAME),
         description=(
             "SQLite files, the development JWT secret, the deny list and `accord up`'s logs. "
-            "Created 0700 on first use (its files 0600)."
+            "Created 0700 on first use (its files 0600). Unset, every command finds its "
+            "project's, as git finds `.git`: the `.accord` of the nearest folder, from the "
+            "current one up, that has an `accord.yaml` or a `.accord`; else `./.accord`."
         ),
-        json_schema_extra=_in("storage", "`./.accord` (image: `/data`)"),
+        json_schema_extra=_in(
+            "storage", "the project's `.accord`, else `./.accord` (image: `/data`)"
+        ),
     )
     database_url: str | None = Field(
         default=None,
@@ -688,9 +694,40 @@ def current() -> AccordSettings:
     return settings
 
 
+_found: tuple[AccordSettings, Path, Path] | None = None
+
+
+def data_dir_path() -> Path:
+    """The data directory in use (absolute, not created): ``ACCORD_DATA_DIR`` when set; else the
+    project's, found from the current directory up as git finds ``.git``: the ``.accord`` of the
+    nearest folder that has an app file or a ``.accord``; else ``./.accord``.
+
+    Why a walk: a command run from a subfolder of a project (an example's folder, a test's)
+    must use the project's development secret, not make a new one that the mesh refuses
+    (issue #36). Why ``./.accord`` when no project is found, not a per-user folder: it is the
+    documented default (the first `accord up` anywhere makes the project's ``.accord``), and
+    one per-user secret would join unrelated projects' meshes and mix their databases.
+    """
+    global _found
+    settings = current()
+    if "data_dir" in settings.model_fields_set:
+        return settings.data_dir.absolute()
+    here = Path.cwd()
+    found = _found
+    if found is not None and found[0] is settings and found[1] == here:
+        return found[2]  # one walk per process and folder: a service asks on every request
+    chosen = here / DATA_DIR_NAME
+    for folder in (here, *here.parents):
+        if (folder / DATA_DIR_NAME).is_dir() or (folder / APP_FILE).is_file():
+            chosen = folder / DATA_DIR_NAME
+            break
+    _found = (settings, here, chosen)
+    return chosen
+
+
 def data_dir() -> Path:
-    """The data directory (SQLite files, development secrets). Created 0700 on first use."""
-    return private_dir(current().data_dir.absolute())
+    """The data directory (:func:`data_dir_path`). Created 0700 on first use."""
+    return private_dir(data_dir_path())
 
 
 def database_url(service: str) -> str:

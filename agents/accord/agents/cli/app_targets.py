@@ -9,8 +9,8 @@ from pathlib import Path
 import typer
 
 from accord.contracts.errors import AccordError
-from accord.protocol.app_file import APP_FILE, App, load_app
-from accord.protocol.settings import DEFAULT_HOST, SettingsError, service_url
+from accord.protocol.app_file import App, load_app
+from accord.protocol.settings import APP_FILE, DEFAULT_HOST, SettingsError, service_url
 
 KIT_SERVICE = "kit"  # the trust table's name for the kit on this machine
 OTHER_SUBJECT = "contract-test-other"  # the kit's second person: owns nothing the kit made

@@ -13,7 +13,7 @@ import json
 import typer
 from rich.console import Console
 
-from accord.agents.cli.credentials import TOKEN_HELP, given_token
+from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
 from accord.agents.cli.refund_cmd import (
     EXIT_CALL_FAILED,
     EXIT_FAILED,
@@ -77,7 +77,7 @@ def register(app: typer.Typer) -> None:
                 )
             )
         except AccordError as error:
-            Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
+            print_error(error)
             raise typer.Exit(EXIT_CALL_FAILED) from None
         if as_json:
             typer.echo(json.dumps(view.to_dict(), ensure_ascii=False))

@@ -17,7 +17,13 @@ import typer
 from rich.console import Console
 from rich.json import JSON
 
-from accord.agents.cli.credentials import API_KEY_HELP, TOKEN_HELP, given_api_key, given_token
+from accord.agents.cli.credentials import (
+    API_KEY_HELP,
+    TOKEN_HELP,
+    given_api_key,
+    given_token,
+    print_error,
+)
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WITH_ERROR, Status
@@ -185,7 +191,7 @@ def register(app: typer.Typer) -> None:
                 )
             )
         except AccordError as error:
-            err.print(f"[red]{error.code.value}[/] ({error.retry_class.value}): {error.message}")
+            print_error(error, err, retry_class=True)
             raise typer.Exit(EXIT_CALL_FAILED) from None
         if as_json:
             typer.echo(json.dumps(view.to_dict(), ensure_ascii=False))

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from accord.agents.cli.credentials import print_error
 from accord.contracts.errors import AccordError
 from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
 
@@ -71,7 +72,7 @@ def register(app: typer.Typer) -> None:
         try:
             resolved = asyncio.run(_fetch(url))
         except AccordError as error:
-            Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
+            print_error(error)
             raise typer.Exit(1) from None
         if as_json:
             typer.echo(json.dumps(resolved.raw, indent=2, ensure_ascii=False))

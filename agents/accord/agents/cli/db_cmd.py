@@ -41,7 +41,9 @@ DATABASE_OPT = typer.Option(
     "--database-url",
     help="PostgreSQL URL; default: ACCORD_DATABASE_URL, else each service's SQLite file",
 )
-DATA_DIR_OPT = typer.Option(None, "--data-dir", help="Data directory (default: ACCORD_DATA_DIR)")
+DATA_DIR_OPT = typer.Option(
+    None, "--data-dir", help="Data directory (default: ACCORD_DATA_DIR, else the project's .accord)"
+)
 JSON_OPT = typer.Option(False, "--json", help="Print JSON instead of a table")
 
 

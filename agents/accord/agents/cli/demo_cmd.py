@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.rule import Rule
 
 from accord.agents.cli.approve_cmd import print_decision, send_decision
+from accord.agents.cli.credentials import print_error
 from accord.agents.cli.mesh import Mesh, MeshError, free_ports, start_mesh
 from accord.agents.cli.refund_cmd import Printer, converse, token_for
 from accord.agents.cli.tasks_cmd import approval_table, list_approvals
@@ -153,7 +154,7 @@ def register(app: typer.Typer) -> None:
         try:
             ok = asyncio.run(tour(mesh, console))
         except AccordError as error:
-            console.print(f"[red]{error.code.value}[/]: {error.message}")
+            print_error(error, console)
             ok = False
         finally:
             mesh.stop()

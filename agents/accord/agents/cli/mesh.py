@@ -88,6 +88,26 @@ def free_ports(names: tuple[str, ...] | None = None) -> dict[str, int]:
         return ports
 
 
+def port_taken(port: int, host: str = DEFAULT_HOST) -> bool:
+    """Whether a server could not listen on ``host:port`` now. SO_REUSEADDR as uvicorn binds:
+    a port left in TIME_WAIT by a mesh just stopped is free to it, so not taken here."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def holder(port: int, host: str = DEFAULT_HOST) -> str | None:
+    """The Accord service answering on ``host:port`` (its /healthz's name), else None."""
+    try:
+        return served_name(httpx.get(f"http://{host}:{port}{HEALTH_PATH}", timeout=1.0))
+    except httpx.HTTPError:
+        return None
+
+
 def start_mesh(
     data_dir: Path,
     *,
@@ -162,17 +182,22 @@ def _wait_healthy(mesh: Mesh, name: str, end: float) -> None:
     url = mesh.url(name) + HEALTH_PATH
     while time.monotonic() < end:
         if proc.poll() is not None:
-            raise MeshError(f"{name} exited with {proc.returncode}:\n{_tail(mesh, name)}")
+            raise MeshError(f"{name} exited with {proc.returncode}:\n{log_tail(mesh, name)}")
         try:
             if served_name(httpx.get(url, timeout=1.0)) == name:  # not another service's port
+                if proc.poll() is not None:  # another mesh's service answered in its stead
+                    raise MeshError(
+                        f"{name} exited with {proc.returncode}:\n{log_tail(mesh, name)}"
+                    )
                 return
         except httpx.HTTPError:
             pass  # not up yet: look again until the deadline
         time.sleep(0.1)  # poll interval; the deadline bounds the wait
-    raise MeshError(f"{name} not healthy at {url} in time:\n{_tail(mesh, name)}")
+    raise MeshError(f"{name} not healthy at {url} in time:\n{log_tail(mesh, name)}")
 
 
-def _tail(mesh: Mesh, name: str, chars: int = 2000) -> str:
+def log_tail(mesh: Mesh, name: str, chars: int = 2000) -> str:
+    """The end of a service's log: why it stopped, for the person who ran the mesh."""
     path = mesh.log_path(name)
     return path.read_text(errors="replace")[-chars:] if path.exists() else "(no log)"
 

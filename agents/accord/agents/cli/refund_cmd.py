@@ -20,7 +20,7 @@ from typing import Final
 import typer
 from rich.console import Console
 
-from accord.agents.cli.credentials import TOKEN_HELP, given_token
+from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
 from accord.contracts.domain import RefundDecision
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError
@@ -210,7 +210,7 @@ async def _chat(url: str, token: str, user: str) -> None:
             try:
                 await converse(client, text, user=user, printer=printer, answer=_prompt(console))
             except AccordError as error:
-                console.print(f"[red]{error.code.value}[/]: {error.message}")
+                print_error(error, console)
 
 
 def register(app: typer.Typer) -> None:
@@ -235,7 +235,7 @@ def register(app: typer.Typer) -> None:
                 )
             )
         except AccordError as error:
-            Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
+            print_error(error)
             raise typer.Exit(EXIT_CALL_FAILED) from None
         if as_json:
             typer.echo(json.dumps(view.to_dict(), ensure_ascii=False))
@@ -253,5 +253,5 @@ def register(app: typer.Typer) -> None:
                 _chat(orchestrator_url(url), token_for(user, None, given_token(token)), user)
             )
         except AccordError as error:
-            Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
+            print_error(error)
             raise typer.Exit(EXIT_CALL_FAILED) from None

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli.credentials import given_token
+from accord.agents.cli.credentials import given_token, print_error
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url
 from accord.agents.refund.stats_route import STATS_PATH
 from accord.contracts.errors import AccordError, ErrorCode
@@ -92,7 +92,7 @@ def register(app: typer.Typer) -> None:
         try:
             body = asyncio.run(fetch_stats(base, bearer))
         except AccordError as error:
-            Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
+            print_error(error)
             raise typer.Exit(EXIT_CALL_FAILED) from None
         if as_json:
             typer.echo(json.dumps(body, ensure_ascii=False))

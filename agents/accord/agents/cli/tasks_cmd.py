@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli.credentials import TOKEN_HELP, given_token
+from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
 from accord.agents.cli.refund_cmd import (
     EXIT_CALL_FAILED,
     budget_text,
@@ -138,7 +138,7 @@ def register(app: typer.Typer) -> None:
                 return
             views = asyncio.run(list_tasks(base, bearer))
         except AccordError as error:
-            Console(stderr=True).print(f"[red]{error.code.value}[/]: {error.message}")
+            print_error(error)
             raise typer.Exit(EXIT_CALL_FAILED) from None
         views = [v for v in views if wanted is None or v.status is wanted]
         if as_json:

@@ -19,7 +19,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli.credentials import API_KEY_HELP, TOKEN_HELP, given_api_key, given_token
+from accord.agents.cli.credentials import (
+    API_KEY_HELP,
+    TOKEN_HELP,
+    given_api_key,
+    given_token,
+    print_error,
+)
 from accord.contracts.errors import AccordError
 from accord.contracts.tools import shipped_tool_contracts
 from accord.protocol.auth import ROLE_CUSTOMER, mint_token
@@ -96,7 +102,7 @@ def check(
         spec = ServerSpec.http(url, url, contracts)
         report = asyncio.run(check_server(spec, timeout_s=timeout, credential=credential))
     except AccordError as err:
-        console.print(f"[red]{err.code.value}[/]: {err.message}")
+        print_error(err, console)
         raise typer.Exit(EXIT_FAILED) from None
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
@@ -119,7 +125,7 @@ def list_(
     try:
         loaded = load_config(config)
     except AccordError as err:
-        console.print(f"[red]{err.code.value}[/]: {err.message}")
+        print_error(err, console)
         raise typer.Exit(EXIT_FAILED) from None
     table = Table(title=f"Tool servers ({loaded.source})")
     for col in ("server", "transport", "target", "tools"):

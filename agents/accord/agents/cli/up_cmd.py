@@ -27,18 +27,29 @@ from accord.agents.cli.mesh import (
     REFUND_APP,
     Mesh,
     MeshError,
+    holder,
+    log_tail,
+    port_taken,
     start_console,
     start_mesh,
 )
 from accord.contracts.errors import AccordError
 from accord.protocol.app_file import App, find_app
-from accord.protocol.settings import SettingsError, current, service_url
+from accord.protocol.settings import (
+    DEFAULT_HOST,
+    SettingsError,
+    current,
+    data_dir_path,
+    env_name,
+    service_url,
+    service_url_env,
+)
 
 EXIT_START_FAILED = 1
 
 
 def default_data_dir(given: Path | None) -> Path:
-    return given if given is not None else current().data_dir.absolute()
+    return given if given is not None else data_dir_path()
 
 
 def chosen_app(given: Path | None) -> App:
@@ -64,6 +75,32 @@ def configured_ports(app: App) -> dict[str, int]:
     return ports
 
 
+def busy_ports(ports: dict[str, int], console_at: tuple[str, int] | None) -> list[str]:
+    """One line per port a service (or the console) could not listen on, saying what holds it
+    and what to do; checked before anything starts, since a second mesh's services would
+    otherwise die on "address already in use" only after the first mesh answered their health
+    checks in their stead (issue #36)."""
+    wanted = [(name, DEFAULT_HOST, port, service_url_env(name)) for name, port in ports.items()]
+    if console_at is not None:
+        wanted.append((CONSOLE, *console_at, env_name("console_url")))
+    lines: list[str] = []
+    for name, host, port, variable in wanted:
+        if not port_taken(port, host):
+            continue
+        held = holder(port, host)
+        by = (
+            f"Accord's {held} (another `accord up`?). Stop that mesh (Ctrl-C in its terminal)"
+            if held
+            else "another program. Stop it"
+        )
+        other = " (or --no-console)" if name == CONSOLE else ""
+        lines.append(
+            f"{name}: port {port} is already in use by {by}, or give {name} another port: "
+            f"{variable}=http://{host}:PORT{other}"
+        )
+    return lines
+
+
 def endpoints_table(mesh: Mesh) -> Table:
     table = Table("service", "url", "what")
     for service in mesh.app.spec.services:
@@ -75,7 +112,10 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def up(
         data_dir: Path = typer.Option(
-            None, "--data-dir", help="SQLite files, secrets and logs (default: ./.accord)"
+            None,
+            "--data-dir",
+            help="SQLite files, secrets and logs (default: ACCORD_DATA_DIR, else the "
+            "project's .accord)",
         ),
         deadline: float = typer.Option(90.0, "--deadline", help="Seconds to wait for health"),
         no_console: bool = typer.Option(
@@ -92,6 +132,14 @@ def register(app: typer.Typer) -> None:
         where = default_data_dir(data_dir)
         app = chosen_app(app_file)
         ports = configured_ports(app)
+        with_console = app.spec.console and not no_console
+        busy = busy_ports(ports, console_address() if with_console else None)
+        if busy:
+            err = Console(stderr=True, soft_wrap=True, highlight=False)
+            err.print(f"[red]{app.name} not started[/]: ports already in use")
+            for line in busy:
+                err.print(line, markup=False)
+            raise typer.Exit(EXIT_START_FAILED)
 
         def on_signal(_signum: int, _frame: FrameType | None) -> None:
             raise KeyboardInterrupt  # Ctrl-C and SIGTERM alike: stop everything cleanly
@@ -101,7 +149,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"starting {app.name} in {where} ...")
             try:
                 mesh = start_mesh(where, app=app, ports=ports, deadline_s=deadline)
-                if app.spec.console and not no_console:
+                if with_console:
                     try:
                         start_console(mesh, console_address()[1], deadline_s=deadline)
                     except BaseException:
@@ -113,7 +161,7 @@ def register(app: typer.Typer) -> None:
             except MeshError as error:
                 Console(stderr=True).print(f"[red]the mesh did not start[/]: {error}")
                 raise typer.Exit(EXIT_START_FAILED) from None
-            died = _serve(console, mesh)
+            died = serve_until_stopped(console, mesh)
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
@@ -121,7 +169,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(EXIT_START_FAILED)
 
 
-def _serve(console: Console, mesh: Mesh) -> bool:
+def serve_until_stopped(console: Console, mesh: Mesh) -> bool:
     """Run until a signal (False) or until a service dies (True); then stop them all."""
     died = False
     try:
@@ -139,6 +187,10 @@ def _serve(console: Console, mesh: Mesh) -> bool:
             console.print("Ctrl-C stops")
         while not died:
             dead = [n for n, p in mesh.processes.items() if p.poll() is not None]
+            for name in dead:  # its log says why; "stopped" alone does not
+                code = mesh.processes[name].returncode
+                console.print(f"[red]{name} exited with {code}[/]; the end of its log:")
+                console.print(log_tail(mesh, name), markup=False, highlight=False)
             if dead:
                 console.print(f"[red]{', '.join(dead)} stopped; stopping the mesh[/]")
                 died = True
