@@ -14,13 +14,14 @@ SECTIONS = (
     "### Section 9",
     "### Section 11",
     "### Errors",
+    "### What A2A 1.0.1 changed",
     "### MCP: base protocol and statelessness",
     "### MCP: Streamable HTTP transport",
     "### MCP: tools",
     "### MCP: Accord's MCP client",
     "### MCP: capabilities the tool servers do not declare",
 )
-HEADERS = ("| A2A 1.0 |", "| MCP 2026-07-28 |")  # a table's header row: no requirement
+HEADERS = ("| A2A 1.0 |", "| A2A 1.0.1 |", "| MCP 2026-07-28 |")  # a table's header row: no requirement
 
 
 def _rows(section: str) -> list[list[str]]:
