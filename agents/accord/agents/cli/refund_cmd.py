@@ -120,8 +120,11 @@ def budget_text(budget: dict[str, dict[str, int]]) -> str:
     def amounts(counts: dict[str, int]) -> str:
         return ", ".join(f"{n} {_noun(name, n)}" for name, n in counts.items())
 
-    left = budget.get("remaining") or {}
-    return f"{amounts(budget['spent'])} spent" + (f"; {amounts(left)} left" if left else "")
+    spent = budget["spent"]
+    given = budget.get("remaining") or {}
+    # The same kinds in the same order on both sides (the server's two maps need not agree).
+    left = {k: given[k] for k in [*spent, *given] if k in given}
+    return f"{amounts(spent)} spent" + (f"; {amounts(left)} left" if left else "")
 
 
 def _noun(name: str, count: int) -> str:
