@@ -15,8 +15,7 @@ from accord.agents.models.base import Language
 from accord.agents.models.money_text import format_money, money
 
 SESSION_JS: Final = (
-    Path(__file__).resolve().parents[3]
-    / "agents/accord/agents/console/static/session.js"
+    Path(__file__).resolve().parents[3] / "agents/accord/agents/console/static/session.js"
 )
 CASES: Final = [
     (129900, "USD"),
