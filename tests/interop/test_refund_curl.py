@@ -92,7 +92,7 @@ def test_the_shipped_curl_script_holds_the_conversation(mesh_for_module: Mesh) -
         receipt = _artifact(ended, RECEIPT_ARTIFACT_NAME)["parts"]
         assert receipt[0]["mediaType"] == "text/plain"
         assert receipt[0]["text"].startswith(f"Refund receipt {result['receipt']['receipt_id']}")
-        assert "Amount refunded: 1299.00 USD" in receipt[0]["text"]
+        assert "Amount refunded: $1,299.00" in receipt[0]["text"]
         assert "Approved by: approver-curl" in receipt[0]["text"]
 
 

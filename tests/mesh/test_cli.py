@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -22,9 +23,34 @@ from tests.support.processes import free_port, wait_healthy
 pytestmark = pytest.mark.timeout(240)
 
 
-def accord(mesh: Mesh, *args: str, timeout: float = 90.0) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **mesh.env, "COLUMNS": "200"}
+def accord(
+    mesh: Mesh, *args: str, timeout: float = 90.0, columns: str | None = "200"
+) -> subprocess.CompletedProcess[str]:
+    """The command piped (its stdout is a file), ``COLUMNS`` as given (None: unset)."""
+    env = {k: v for k, v in {**os.environ, **mesh.env}.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
     return forked.run(args, env, timeout=timeout)
+
+
+def chat(mesh: Mesh, lines: str) -> subprocess.CompletedProcess[str]:
+    """`accord chat` with ``lines`` on its stdin (a pipe, not a terminal)."""
+    env = {k: v for k, v in {**os.environ, **mesh.env}.items() if k != "COLUMNS"}
+    return subprocess.run(
+        [sys.executable, "-m", "accord.agents.cli.main", "chat"],
+        input=lines,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+
+
+def one_line_with(out: str, start: str) -> str:
+    found = [line for line in out.splitlines() if line.lstrip().startswith(start)]
+    assert len(found) == 1, out
+    return found[0].strip()
 
 
 def last_json(out: str) -> Any:
@@ -38,7 +64,12 @@ def test_refund_streams_progress_naming_nodes(mesh: Mesh) -> None:
         assert node in done.stdout
     assert "not_eligible" in done.stdout
     assert "outside_window" in done.stdout
-    assert "budget: spent " in done.stdout  # of the CLI's envelope: 100 units, 50 tool calls
+    # Of the CLI's envelope (100 units, 50 tool calls); counts before nouns on both sides.
+    line = one_line_with(done.stdout, "budget:")
+    assert re.fullmatch(
+        r"budget: \d+ units?, \d+ tool calls? spent; \d+ units?, \d+ tool calls? left", line
+    ), line
+    assert not re.search(r"\b1 (units|tool calls)\b", line), line
 
 
 def test_refund_json_shows_what_the_request_spent_and_what_remains(mesh: Mesh) -> None:
@@ -64,6 +95,33 @@ def test_refund_without_a_terminal_prints_the_question_then_continues(mesh: Mesh
     assert "refunded" in done.stdout
 
 
+@pytest.mark.parametrize("columns", [None, "40"])
+def test_the_answer_command_is_one_whole_line_piped(mesh: Mesh, columns: str | None) -> None:
+    """Piped with no COLUMNS (rich's 80 before), or in a narrow 40: never wrapped or cut."""
+    asked = accord(
+        mesh, "refund", "my mug arrived broken, order O-1005, refund $1", "--json", columns=columns
+    )
+    assert asked.returncode == 3, asked.stdout + asked.stderr
+    task_id = last_json(asked.stdout)["task_id"]
+    hint = one_line_with(asked.stdout, "answer with:")
+    assert hint == f"answer with: accord refund --task {task_id} 'YOUR ANSWER'"
+
+
+def test_chat_piped_reads_the_conversation_from_stdin(mesh: Mesh) -> None:
+    """A line answers the question that waits (not a new request), then the input ends."""
+    done = chat(mesh, "my mug arrived broken, order O-1005, refund $2\ncracked, photo IMG_9.jpg\n")
+    assert "you> cracked, photo IMG_9.jpg" in done.stdout, done.stdout + done.stderr
+    assert done.stdout.count("question:") == 1, done.stdout
+    assert "answer with" not in done.stdout
+    assert done.returncode in (0, 4), done.stdout + done.stderr  # refunded, or an approver's
+
+
+def test_chat_piped_ending_on_a_question_says_how_to_answer(mesh: Mesh) -> None:
+    done = chat(mesh, "my mug arrived broken, order O-1005, refund $3\n")
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert one_line_with(done.stdout, "answer with:").startswith("answer with: accord refund")
+
+
 def test_approve_and_tasks(mesh: Mesh) -> None:
     waiting = accord(
         mesh, "refund", "refund order O-1006, I changed my mind", "--user", "C-04", "--json"
@@ -79,6 +137,15 @@ def test_approve_and_tasks(mesh: Mesh) -> None:
     queue = accord(mesh, "tasks", "--user", "approver-1", "--status", "waiting", "--json")
     assert queue.returncode == 0, queue.stderr
     assert task_id in {item["task_id"] for item in last_json(queue.stdout)}
+
+    for columns in (None, "60"):  # piped, and a narrow terminal's width
+        table = accord(mesh, "tasks", "--user", "approver-1", columns=columns)
+        assert table.returncode == 0, table.stderr
+        row = next(line for line in table.stdout.splitlines() if task_id in line)  # whole id
+        assert "$120.00" in row  # O-1006's 12000 cents, as money
+        assert "12000" not in table.stdout
+        if columns is None:  # nothing wraps: the approval's deadline, said to be one
+            assert re.search(r"due \d{4}-\d\d-\d\d \d\d:\d\d UTC", row), row
 
     mine = accord(mesh, "tasks", "--user", "C-04", "--status", "waiting", "--json")
     assert task_id in {v["task_id"] for v in last_json(mine.stdout)}

@@ -77,12 +77,12 @@ async def test_named_amounts_then_the_rest_then_too_much(mesh_for_module: Mesh) 
     assert data["decision"] == "refunded", half.error
     assert data["receipt"]["amount_cents"] == 1250
     assert data["receipt"]["idempotency_key"] != (ten.data or {})["receipt"]["idempotency_key"]
-    assert any("10.00 USD" in r for r in data["reasons"])  # refunded before, said so
+    assert any("$10.00" in r for r in data["reasons"])  # refunded before, said so
 
     too_much = await ask(mesh, "C-01", "退 30 块，订单 O-1005，不想要了")
     told = too_much.data or {}
     assert told["decision"] == "not_eligible", too_much.error
     assert told["amount_cents"] == 0
-    assert "12.50 USD" in told["explanation"]  # the maximum
+    assert "$12.50" in told["explanation"]  # the maximum
     assert ledger_sums(mesh)["O-1005"] == (2, 2250)  # nothing more was paid
     await assert_views_agree(mesh)

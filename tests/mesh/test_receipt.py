@@ -31,7 +31,7 @@ async def test_a_paid_refund_carries_a_receipt_in_english(mesh_for_module: Mesh)
     assert receipt is not None
     assert receipt.startswith(f"Refund receipt {paid['receipt_id']}")
     assert "Order: O-1005" in receipt
-    assert "Amount refunded: 10.00 USD" in receipt
+    assert "Amount refunded: $10.00" in receipt
     assert paid["created_at"][:10] in receipt
 
 

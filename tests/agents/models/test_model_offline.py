@@ -83,7 +83,7 @@ async def test_explanations_say_only_the_facts() -> None:
             refund_id="R-9",
         )
     )
-    assert refunded == "Your refund of 59.00 CNY for order O-1 has been issued (reference R-9)."
+    assert refunded == "Your refund of CN¥59.00 for order O-1 has been issued (reference R-9)."
     zh = await model.explain(
         DecisionFacts(
             outcome=Outcome.NEED_INFO,

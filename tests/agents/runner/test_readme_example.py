@@ -51,7 +51,7 @@ def test_the_readme_example_runs_as_written_and_exits_cleanly(
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "订单 O-1001 的退款（59.99 USD）已办理" in done.stdout
+    assert "订单 O-1001 的退款（US$59.99）已办理" in done.stdout
     assert "Task was destroyed" not in done.stderr
     assert "Exception ignored" not in done.stderr
     assert "Traceback" not in done.stderr

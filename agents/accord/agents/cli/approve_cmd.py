@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
+from accord.agents.cli.output import out_console
 from accord.agents.cli.refund_cmd import (
     EXIT_CALL_FAILED,
     EXIT_FAILED,
@@ -65,7 +66,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the answer as JSON"),
     ) -> None:
         """Approve (or --reject) a refund that waits for an approver."""
-        console = Console()
+        console = out_console()
         try:
             view = asyncio.run(
                 send_decision(

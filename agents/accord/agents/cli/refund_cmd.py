@@ -21,6 +21,9 @@ import typer
 from rich.console import Console
 
 from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
+from accord.agents.cli.output import hint, out_console
+from accord.agents.models.base import Language
+from accord.agents.models.money_text import money
 from accord.contracts.domain import RefundDecision
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError
@@ -29,6 +32,7 @@ from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import DEFAULT_APP, ROLE_APPROVER, ROLE_CUSTOMER, mint_token
 from accord.protocol.settings import service_url
 
+EN: Final = Language.EN  # the CLI speaks English
 EXIT_FAILED: Final = 1
 EXIT_CALL_FAILED: Final = 2
 EXIT_NEEDS_INPUT: Final = 3
@@ -88,8 +92,11 @@ class Printer:
             console.print(f"[bold {color}]{decision}[/]  {view.text}", highlight=False)
             receipt = data.get("receipt")
             if isinstance(receipt, dict):
+                cents = receipt.get("amount_cents")
+                currency = receipt.get("currency")
+                amount = money(cents if isinstance(cents, int) else None, currency, EN)
                 console.print(
-                    f"  receipt {receipt.get('receipt_id')}  {receipt.get('amount_cents')} cents"
+                    f"  receipt {receipt.get('receipt_id')}  {amount or ''}"
                     f"  key {receipt.get('idempotency_key')}",
                     highlight=False,
                 )
@@ -97,7 +104,7 @@ class Printer:
                 console.print(f"  rule: {data['rule']}", highlight=False)
         elif view.status is Status.WAITING and view.waiting_reason is WaitingReason.APPROVAL:
             console.print(f"[bold cyan]waiting for an approver[/]  task {view.task_id}")
-            console.print(f"  an approver decides with: accord approve {view.task_id}")
+            hint(console, f"  an approver decides with: accord approve {view.task_id}")
         elif view.status is Status.WAITING:
             console.print(f"[bold cyan]question:[/] {view.question}", highlight=False)
         elif view.error is not None:
@@ -107,13 +114,24 @@ class Printer:
 
 
 def budget_text(budget: dict[str, dict[str, int]]) -> str:
-    """ "spent 3 units, 2 tool calls; 97 units, 48 tool calls left" (of the request's envelope)."""
+    """ "1 unit, 2 tool calls spent; 99 units, 48 tool calls left" (of the request's envelope):
+    the same order on both sides, each count with its noun in the right number."""
 
     def amounts(counts: dict[str, int]) -> str:
-        return ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in counts.items())
+        return ", ".join(f"{n} {_noun(name, n)}" for name, n in counts.items())
 
-    left = budget.get("remaining") or {}
-    return f"spent {amounts(budget['spent'])}" + (f"; {amounts(left)} left" if left else "")
+    spent = budget["spent"]
+    given = budget.get("remaining") or {}
+    # The same kinds in the same order on both sides (the server's two maps need not agree).
+    left = {k: given[k] for k in [*spent, *given] if k in given}
+    return f"{amounts(spent)} spent" + (f"; {amounts(left)} left" if left else "")
+
+
+def _noun(name: str, count: int) -> str:
+    """``tool_calls`` -> ``tool calls``, ``tool call`` for one (the envelope's names are
+    plural)."""
+    words = name.replace("_", " ")
+    return words.removesuffix("s") if count == 1 else words
 
 
 async def converse(
@@ -173,44 +191,88 @@ def exit_code(view: TaskView) -> int:
     return 0
 
 
+def _answer_later(console: Console, view: TaskView) -> None:
+    hint(console, f"answer with: accord refund --task {view.task_id} 'YOUR ANSWER'")
+
+
 def _prompt(console: Console) -> Answerer:
+    """`accord refund`'s answers: typed at a prompt, or (no terminal) the command to answer
+    with later."""
+    read = _reader(console)
+
     def ask(view: TaskView) -> str | None:
         if not sys.stdin.isatty():
-            console.print(f"answer with: accord refund --task {view.task_id} 'YOUR ANSWER'")
+            _answer_later(console, view)
             return None
-        try:
-            reply = console.input("[bold]you>[/] ").strip()
-        except EOFError:
-            return None
-        return reply or None
+        return read() or None
 
     return ask
 
 
+def _reader(console: Console) -> Callable[[], str | None]:
+    """What the user says next: typed at a ``you>`` prompt on a terminal; else the next line of
+    stdin, echoed so that the output reads as the conversation. None at the end of input."""
+    if sys.stdin.isatty():
+
+        def typed() -> str | None:
+            try:
+                return console.input("[bold]you>[/] ").strip()
+            except EOFError:
+                return None
+
+        return typed
+
+    def piped() -> str | None:
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        console.print(f"you> {line.strip()}", markup=False, highlight=False)
+        return line.strip()
+
+    return piped
+
+
 async def _refund(url: str, token: str, user: str, text: str, task: str | None) -> TaskView:
-    console = Console()
+    console = out_console()
     async with await A2AClient.connect(url, token=token) as client:
         return await converse(
             client, text, user=user, printer=Printer(console), answer=_prompt(console), task=task
         )
 
 
-async def _chat(url: str, token: str, user: str) -> None:
-    console = Console()
-    console.print("Refund assistant. Describe your problem (empty line or Ctrl-D to quit).")
+async def _chat(url: str, token: str, user: str) -> int:
+    """The conversation; its exit status is the last request's (0 when there was none). Without
+    a terminal, stdin's lines are the conversation: a line answers the question that waits, or
+    starts a new request when none does; a question left at the end of input is printed with the
+    command that answers it (exit status 3, as `accord refund`'s)."""
+    console = out_console()
+    if sys.stdin.isatty():
+        console.print("Refund assistant. Describe your problem (empty line or Ctrl-D to quit).")
     printer = Printer(console)
+    read = _reader(console)
+    last: TaskView | None = None
+
+    def answer(view: TaskView) -> str | None:
+        reply = read()
+        if not reply and not sys.stdin.isatty():
+            _answer_later(console, view)
+        return reply or None
+
     async with await A2AClient.connect(url, token=token) as client:
         while True:
-            try:
-                text = console.input("[bold]you>[/] ").strip()
-            except EOFError:
-                return
+            text = read()
             if not text or text in ("quit", "exit"):
-                return
+                return exit_code(last) if last is not None else 0
             try:
-                await converse(client, text, user=user, printer=printer, answer=_prompt(console))
+                last = await converse(client, text, user=user, printer=printer, answer=answer)
             except AccordError as error:
                 print_error(error, console)
+            if last is not None and _unanswered(last) and not sys.stdin.isatty():
+                return EXIT_NEEDS_INPUT  # the input ended with the question unanswered
+
+
+def _unanswered(view: TaskView) -> bool:
+    return view.status is Status.WAITING and view.waiting_reason is WaitingReason.INPUT
 
 
 def register(app: typer.Typer) -> None:
@@ -247,11 +309,12 @@ def register(app: typer.Typer) -> None:
         url: str = typer.Option(None, "--url", help="Orchestrator URL (default: port 8700)"),
         token: str = typer.Option(None, "--token", help=TOKEN_HELP),
     ) -> None:
-        """An interactive conversation with the refund assistant."""
+        """A conversation with the refund assistant: typed, or stdin's lines when piped."""
         try:
-            asyncio.run(
+            code = asyncio.run(
                 _chat(orchestrator_url(url), token_for(user, None, given_token(token)), user)
             )
         except AccordError as error:
             print_error(error)
             raise typer.Exit(EXIT_CALL_FAILED) from None
+        raise typer.Exit(code)

@@ -15,16 +15,18 @@ from typing import Any
 
 import jwt
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
+from accord.agents.cli.output import out_console, whole_column
 from accord.agents.cli.refund_cmd import (
     EXIT_CALL_FAILED,
     budget_text,
     orchestrator_url,
     token_for,
 )
+from accord.agents.models.base import Language
+from accord.agents.models.money_text import format_money
 from accord.agents.refund.approvals import APPROVALS_PATH
 from accord.agents.refund.attention import ATTENTION_KIND
 from accord.contracts.errors import AccordError
@@ -48,7 +50,13 @@ async def list_approvals(url: str, token: str) -> list[dict[str, Any]]:
 
 
 def _task_table(views: list[TaskView]) -> Table:
-    table = Table("task", "status", "order", "decision / question", "budget")
+    table = Table(
+        whole_column("task", [v.task_id for v in views]),
+        "status",
+        "order",
+        "decision / question",
+        "budget",
+    )
     for view in views:
         state = view.state
         label = (
@@ -63,12 +71,35 @@ def _task_table(views: list[TaskView]) -> Table:
     return table
 
 
+def _amount(facts: dict[str, Any]) -> str:
+    cents = facts.get("amount_cents")
+    return format_money(cents, facts.get("currency"), Language.EN) if isinstance(cents, int) else ""
+
+
+def _time(item: dict[str, Any]) -> str:
+    """An approval's deadline (``due``), or when a refund stopped (``stopped``)."""
+    due, at = item.get("due_at"), item.get("at")
+    stamp = due or at
+    if not stamp:
+        return ""
+    text = datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"due {text}" if due else f"stopped {text}"
+
+
 def approval_table(items: list[dict[str, Any]]) -> Table:
-    table = Table("task", "kind", "order", "customer", "amount", "risk / why", "signals", "when")
-    for item in items:
+    amounts = [_amount(item.get("facts") or {}) for item in items]
+    table = Table(
+        whole_column("task", [str(item.get("task_id")) for item in items]),
+        "kind",
+        "order",
+        "customer",
+        whole_column("amount", amounts),
+        "risk / why",
+        "signals",
+        "time",
+    )
+    for item, amount in zip(items, amounts, strict=True):
         facts = item.get("facts") or {}
-        at = item.get("due_at") or item.get("at")
-        when = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M") if at else ""
         attention = item.get("kind") == ATTENTION_KIND
         why = (
             f"{item.get('code')}: receipt differs in {', '.join(facts.get('mismatched') or [])}"
@@ -80,10 +111,10 @@ def approval_table(items: list[dict[str, Any]]) -> Table:
             "needs attention" if attention else "approval",
             str(facts.get("order_id")),
             str(facts.get("customer_id")),
-            f"{facts.get('amount_cents')} {facts.get('currency') or ''}".strip(),
+            amount,
             why,
             ", ".join(facts.get("signals") or []),
-            when,
+            _time(item),
         )
     return table
 
@@ -121,7 +152,7 @@ def register(app: typer.Typer) -> None:
                 raise typer.BadParameter(
                     f"--status must be one of {', '.join(s.value for s in Status)}"
                 ) from None
-        console = Console()
+        console = out_console()
         base = orchestrator_url(url)
         given = given_token(token)
         bearer = token_for(user, role, given)

@@ -7,9 +7,11 @@ language from a check's codes (messages.py), or an approver's note, quoted as gi
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Final
 
 from accord.agents.models.base import DecisionFacts, Language, Outcome
+from accord.agents.models.money_text import format_money
 from accord.contracts.errors import REGISTRY, ErrorCode, RetryClass
 
 _TEMPLATES: Final[dict[Outcome, dict[Language, str]]] = {
@@ -96,7 +98,8 @@ def explain_facts(facts: DecisionFacts) -> str:
     zh = lang is Language.ZH
     amount = ""
     if facts.amount:
-        money = f"{facts.amount} {facts.currency}" if facts.currency else facts.amount
+        cents = int(Decimal(facts.amount) * 100)  # the facts' pattern: at most two decimals
+        money = format_money(cents, facts.currency, lang)
         amount = f"（{money}）" if zh else f" of {money}"
     ref = ""
     if facts.refund_id:

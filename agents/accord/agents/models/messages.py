@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from accord.agents.models.base import Language
+from accord.agents.models.money_text import money
 
 EN, ZH = Language.EN, Language.ZH
 
@@ -176,14 +177,6 @@ def join(items: list[str], language: Language) -> str:
     return _LIST_SEP[language].join(items)
 
 
-def money(cents: int | None, currency: str | None = None) -> str | None:
-    """``5999, "USD"`` -> ``"59.99 USD"``; None stays None (the sentence shows a placeholder)."""
-    if cents is None:
-        return None
-    text = f"{cents // 100}.{cents % 100:02d}"
-    return f"{text} {currency}" if currency else text
-
-
 def risk_sentence(level: str, score: float | None, signals: list[str], language: Language) -> str:
     named = [say(f"signal.{s}", language) if has_message(f"signal.{s}") else s for s in signals]
     return say(
@@ -202,7 +195,7 @@ def rule_sentence(
 
     def cents(name: str) -> str | None:
         value = params.get(name)
-        return money(value, currency) if isinstance(value, int) else None
+        return money(value, currency, language) if isinstance(value, int) else None
 
     return say(
         rule,

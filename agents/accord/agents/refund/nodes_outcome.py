@@ -32,6 +32,7 @@ from typing import Any, Final, NoReturn
 
 from accord.agents.models import DecisionFacts, Language, Outcome
 from accord.agents.models.messages import risk_sentence, rule_sentence, say
+from accord.agents.models.money_text import format_money
 from accord.agents.refund import money
 from accord.agents.refund.attention import Attention, log_attention
 from accord.agents.refund.facts import WorkflowInput, order_refund_key
@@ -374,8 +375,8 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
             "amount_above_refundable",
             lang,
             order_id=summary.order_id,
-            requested=_amount(summary.params.get("requested_cents"), summary.currency),
-            refundable=_amount(summary.params.get("refundable_cents"), summary.currency),
+            requested=_amount(summary.params.get("requested_cents"), summary.currency, lang),
+            refundable=_amount(summary.params.get("refundable_cents"), summary.currency, lang),
         )
         return _final(RefundDecision.NOT_ELIGIBLE, summary, [told], told, amount=0)
     if summary.rule == money.AMOUNT_ABOVE_LIMIT:
@@ -383,8 +384,8 @@ async def explain(deps: Deps, ctx: NodeContext) -> RefundResult:
             "amount_above_limit",
             lang,
             order_id=summary.order_id,
-            amount=_amount(summary.params.get("requested_cents"), summary.currency),
-            limit=_amount(summary.params.get("limit_cents"), summary.currency),
+            amount=_amount(summary.params.get("requested_cents"), summary.currency, lang),
+            limit=_amount(summary.params.get("limit_cents"), summary.currency, lang),
         )
         return _final(RefundDecision.NOT_ELIGIBLE, summary, [told], told, amount=0)
     if summary.rule == ORDER_NOT_FOUND:
@@ -468,8 +469,8 @@ async def _overtaken(
         "amount_above_refundable",
         language,
         order_id=summary.order_id,
-        requested=_amount(summary.amount_cents, summary.currency),
-        refundable=_amount(refundable, summary.currency),
+        requested=_amount(summary.amount_cents, summary.currency, language),
+        refundable=_amount(refundable, summary.currency, language),
     )
     return _final(RefundDecision.NOT_ELIGIBLE, summary, [told], told, amount=0)
 
@@ -502,7 +503,9 @@ async def _already_refunded(
         "already_refunded",
         language,
         order_id=summary.order_id,
-        amount=_amount(total if isinstance(total, int) else receipt.amount_cents, receipt.currency),
+        amount=_amount(
+            total if isinstance(total, int) else receipt.amount_cents, receipt.currency, language
+        ),
         date=receipt.created_at[:10],
         receipt_id=receipt.receipt_id,
     )
@@ -519,14 +522,13 @@ def _refunded_before(
         "refunded_before",
         language,
         order_id=order.order_id,
-        refunded=_amount(order.refunded_cents, order.currency),
-        refundable=_amount(order.refundable_cents, order.currency),
+        refunded=_amount(order.refunded_cents, order.currency, language),
+        refundable=_amount(order.refundable_cents, order.currency, language),
     )
 
 
-def _amount(cents: object, currency: str | None) -> str:
-    value = cents if isinstance(cents, int) else 0
-    return f"{_money(value)} {currency}" if currency else _money(value)
+def _amount(cents: object, currency: str | None, language: Language) -> str:
+    return format_money(cents if isinstance(cents, int) else 0, currency, language)
 
 
 def _reasons(summary: Summary, approved: ApproverAnswer | None, language: Language) -> list[str]:
@@ -583,6 +585,8 @@ def _final(
 
 
 def _money(cents: int) -> str:
+    """The decimal amount the model's facts carry (DecisionFacts.amount); a person reads it
+    through format_money (explanations.py)."""
     if cents < 0:
         raise AccordError(ErrorCode.CONTRACT_VIOLATION, "a refund amount cannot be negative")
     return f"{cents // 100}.{cents % 100:02d}"

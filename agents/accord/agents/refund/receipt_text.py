@@ -13,7 +13,8 @@ from typing import Any
 
 from accord.agents.models.base import Language
 from accord.agents.models.intake import detect_language
-from accord.agents.models.messages import money, say
+from accord.agents.models.messages import say
+from accord.agents.models.money_text import money
 
 
 def customer_language(text: str) -> Language:
@@ -33,7 +34,9 @@ def receipt_text(result: Mapping[str, Any], language: Language) -> str | None:
             language,
             receipt_id=receipt.get("receipt_id"),
             order_id=receipt.get("order_id"),
-            amount=money(cents if isinstance(cents, int) else None, receipt.get("currency")),
+            amount=money(
+                cents if isinstance(cents, int) else None, receipt.get("currency"), language
+            ),
             date=str(receipt.get("created_at") or "")[:10] or None,
         )
     ]
