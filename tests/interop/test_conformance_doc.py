@@ -21,7 +21,8 @@ SECTIONS = (
     "### MCP: Accord's MCP client",
     "### MCP: capabilities the tool servers do not declare",
 )
-HEADERS = ("| A2A 1.0 |", "| A2A 1.0.1 |", "| MCP 2026-07-28 |")  # a table's header row: no requirement
+# A table's header row: no requirement.
+HEADERS = ("| A2A 1.0 |", "| A2A 1.0.1 |", "| MCP 2026-07-28 |")
 
 
 def _rows(section: str) -> list[list[str]]:
