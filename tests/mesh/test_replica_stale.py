@@ -85,7 +85,8 @@ async def test_a_message_to_a_parked_task_b_canceled_is_refused_on_a_as_on_one_p
     for replica in (a, b):
         read = await get_task(replica, "C-03", elsewhere.task_id)
         assert read.status is Status.FAILED
-        assert read.error is not None and read.error.code is ErrorCode.CANCELED
+        assert read.error is not None
+        assert read.error.code is ErrorCode.CANCELED
     log = replicas.a.log()
     assert "Traceback" not in log, log[-3000:]
 
@@ -123,7 +124,8 @@ async def test_a_task_a_runs_canceled_through_b_ends_canceled_everywhere(
     for replica in (a, b):
         read = await until(replica, "C-02", task_id, Status.FAILED, Status.COMPLETED)
         assert read.status is Status.FAILED
-        assert read.error is not None and read.error.code is ErrorCode.CANCELED
+        assert read.error is not None
+        assert read.error.code is ErrorCode.CANCELED
     counts = await replicas.event_counts(task_id)
     assert counts.get((EventType.CANCELED, "")) == 1, counts
     assert (EventType.WORKFLOW_FINISHED, "") not in counts, counts
