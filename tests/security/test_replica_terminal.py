@@ -52,14 +52,16 @@ def _message(task_id: str, message_id: str) -> dict[str, Any]:
     }
 
 
-async def _rpc(url: str, method: str, task_id: str, message_id: str) -> httpx.Response:
+async def _rpc(
+    url: str, method: str, task_id: str, message_id: str, subject: str = "C-01"
+) -> httpx.Response:
     call = {
         "jsonrpc": "2.0",
         "id": 1,
         "method": method,
         "params": {"message": _message(task_id, message_id)},
     }
-    headers = {**HEADERS, "Authorization": f"Bearer {token('C-01')}"}
+    headers = {**HEADERS, "Authorization": f"Bearer {token(subject)}"}
     async with httpx.AsyncClient(timeout=60) as http:
         return await http.post(url + "/", json=call, headers=headers)
 

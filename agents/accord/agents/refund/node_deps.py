@@ -80,7 +80,11 @@ class Deps:
     async def paid_call(
         self, ctx: NodeContext, tool: str, arguments: dict[str, Any], **options: Any
     ) -> dict[str, Any]:
-        """What :meth:`call_tool` does, unless a development aid wrapped it."""
+        """What :meth:`call_tool` does, unless a development aid wrapped it. A call with an
+        idempotency key is a write: it is made only while the log still says the workflow
+        runs (canceled through another replica, it is not made: docs/replicas.md)."""
+        if "idempotency_key" in options:
+            await ctx.ensure_open()
         budget = RequestBudget(WorkflowInput.model_validate(ctx.input), ctx)
         budget.charge_tool_call(tool)
         try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,10 @@ class InterruptSignal(BaseException):
         self.timeout_s = timeout_s
 
 
+async def _open_here() -> None:
+    """A context with no log behind it (a node test's): nothing can end it elsewhere."""
+
+
 @dataclass
 class NodeContext:
     """One run (attempt) of one node.
@@ -60,6 +64,9 @@ class NodeContext:
     # with the event that ends the attempt (spending.py).
     tally: Tally = field(default_factory=Tally)
     spent: dict[str, int] = field(default_factory=dict)
+    # Raises CANCELED if the log says the workflow has ended (canceled through another
+    # replica): the runner learns it only at its next append, too late for a write made before.
+    ensure_open: Callable[[], Awaitable[None]] = _open_here
     _asked: int = 0
 
     def spend(self, kind: str, amount: int) -> None:

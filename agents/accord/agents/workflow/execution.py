@@ -513,6 +513,18 @@ class WorkflowExecution:
         return []
 
     # -- nodes ------------------------------------------------------------------------------
+    async def _ensure_open(self) -> None:
+        """NodeContext.ensure_open: one row read. Another replica's cancel closes the log
+        without this process knowing until its next append is refused; a node about to write
+        outside the log (a payment) asks first, so a canceled workflow makes no new write."""
+        record = await self.host.log.record(self.workflow_id)
+        if self.closed or (record is not None and record.closed and self.state.finished is None):
+            raise AccordError(
+                ErrorCode.CANCELED,
+                "the workflow ended elsewhere (canceled through another replica)",
+                {"workflow_id": self.workflow_id},
+            )
+
     def _launch(self, node: str) -> None:
         act = self.state.pending[node]
         ctx = NodeContext(
@@ -526,6 +538,7 @@ class WorkflowExecution:
             timed_out=frozenset(act.timed_out) if act.timed_out else frozenset(),
             error=act.error,
             tally=self.tally,
+            ensure_open=self._ensure_open,
         )
         self._next_token += 1
         token = self._next_token
