@@ -48,7 +48,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "Ask the refund assistant for a refund; answer its questions.",
     ),
     LazyCommand(
-        "chat", _CLI + "refund_cmd", "An interactive conversation with the refund assistant."
+        "chat",
+        _CLI + "refund_cmd",
+        "A conversation with the refund assistant: typed, or stdin's lines when piped.",
     ),
     LazyCommand(
         "approve",
