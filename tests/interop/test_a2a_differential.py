@@ -18,10 +18,10 @@ Ignored, because the specification leaves it to the agent:
 - ``metadata`` everywhere (Accord's ``dev.accord/*`` keys are extension metadata, section 4.6),
   and a text part's ``mediaType`` (optional; Accord says ``text/plain``).
 - ``status.message`` except where the behaviour says one (the input-required question): a
-  status message is optional, and Accord gives one on every status (its status metadata).
-- history messages without parts: Accord writes its status messages to history; whether an
-  agent's status messages appear in history is the agent's choice. That such a message has no
-  part at all is a spec question of its own: test_every_message_carries_a_part.
+  status message is optional, and Accord gives one with a progress note or a failure's reason.
+- history messages without parts: whether an agent's status messages appear in history is the
+  agent's choice. That no message lacks a part (Accord once sent partless status messages,
+  #32) is a check of its own: test_every_message_carries_a_part.
 - ``lastChunk`` of a one-chunk artifact (optional; absent and true mean the same there).
 - the card's ``provider``, ``securitySchemes``, ``securityRequirements``, extensions, push
   capability and input/output modes: declarations each agent makes for itself.
@@ -395,27 +395,12 @@ def _messages_of_every_answer(w: Wire) -> list[Json]:
     return found
 
 
-@pytest.mark.parametrize(
-    "side",
-    [
-        "bare",
-        pytest.param(
-            "accord",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "#32: Accord's status messages (WORKING, COMPLETED, and their copies in "
-                    "history) carry only metadata (dev.accord/status) and no part, where A2A "
-                    "1.0's Message.parts is REQUIRED (a2a-sdk refuses such a message from a "
-                    "client: 'Field must contain at least one element')"
-                ),
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("side", ["bare", "accord"])
 def test_every_message_carries_a_part(agents: dict[str, Wire], side: str) -> None:
-    """A check the bare agent passes: every Message it sends (results, status messages,
-    history, stream events) has at least one part, a role and a messageId."""
+    """Every Message an agent sends (results, status messages, history, stream events) has at
+    least one part, a role and a messageId (A2A 1.0: ``Message.parts`` is required). Accord
+    sends a status message only when it has something to say, and its status metadata in the
+    task's and the status update's metadata (#32)."""
     messages = _messages_of_every_answer(agents[side])
     assert messages
     broken = [m for m in messages if not (m.get("parts") and m.get("role") and m.get("messageId"))]

@@ -32,7 +32,7 @@ def _need_curl() -> None:
 
 
 def _status(task: dict[str, Any]) -> dict[str, Any]:
-    meta: dict[str, Any] = task["status"]["message"]["metadata"][STATUS_META_KEY]
+    meta: dict[str, Any] = task["metadata"][STATUS_META_KEY]  # the task's current status
     return meta
 
 

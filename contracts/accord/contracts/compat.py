@@ -73,6 +73,15 @@ STATUS_REJECTED_IN_METADATA: Final = CompatItem(
     why="agents of 0.2 write `rejected` for a decline; mesh contract 2.0 has five statuses",
     removed_in="0.4.0",
 )
+STATUS_META_IN_MESSAGE: Final = CompatItem(
+    id="status-meta-in-message",
+    surface=Surface.A2A_WIRE,
+    accepts="readers take the status metadata (`dev.accord/status`) from the status message's "
+    "metadata when the task's (or the status update's) metadata has none",
+    why="agents of 0.1 and 0.2 write it only in the status message, which 0.3 sends only when "
+    "it has a part to send (A2A 1.0 requires one)",
+    removed_in="0.4.0",
+)
 CARD_ONE_CONTRACT_VERSION: Final = CompatItem(
     id="card-one-contract-version",
     surface=Surface.A2A_WIRE,

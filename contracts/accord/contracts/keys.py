@@ -29,7 +29,9 @@ the same id is IDEMPOTENCY_CONFLICT (docs/a2a-server.md)."""
 # -- A2A metadata -----------------------------------------------------------------------------
 
 STATUS_META_KEY: Final = "dev.accord/status"
-"""A2A status-message metadata: {"status", "waitingReason", "error": {...}, "node"}."""
+"""Status metadata: {"status", "waitingReason", "error": {...}, "node"}, in the metadata of each
+TaskStatusUpdateEvent and of the Task (its current status), and of a status message that has
+parts (the status it was sent with; 0.1 and 0.2 wrote it there only)."""
 
 WAITING_REASON_KEY: Final = "waitingReason"
 """Key of the waiting reason inside :data:`STATUS_META_KEY` (lowerCamelCase, as A2A's JSON)."""

@@ -120,8 +120,8 @@ def render_markdown() -> str:
     )
     lines += [
         "",
-        "Mapping to A2A `TaskState` (status-message metadata key "
-        f"`{STATUS_META_KEY}` carries the qualifiers):",
+        "Mapping to A2A `TaskState` (the metadata key "
+        f"`{STATUS_META_KEY}` of the status update and the task carries the qualifiers):",
         "",
     ]
     rows: list[list[str]] = []

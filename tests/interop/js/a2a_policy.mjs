@@ -39,7 +39,8 @@ const input = (value, where) => valid(schemas.input("refund.policy"), value, `${
 const data = (value) => ({ content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" });
 const text = (value) => ({ content: { $case: "text", value }, metadata: undefined, filename: "", mediaType: "text/plain" });
 const stateName = (task) => TaskState[task.status.state];
-const statusMeta = (task) => task.status.message?.metadata?.[STATUS_KEY] ?? null;
+const statusMeta = (task) =>
+  task.metadata?.[STATUS_KEY] ?? task.status.message?.metadata?.[STATUS_KEY] ?? null;
 function answer(task, where = "answer") {
   for (const artifact of task.artifacts ?? []) {
     for (const part of artifact.parts) {

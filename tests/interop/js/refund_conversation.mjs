@@ -57,9 +57,11 @@ const partsOf = (msg) => msg?.parts ?? [];
 const textOf = (msg) => partsOf(msg).filter((p) => p.content?.$case === "text").map((p) => p.content.value).join(" ");
 
 // Every status seen is checked: the contract status by the status schema, an error by the
-// error schema (both the metadata and the error DataPart).
-function checkStatus(status, where) {
-  const meta = status?.message?.metadata?.[STATUS_KEY];
+// error schema (both the metadata and the error DataPart). The status metadata is in the
+// metadata of the task or the status update (`carrier`); a status message has its own copy.
+function checkStatus(carrier, where) {
+  const status = carrier?.status;
+  const meta = carrier?.metadata?.[STATUS_KEY] ?? status?.message?.metadata?.[STATUS_KEY];
   if (!meta) return null;
   check("status", meta.status, `${where}: status`);
   if (meta.error) check("error", meta.error, `${where}: status error`);
@@ -82,7 +84,7 @@ function answer(task, skillId, where) {
   return null;
 }
 function view(task, skillId, where) {
-  const meta = checkStatus(task.status, where);
+  const meta = checkStatus(task, where);
   return {
     id: task.id, state: stateName(task), meta, question: textOf(task.status.message),
     answer: answer(task, skillId, where),
@@ -99,7 +101,9 @@ async function follow(stream, where) {
     else if (p.$case === "statusUpdate") {
       task = task ?? { id: p.value.taskId, contextId: p.value.contextId, artifacts: [] };
       task.status = p.value.status;
-      checkStatus(p.value.status, `${where}: update`);
+      // As the SDK's TaskManager: an update's metadata merges into the task's.
+      task.metadata = { ...(task.metadata ?? {}), ...(p.value.metadata ?? {}) };
+      checkStatus(p.value, `${where}: update`);
     } else if (p.$case === "artifactUpdate") {
       task = task ?? { id: p.value.taskId, contextId: p.value.contextId, artifacts: [] };
       task.artifacts = [...(task.artifacts ?? []), p.value.artifact];

@@ -24,12 +24,14 @@ class RecordingQueue(EventQueue):
         return [e for e in self.events if isinstance(e, TaskStatusUpdateEvent)]
 
     def states(self) -> list[ContractState]:
-        return [read_contract_state(e.status)[0] for e in self.statuses]
+        return [read_contract_state(e.status, e.metadata)[0] for e in self.statuses]
 
     def last_error_code(self) -> str | None:
-        error = read_error(self.statuses[-1].status.message)
+        last = self.statuses[-1]
+        error = read_error(last.status.message, last.metadata)
         return error.code.value if error is not None else None
 
     def status_meta(self, index: int = -1) -> dict[str, Any]:
-        meta: dict[str, Any] = MessageToDict(self.statuses[index].status.message)["metadata"]
+        """The metadata of a status update (where the contract status travels)."""
+        meta: dict[str, Any] = MessageToDict(self.statuses[index].metadata)
         return meta

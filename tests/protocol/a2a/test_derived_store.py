@@ -12,13 +12,16 @@ from a2a.auth.user import User
 from a2a.server.context import ServerCallContext
 from a2a.types import ListTasksRequest, Task, TaskState, TaskStatus
 from a2a.utils.errors import InvalidParamsError
+from google.protobuf.json_format import MessageToDict
 
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.keys import STATUS_META_KEY
 from accord.contracts.status import ContractState, Status
 from accord.protocol.a2a.server.derived_store import (
     DerivedTaskStore,
     decode_page_token,
     encode_page_token,
+    task_of,
 )
 from accord.protocol.a2a.server.task_view import ServerTaskView, ViewMessage, ViewPage, ViewQuery
 from accord.protocol.a2a.wire import failed_status, read_contract_state
@@ -215,3 +218,30 @@ async def test_a_hostile_page_token_is_invalid_params(token: str) -> None:
 def test_a_page_token_round_trips_the_exact_order() -> None:
     order = (1764576000.123456789, "task-9")
     assert decode_page_token(encode_page_token(order)) == order
+
+
+def test_a_task_carries_its_status_in_its_metadata_and_no_message_without_a_part() -> None:
+    """A2A 1.0 requires a part in every message (#32): a view's message with nothing to say is
+    left out, and the contract status is in the task's metadata, where readers look first."""
+    working = ContractState(status=Status.RUNNING)
+    view = replace(
+        running("t5"),
+        status_message=ViewMessage("m-2", "agent", state=working, node="policy"),
+        history=[
+            ViewMessage("m-0", "user", "refund O-1"),
+            ViewMessage("m-1", "agent", "checking the order", state=working, node="lookup"),
+        ],
+    )
+    task = task_of(view)
+    assert not task.status.HasField("message")
+    assert [m.message_id for m in task.history] == ["m-0", "m-1"]
+    assert all(m.parts for m in task.history)
+    meta = MessageToDict(task.metadata)[STATUS_META_KEY]
+    assert meta["status"] == "running"
+    assert meta["node"] == "policy"
+    failed = replace(
+        view, state=ContractState(status=Status.FAILED, error_code=ErrorCode.NOT_FOUND)
+    )
+    state, error = read_contract_state(task_of(failed).status, task_of(failed).metadata)
+    assert state.error_code is ErrorCode.NOT_FOUND  # a failure without a message keeps its code
+    assert error is not None

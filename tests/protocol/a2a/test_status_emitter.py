@@ -41,8 +41,16 @@ async def test_a_legal_lifecycle_is_emitted_with_contract_metadata() -> None:
     assert queue.states()[2].waiting_reason is WaitingReason.APPROVAL
     assert queue.statuses[2].status.state == TaskState.TASK_STATE_INPUT_REQUIRED
     assert queue.status_meta(1)[STATUS_META_KEY]["node"] == "one"
-    assert MessageToDict(queue.statuses[0].metadata) == {"dev.accord/spent": 1.0}
-    assert not queue.statuses[1].HasField("metadata")  # no task metadata: none written
+    assert queue.status_meta(0)["dev.accord/spent"] == 1.0
+    assert set(queue.status_meta(1)) == {STATUS_META_KEY}  # no task metadata: none written
+    # A message only where there is something to say (A2A 1.0: at least one part), carrying
+    # the status it was sent with too; a bare change of state has none.
+    said = [s.status.HasField("message") for s in queue.statuses]
+    assert said == [False, True, True, False, True]
+    for update in queue.statuses[1:3]:
+        assert update.status.message.parts
+        meta = MessageToDict(update.status.message)["metadata"][STATUS_META_KEY]
+        assert meta == queue.status_meta(queue.statuses.index(update))[STATUS_META_KEY]
     assert up.current is Status.COMPLETED
 
 
@@ -100,6 +108,7 @@ async def test_the_sdk_methods_are_checked_and_described_too() -> None:
 
     assert [s.status for s in queue.states()] == [Status.RUNNING, Status.FAILED]
     assert queue.status_meta(0)[STATUS_META_KEY]["status"] == "running"
+    assert not queue.statuses[0].status.HasField("message")  # nothing said: no message
     # A failure without an Accord error gets the contract's default code, in both places,
     # after the caller's own parts.
     assert queue.status_meta()[STATUS_META_KEY]["error"]["code"] == "INTERNAL"

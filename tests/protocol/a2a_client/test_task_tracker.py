@@ -12,7 +12,9 @@ from a2a.types import (
 from google.protobuf.struct_pb2 import Struct
 
 from accord.contracts.keys import SPENT_META_KEY, TOOL_CALLS_SPENT_META_KEY
+from accord.contracts.status import ContractState, Status, WaitingReason
 from accord.protocol.a2a.client.view import TaskTracker
+from accord.protocol.a2a.wire import status_metadata
 
 
 def _status(state: TaskState.ValueType, **meta: object) -> StreamResponse:
@@ -59,3 +61,17 @@ def test_an_update_without_metadata_keeps_what_the_task_had() -> None:
         )
     )
     assert view.metadata[SPENT_META_KEY] == 1
+
+
+def test_the_status_metadata_of_each_update_is_the_views_status() -> None:
+    """An Accord agent's update without a message carries its status in its metadata only
+    (A2A 1.0: no message without a part); the latest update's entry replaces the one before."""
+    waiting = ContractState(status=Status.WAITING, waiting_reason=WaitingReason.APPROVAL)
+    tracker = TaskTracker()
+    view = tracker.apply(
+        _status(TaskState.TASK_STATE_INPUT_REQUIRED, **status_metadata(waiting, node="approve"))
+    )
+    assert (view.state, view.node) == (waiting, "approve")
+    running = ContractState(status=Status.RUNNING)
+    view = tracker.apply(_status(TaskState.TASK_STATE_WORKING, **status_metadata(running)))
+    assert (view.state, view.node, view.question) == (running, None, None)

@@ -14,7 +14,7 @@ import pytest
 from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
 from accord.contracts.keys import DELEGATION_EXTENSION_URI, STATUS_META_KEY, TRACEPARENT_KEY
 from accord.contracts.retry import RetryPolicy
-from accord.contracts.status import ContractState, Status
+from accord.contracts.status import ContractState, Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient
 from accord.protocol.a2a.client.wire import error_from_response
 from accord.protocol.a2a.wire import status_meta
@@ -312,3 +312,36 @@ async def test_an_agent_cannot_claim_its_answer_was_never_sent() -> None:
             await agent.send(text="hi")
     assert caught.value.code is ErrorCode.PERMISSION_DENIED
     assert not never_sent(caught.value)
+
+
+async def test_the_tasks_metadata_holds_the_status_and_wins_over_the_message() -> None:
+    """An agent of 0.3 writes the current status in the task's metadata; a task whose status
+    has no message (A2A 1.0: nothing to say) is read from there, and so is one whose message
+    carries another (a 0.2 agent's place, read only when the task's metadata has none)."""
+    waiting = ContractState(status=Status.WAITING, waiting_reason=WaitingReason.APPROVAL)
+    running = status_meta(ContractState(status=Status.RUNNING), node="old")
+    message = {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "who approves?"}]}
+    tasks = [
+        {
+            **TASK,
+            "status": {"state": "TASK_STATE_INPUT_REQUIRED"},
+            "metadata": {STATUS_META_KEY: status_meta(waiting, node="approval")},
+        },
+        {
+            **TASK,
+            "status": {
+                "state": "TASK_STATE_INPUT_REQUIRED",
+                "message": {**message, "metadata": {STATUS_META_KEY: running}},
+            },
+            "metadata": {STATUS_META_KEY: status_meta(waiting, node="approval")},
+        },
+    ]
+    for task in tasks:
+
+        def handler(request: httpx.Request, task: dict[str, Any] = task) -> httpx.Response:
+            return rpc_result(request, task)
+
+        async with await A2AClient.connect("http://agent.test", http=mock(handler)) as agent:
+            view = await agent.get("t1")
+        assert view.state == waiting
+        assert view.node == "approval"

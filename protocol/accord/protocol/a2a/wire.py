@@ -1,9 +1,18 @@
 """What an Accord agent writes on the A2A wire beside the A2A state, and how to read it back.
 
-Every status message an Accord agent emits carries, in its metadata under
-:data:`STATUS_META_KEY`, the contract status and what qualifies it::
+Every status an Accord agent emits carries, under :data:`STATUS_META_KEY`, the contract status
+and what qualifies it::
 
     {"status": "failed", "waitingReason": null, "error": {AccordError.to_dict()}, "node": "..."}
+
+It travels where A2A puts extension metadata without a message: the TaskStatusUpdateEvent's
+``metadata`` (the SDK merges it into the Task's ``metadata``, so GetTask and ListTasks carry the
+current status there). A status has a message only when it says something to a person (a
+progress note, a question, why it failed or declined): A2A 1.0 requires a message to have a
+part, and an empty filler part would be shown as the agent's words. Such a message repeats the
+status it was sent with in its own metadata, so a history copy still names its node and status.
+Readers take the task's (or the update's) metadata first; a peer of 0.1 or 0.2 wrote it only
+in the status message's, which they still read (compat.STATUS_META_IN_MESSAGE).
 
 Keys are camelCase only (mesh contract 2.0). A decline is ``failed`` here and A2A
 TASK_STATE_REJECTED in the state, which readers turn into :attr:`ContractState.declined`.
@@ -16,12 +25,13 @@ share one implementation.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias
 
 from a2a.types import Message, Part, Role, Task, TaskState, TaskStatus
 from google.protobuf import json_format, struct_pb2
 from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import Message as ProtoMessage
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
@@ -56,6 +66,13 @@ def status_meta(
     }
 
 
+def status_metadata(
+    state: ContractState, *, error: AccordError | None = None, node: str | None = None
+) -> dict[str, Any]:
+    """The metadata of a status update (and of its task) that carries its contract status."""
+    return {STATUS_META_KEY: status_meta(state, error=error, node=node)}
+
+
 def error_data(error: AccordError) -> dict[str, Any]:
     """The DataPart body that repeats a failed task's error."""
     return {"kind": ERROR_DATA_KIND, **error.to_dict()}
@@ -75,15 +92,19 @@ def status_message(
     data: Mapping[str, Any] | None = None,
     error: AccordError | None = None,
     node: str | None = None,
-) -> Message:
-    """An agent message for a status update: text, optional data, the error DataPart."""
-    parts: list[Part] = []
+    parts: Sequence[Part] = (),
+) -> Message | None:
+    """An agent message for a status update: ``parts``, text, optional data, the error DataPart
+    (which a failure always has); None when there is nothing to say (see the module doc)."""
+    parts = list(parts)
     if text:
         parts.append(Part(text=text))
     if data is not None:
         parts.append(data_part(data))
     if error is not None:
         parts.append(data_part(error_data(error)))
+    if not parts:
+        return None
     message = Message(
         message_id=uuid.uuid4().hex,
         role=Role.ROLE_AGENT,
@@ -91,7 +112,7 @@ def status_message(
         context_id=context_id,
         parts=parts,
     )
-    message.metadata.update({STATUS_META_KEY: status_meta(state, error=error, node=node)})
+    message.metadata.update(status_metadata(state, error=error, node=node))
     return message
 
 
@@ -114,6 +135,7 @@ def failed_status(
     message = status_message(
         state, task_id=task_id, context_id=context_id, text=error.message, error=error, node=node
     )
+    assert message is not None  # the error DataPart
     return TaskStatus(state=a2a_task_state(state), message=message)
 
 
@@ -131,28 +153,41 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _as_dict(message: Message | Mapping[str, Any] | None) -> Mapping[str, Any]:
+Metadata: TypeAlias = struct_pb2.Struct | Mapping[str, Any] | None
+"""A task's or a status update's ``metadata``: protobuf, or the wire JSON."""
+
+
+def _as_dict(message: ProtoMessage | Mapping[str, Any] | None) -> Mapping[str, Any]:
     if message is None:
         return {}
-    if isinstance(message, Message):
+    if isinstance(message, ProtoMessage):
         converted: dict[str, Any] = MessageToDict(message)
         return converted
     return message
 
 
-def read_status_meta(message: Message | Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The :data:`STATUS_META_KEY` entry of a status message, if the agent wrote one."""
-    meta = _as_dict(message).get("metadata")
-    if isinstance(meta, Mapping):
-        found = meta.get(STATUS_META_KEY)
-        if isinstance(found, Mapping):
-            return dict(found)
-    return None
+def _entry(metadata: Any) -> dict[str, Any] | None:
+    found = metadata.get(STATUS_META_KEY) if isinstance(metadata, Mapping) else None
+    return dict(found) if isinstance(found, Mapping) else None
 
 
-def read_error(message: Message | Mapping[str, Any] | None) -> AccordError | None:
-    """The contract error of a status message: metadata first, then the error DataPart."""
-    meta = read_status_meta(message)
+def read_status_meta(
+    message: Message | Mapping[str, Any] | None, metadata: Metadata = None
+) -> dict[str, Any] | None:
+    """The :data:`STATUS_META_KEY` entry of a status: from ``metadata`` (the task's or the
+    status update's, where an agent of 0.3 writes it), else from its message's."""
+    found = _entry(_as_dict(metadata))
+    if found is None:
+        # compat.STATUS_META_IN_MESSAGE: agents of 0.1 and 0.2 wrote it there only.
+        found = _entry(_as_dict(message).get("metadata"))
+    return found
+
+
+def read_error(
+    message: Message | Mapping[str, Any] | None, metadata: Metadata = None
+) -> AccordError | None:
+    """The contract error of a status: metadata first, then its message's error DataPart."""
+    meta = read_status_meta(message, metadata)
     if meta is not None and isinstance(meta.get("error"), Mapping):
         return AccordError.from_dict(plain(meta["error"]))
     for part in _as_dict(message).get("parts", []) or []:
@@ -163,10 +198,11 @@ def read_error(message: Message | Mapping[str, Any] | None) -> AccordError | Non
 
 
 def read_contract_state(
-    status: TaskStatus | Mapping[str, Any],
+    status: TaskStatus | Mapping[str, Any], metadata: Metadata = None
 ) -> tuple[ContractState, AccordError | None]:
-    """The contract state of an A2A TaskStatus (protobuf or wire JSON), and its error if failed
-    (a decline too: TASK_STATE_REJECTED reads as failed and ``declined``).
+    """The contract state of an A2A TaskStatus (protobuf or wire JSON) with the ``metadata`` of
+    its task or status update, and its error if failed (a decline too: TASK_STATE_REJECTED
+    reads as failed and ``declined``).
 
     A peer that is not Accord gets the contract defaults (``from_a2a``); a failed task without
     a readable error gets one built from the default code.
@@ -181,8 +217,9 @@ def read_contract_state(
         a2a = str(status.get("state", A2AState.SUBMITTED.value))
         raw = status.get("message")
         message = raw if isinstance(raw, Mapping) else None
-    meta = read_status_meta(message) or {}
-    error = read_error(message)
+    outer = _as_dict(metadata)  # read as JSON once too
+    meta = read_status_meta(message, outer) or {}
+    error = read_error(message, outer)
     try:
         state = from_a2a(
             a2a,
@@ -198,8 +235,10 @@ def read_contract_state(
     return state, error if state.status in WITH_ERROR else None
 
 
-def waiting_reason_of(status: TaskStatus | Mapping[str, Any]) -> WaitingReason | None:
-    state, _ = read_contract_state(status)
+def waiting_reason_of(
+    status: TaskStatus | Mapping[str, Any], metadata: Metadata = None
+) -> WaitingReason | None:
+    state, _ = read_contract_state(status, metadata)
     return state.waiting_reason
 
 

@@ -27,6 +27,7 @@ from accord.kit.a2a_wire import (
     A2AWire,
     Exchange,
     error_code_of,
+    status_of,
     status_updates,
     stream_task_id,
     task_of,
@@ -197,7 +198,7 @@ class A2AContext:
         else:
             answer = await self.rpc("SendMessage", params)
             task = task_of(answer.result)
-            status = task.get("status") if task else None
+            status = status_of(task) if task else None
             obs = Observed(
                 label,
                 str(task["id"]) if task else None,

@@ -126,11 +126,38 @@ def task_of(result: Any) -> dict[str, Any] | None:
     return None
 
 
-def status_meta(status: Mapping[str, Any]) -> dict[str, Any] | None:
-    message = status.get("message")
-    meta = message.get("metadata") if isinstance(message, Mapping) else None
+CARRIED_META: Final = "metadataOfTaskOrUpdate"
+"""Where the kit keeps, beside a TaskStatus it observed, the :data:`STATUS_META_KEY` entry of the
+Task's or TaskStatusUpdateEvent's metadata that carried it (where an agent of 0.3 writes it): a
+TaskStatus has no metadata of its own. Not a wire field; a report shows it as the kit's."""
+
+
+def status_of(carrier: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The TaskStatus of a Task or a TaskStatusUpdateEvent, with the status metadata of its
+    carrier under :data:`CARRIED_META` (when there is one)."""
+    status = carrier.get("status")
+    if not isinstance(status, dict):
+        return None
+    meta = carrier.get("metadata")
+    found = meta.get(STATUS_META_KEY) if isinstance(meta, Mapping) else None
+    if not isinstance(found, Mapping):
+        return status
+    return {**status, CARRIED_META: {STATUS_META_KEY: dict(found)}}
+
+
+def _entry(meta: Any) -> dict[str, Any] | None:
     found = meta.get(STATUS_META_KEY) if isinstance(meta, Mapping) else None
     return dict(found) if isinstance(found, Mapping) else None
+
+
+def status_meta(status: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The status metadata of an observed status: its carrier's, else its message's."""
+    found = _entry(status.get(CARRIED_META))
+    if found is None:
+        # compat.STATUS_META_IN_MESSAGE: agents of 0.1 and 0.2 wrote it there only.
+        message = status.get("message")
+        found = _entry(message.get("metadata") if isinstance(message, Mapping) else None)
+    return found
 
 
 def meta_error_code(status: Mapping[str, Any]) -> str | None:
@@ -158,13 +185,9 @@ def status_updates(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         result = event.get("result") if isinstance(event, dict) else None
         if not isinstance(result, dict):
             continue
-        if isinstance(result.get("task"), dict):
-            status = result["task"].get("status")
-        elif isinstance(result.get("statusUpdate"), dict):
-            status = result["statusUpdate"].get("status")
-        else:
-            continue
-        if isinstance(status, dict):
+        carrier = result.get("task") or result.get("statusUpdate")
+        status = status_of(carrier) if isinstance(carrier, dict) else None
+        if status is not None:
             out.append(status)
     return out
 

@@ -59,6 +59,7 @@ from accord.kit.a2a_wire import (
     error_code_of,
     meta_error_code,
     status_meta,
+    status_of,
     task_of,
     user_message,
 )
@@ -484,8 +485,7 @@ async def cancel_waiting(ctx: A2AContext) -> None:
         )
     got = await ctx.get_task(task_id)
     task = task_of(got.result) or {}
-    raw = task.get("status")
-    status: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    status: dict[str, Any] = status_of(task) or {}
     ctx.observed.append(Observed("after cancel", task_id, [status], got, snapshot_first=True))
     if status.get("state") != A2AState.CANCELED:
         raise Violation(
@@ -646,8 +646,11 @@ async def status_metadata(ctx: A2AContext) -> None:
     await _provoke(ctx)
     for obs in _observed(ctx):
         updates = obs.statuses[1:] if obs.snapshot_first else obs.statuses
-        if obs.snapshot_first and obs.statuses and obs.statuses[0].get("message"):
-            updates = obs.statuses  # a snapshot with a message is judged too
+        first = obs.statuses[0] if obs.statuses else {}
+        if obs.snapshot_first and (
+            first.get("state") != A2AState.SUBMITTED or first.get("message")
+        ):
+            updates = obs.statuses  # a snapshot is judged too, unless the task just opened
         for status in updates:
             if _contract_of(status) is None:
                 raise Violation(

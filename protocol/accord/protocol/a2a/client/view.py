@@ -1,8 +1,9 @@
 """What a caller sees of a remote task: a small typed view built from A2A wire objects.
 
 Pure functions, no I/O. The contract state is read from the A2A TaskState plus, when the peer
-is an Accord agent, the status metadata under ``dev.accord/status`` and the error DataPart of
-kind ``dev.accord/error``. A peer that sends neither (any other A2A 1.0 agent) is read by the
+is an Accord agent, the status metadata under ``dev.accord/status`` (in the task's metadata;
+a peer of 0.1 or 0.2 put it in the status message's) and the error DataPart of kind
+``dev.accord/error``. A peer that sends neither (any other A2A 1.0 agent) is read by the
 documented defaults of :func:`accord.contracts.status.from_a2a`.
 """
 
@@ -150,16 +151,18 @@ def view_of_task(task: Task, *, artifacts: Iterable[Artifact] | None = None) -> 
     """Read a Task (from SendMessage, GetTask, CancelTask or a stream) as a view."""
     arts = list(task.artifacts if artifacts is None else artifacts)
     status_message = task.status.message if task.status.HasField("message") else None
-    # The status message as JSON once, for its metadata (state, node) and its error DataPart.
+    # The status message and the task's metadata as JSON once, for the status metadata (state,
+    # node) and the error DataPart.
     status_json = json_format.MessageToDict(status_message) if status_message is not None else None
+    task_meta = plain(json_format.MessageToDict(task.metadata)) if task.metadata else {}
     state, error = read_contract_state(
-        {"state": TaskState.Name(task.status.state), "message": status_json}
+        {"state": TaskState.Name(task.status.state), "message": status_json}, task_meta
     )
     status_text = texts(status_message.parts) if status_message is not None else ""
-    if error is not None and status_text and read_error(status_json) is None:
+    if error is not None and status_text and read_error(status_json, task_meta) is None:
         # A foreign peer: its status text is the only explanation there is.
         error = AccordError(error.code, status_text)
-    node = (read_status_meta(status_json) or {}).get("node")
+    node = (read_status_meta(status_json, task_meta) or {}).get("node")
     data = None
     text_parts: list[str] = []
     result = next((a for a in arts if a.name == RESULT_ARTIFACT_NAME), None)
@@ -185,7 +188,7 @@ def view_of_task(task: Task, *, artifacts: Iterable[Artifact] | None = None) -> 
         node=node if isinstance(node, str) else None,
         status_text=status_text,
         artifacts=tuple(struct_dict_of_artifact(a) for a in arts),
-        metadata=plain(json_format.MessageToDict(task.metadata)) if task.metadata else {},
+        metadata=task_meta,
     )
 
 

@@ -50,9 +50,8 @@ from a2a.types import (
 from a2a.utils.constants import DEFAULT_LIST_TASKS_PAGE_SIZE
 from a2a.utils.errors import InvalidParamsError
 
-from accord.contracts.errors import AccordError
-from accord.contracts.keys import STATUS_META_KEY
-from accord.contracts.status import from_a2a
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.status import WITH_ERROR, from_a2a
 from accord.protocol.a2a.server.task_view import (
     ServerTaskView,
     TaskPresence,
@@ -68,7 +67,7 @@ from accord.protocol.a2a.wire import (
     error_data,
     read_contract_state,
     renderable,
-    status_meta,
+    status_metadata,
 )
 
 logger = logging.getLogger(__name__)
@@ -203,14 +202,17 @@ class DerivedTaskStore(TaskStore):
 def task_of(view: ServerTaskView) -> Task:
     """The A2A task of a view."""
     status = TaskStatus(state=a2a_task_state(view.state))
-    if view.status_message is not None:
-        status.message.CopyFrom(_message(view.status_message, view))
+    current = view.status_message
+    shown = _message(current, view) if current is not None else None
+    if shown is not None:
+        status.message.CopyFrom(shown)
     status.timestamp.FromDatetime(view.updated_at)
+    history = (_message(m, view) for m in view.history)
     task = Task(
         id=view.task_id,
         context_id=view.context_id,
         status=status,
-        history=[_message(m, view) for m in view.history],
+        history=[m for m in history if m is not None],
         artifacts=[
             Artifact(artifact_id=a.artifact_id, name=a.name, parts=_artifact_parts(a))
             for a in view.artifacts
@@ -218,12 +220,18 @@ def task_of(view: ServerTaskView) -> Task:
     )
     if view.metadata:
         task.metadata.update(dict(view.metadata))
+    # The current contract status, where an Accord agent's task always carries it (wire.py).
+    error = current.error if current is not None else None
+    if view.state.status in WITH_ERROR and error is None:
+        error = AccordError(view.state.error_code or ErrorCode.INTERNAL)
+    node = current.node if current is not None else None
+    task.metadata.update(status_metadata(view.state, error=error, node=node))
     return task
 
 
 def view_of(task: Task) -> ServerTaskView:
     """A view of an SDK task (a task refused before any work began)."""
-    state, error = read_contract_state(task.status)
+    state, error = read_contract_state(task.status, task.metadata)
     status_message = _view_message(task.status.message) if task.status.HasField("message") else None
     if status_message is not None and error is not None:
         status_message = ViewMessage(
@@ -248,7 +256,9 @@ def view_of(task: Task) -> ServerTaskView:
     )
 
 
-def _message(message: ViewMessage, view: ServerTaskView) -> Message:
+def _message(message: ViewMessage, view: ServerTaskView) -> Message | None:
+    """The A2A message of a view's message; None for one without a part (A2A 1.0 requires
+    one: a bare status change is the task's state and metadata, not a message)."""
     parts: list[Part] = []
     if message.text:
         parts.append(Part(text=message.text))
@@ -256,6 +266,8 @@ def _message(message: ViewMessage, view: ServerTaskView) -> Message:
         parts.append(data_part(message.data))
     if message.error is not None:
         parts.append(data_part(error_data(message.error)))
+    if not parts:
+        return None
     out = Message(
         message_id=message.message_id,
         role=Role.ROLE_USER if message.role == "user" else Role.ROLE_AGENT,
@@ -264,8 +276,7 @@ def _message(message: ViewMessage, view: ServerTaskView) -> Message:
         parts=parts,
     )
     if message.state is not None:
-        meta = status_meta(message.state, error=message.error, node=message.node)
-        out.metadata.update({STATUS_META_KEY: meta})
+        out.metadata.update(status_metadata(message.state, error=message.error, node=message.node))
     return out
 
 

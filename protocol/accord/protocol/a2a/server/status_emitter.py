@@ -7,8 +7,10 @@ own ``start_work()``, ``complete()``, ``failed()``...:
 
 * is first checked as a legal contract transition (STATUS-003), a refused one raises
   CONTRACT_VIOLATION and emits nothing;
-* carries the contract status (and error, and the node it reports on) in its message's
-  metadata, and a failure repeats its error as a DataPart (see :mod:`accord.protocol.a2a.wire`);
+* carries the contract status (and error, and the node it reports on) in the update's metadata
+  (which the SDK merges into the task's); it has a message only when there is something to say
+  (text, data, an error), which repeats that metadata, and a failure repeats its error as a
+  DataPart (see :mod:`accord.protocol.a2a.wire`);
 * when it changes the status, counts in the task metrics and goes on the turn's span.
 """
 
@@ -31,6 +33,7 @@ from accord.protocol.a2a.wire import (
     read_contract_state,
     read_status_meta,
     status_message,
+    status_metadata,
 )
 from accord.protocol.telemetry import instruments, mark_error, spans
 
@@ -63,8 +66,9 @@ class ContractTaskUpdater(TaskUpdater):
         node: str | None = None,
         task_meta: dict[str, Any] | None = None,
     ) -> None:
-        """Emit ``state`` with a status message of ``text``, ``data`` and the contract metadata;
-        ``task_meta`` goes into the task's metadata."""
+        """Emit ``state`` with the contract metadata and a status message of ``text`` and
+        ``data`` (none when both are empty and there is no error); ``task_meta`` goes into the
+        task's metadata."""
         message = status_message(
             state,
             task_id=self.task_id,
@@ -74,7 +78,8 @@ class ContractTaskUpdater(TaskUpdater):
             error=error,
             node=node,
         )
-        await self._emit(state, error, message, metadata=task_meta)
+        meta = {**(task_meta or {}), **status_metadata(state, error=error, node=node)}
+        await self._emit(state, error, message, metadata=meta)
 
     async def fail(self, error: AccordError, *, node: str | None = None) -> None:
         """End the task failed with ``error`` (canceled, for code CANCELED)."""
@@ -89,26 +94,33 @@ class ContractTaskUpdater(TaskUpdater):
         metadata: dict[str, Any] | None = None,
     ) -> None:
         """The SDK's way in: the contract state is what the message's metadata says (or the
-        contract's reading of ``state``), and a message without contract metadata gets it."""
+        contract's reading of ``state``); a message without contract metadata gets it, and the
+        update's metadata always has it."""
         contract, error = read_contract_state(TaskStatus(state=state, message=message))
-        if message is None or read_status_meta(message) is None:
-            described = status_message(
-                contract, task_id=self.task_id, context_id=self.context_id, error=error
+        given = read_status_meta(message) if message is not None else None
+        if given is None:
+            # The caller's parts first, then the error DataPart; no parts, no message.
+            message = status_message(
+                contract,
+                task_id=self.task_id,
+                context_id=self.context_id,
+                error=error,
+                parts=message.parts if message is not None else (),
             )
-            if message is not None:  # the caller's parts first, then the error DataPart
-                parts = [*message.parts, *described.parts]
-                del described.parts[:]
-                described.parts.extend(parts)
-            message = described
-        await self._emit(contract, error, message, metadata=metadata, timestamp=timestamp)
+        node = given.get("node") if given is not None else None
+        meta = {
+            **(metadata or {}),
+            **status_metadata(contract, error=error, node=node if isinstance(node, str) else None),
+        }
+        await self._emit(contract, error, message, metadata=meta, timestamp=timestamp)
 
     async def _emit(
         self,
         state: ContractState,
         error: AccordError | None,
-        message: Message,
+        message: Message | None,
         *,
-        metadata: dict[str, Any] | None,
+        metadata: dict[str, Any],
         timestamp: str | None = None,
     ) -> None:
         # A progress note while running is not a transition; everything else must be legal.
@@ -120,7 +132,7 @@ class ContractTaskUpdater(TaskUpdater):
             TaskState.Value(a2a_task_state(state)),
             message=message,
             timestamp=timestamp,
-            metadata=metadata or None,
+            metadata=metadata,
         )
         if state.status is not previous:
             self._measure(state.status, error)

@@ -45,9 +45,14 @@ from a2a.utils.task import (
 from sqlalchemy import Connection, bindparam, delete, func, select
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.status import Status
+from accord.contracts.status import ContractState, Status
 from accord.protocol.a2a.server.store_tables import task_schema, task_table, workers_table
-from accord.protocol.a2a.wire import failed_status, read_status_meta, renderable
+from accord.protocol.a2a.wire import (
+    failed_status,
+    read_status_meta,
+    renderable,
+    status_metadata,
+)
 from accord.protocol.settings import current
 from accord.protocol.storage.database import Database, Txn
 from accord.protocol.storage.prepared import Prepared
@@ -80,12 +85,19 @@ def _sort_ts(task: Task) -> int:
 
 def fail_after_restart(task: Task) -> None:
     """Fail a task a dead process left unfinished: UNAVAILABLE, keeping its last message."""
-    error = AccordError(ErrorCode.UNAVAILABLE, RESTART_MESSAGE, {"reason": "restart"})
+    _end_failed(task, AccordError(ErrorCode.UNAVAILABLE, RESTART_MESSAGE, {"reason": "restart"}))
+
+
+def _end_failed(task: Task, error: AccordError) -> None:
+    """End ``task`` failed with ``error``: its status (the old message goes to the history),
+    and the contract status in its metadata."""
     status = failed_status(error, task_id=task.id, context_id=task.context_id)
     status.timestamp.FromDatetime(datetime.now(UTC))
     if task.status.HasField("message"):
         task.history.append(task.status.message)
     task.status.CopyFrom(status)
+    state = ContractState(status=Status.FAILED, error_code=error.code)
+    task.metadata.update(status_metadata(state, error=error))
 
 
 def contract_canceled(task: Task) -> None:
@@ -94,15 +106,11 @@ def contract_canceled(task: Task) -> None:
     state change that keeps the old status message (and its old contract status); the store
     writes the contract's instead, into the task it was handed, which is also what the SDK
     answers the caller with."""
-    meta = read_status_meta(task.status.message) if task.status.HasField("message") else None
+    message = task.status.message if task.status.HasField("message") else None
+    meta = read_status_meta(message, task.metadata)
     if meta is not None and meta.get("status") == Status.FAILED.value:
         return  # already the contract's (a live cancel emitted it)
-    error = AccordError(ErrorCode.CANCELED, "the task was canceled by its caller")
-    status = failed_status(error, task_id=task.id, context_id=task.context_id)
-    status.timestamp.FromDatetime(datetime.now(UTC))
-    if task.status.HasField("message"):
-        task.history.append(task.status.message)
-    task.status.CopyFrom(status)
+    _end_failed(task, AccordError(ErrorCode.CANCELED, "the task was canceled by its caller"))
 
 
 class AccordTaskStore(TaskStore):
