@@ -143,6 +143,7 @@ async def _open(runtime: Runtime, log_url: str) -> None:
 service = ServiceSpec(
     name=SERVICE_NAME,
     protocol="a2a",
+    port=8700,  # the refund assistant's documented port (docs/refund-assistant.md)
     description="refund assistant: intake, durable workflow, approvals",
     build_app=build_app,
     stores=stores,
