@@ -25,6 +25,7 @@ FRAMEWORK = {
     "accord-protocol: dev": PROTOCOL / "dev",
     "accord-protocol: auth": PROTOCOL / "auth",
     "accord-protocol: a2a": PROTOCOL / "a2a",
+    "accord-protocol: mcp": PROTOCOL / "mcp",
 }
 
 # Refund words, the refund app's services and tools, and its demo ids.

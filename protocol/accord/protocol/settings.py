@@ -382,7 +382,7 @@ class AccordSettings(BaseSettings):
         description=(
             "The MCP tool servers the orchestrator and the Runner use (docs/mcp-client.md)."
         ),
-        json_schema_extra=_in("orchestrator", "the shipped `default_tools.yaml`"),
+        json_schema_extra=_in("orchestrator", "unset: the application's own file"),
     )
     models_config: Path | None = Field(
         default=None,
