@@ -57,7 +57,8 @@ def check_startup(spec: ServiceSpec) -> None:
     refuse a broken API keys file or trust table (any mode), make the service's own signing key
     in development (docs/service-keys.md), and say in development what it is using."""
     settings = current()
-    # Agents call tool servers and peers; tools call none (commerce's ledger view aside).
+    # Agents call tool servers and peers; a tool server is taken to call none (one that does,
+    # as an application's may, is the exception).
     a2a = spec.protocol == "a2a"
     starting = Starting(spec.name, calls_others=a2a, keeps_push_configs=a2a)
     if settings.mode == "production":

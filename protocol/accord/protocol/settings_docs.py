@@ -26,7 +26,7 @@ takes the default. A value the model refuses stops the command before anything s
 line that names the variable, and exit status 2:
 
 ```
-$ ACCORD_WORKFLOW_LEASE_TTL_S=abc accord serve orchestrator
+$ ACCORD_WORKFLOW_LEASE_TTL_S=abc accord serve triage
 accord: invalid configuration: ACCORD_WORKFLOW_LEASE_TTL_S: Input should be a valid number, \
 unable to parse string as a number (got 'abc')
 ```
