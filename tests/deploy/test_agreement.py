@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from accord.protocol.settings import DEFAULT_PORTS
 from tests.deploy.files import COMPOSE, k8s_manifests, load, load_all, of_kind
+from tests.support.refund_app import REFUND_PORTS
 
 
 def port_after(args: list[str], flag: str = "--port") -> int:
@@ -20,7 +20,7 @@ def port_after(args: list[str], flag: str = "--port") -> int:
 def compose_ports() -> dict[str, int]:
     services: dict[str, Any] = load(COMPOSE)["services"]
     found: dict[str, int] = {}
-    for name in DEFAULT_PORTS:
+    for name in REFUND_PORTS:
         service = services[name]
         port = port_after(service["command"])
         health = urlsplit(service["environment"]["ACCORD_HEALTHCHECK_URL"])
@@ -46,17 +46,17 @@ def k8s_ports() -> dict[str, int]:
 
 
 def test_compose_uses_the_default_ports() -> None:
-    assert compose_ports() == DEFAULT_PORTS
+    assert compose_ports() == REFUND_PORTS
 
 
 def test_kubernetes_uses_the_default_ports() -> None:
-    assert k8s_ports() == DEFAULT_PORTS
+    assert k8s_ports() == REFUND_PORTS
 
 
 def test_service_urls_agree_everywhere() -> None:
-    expected = {f"ACCORD_{n.upper()}_URL": f"http://{n}:{p}" for n, p in DEFAULT_PORTS.items()}
+    expected = {f"ACCORD_{n.upper()}_URL": f"http://{n}:{p}" for n, p in REFUND_PORTS.items()}
     configmap = of_kind(load_all(k8s_manifests()), "ConfigMap")["accord-config"]["data"]
     assert {k: v for k, v in configmap.items() if k in expected} == expected
-    for name in DEFAULT_PORTS:
+    for name in REFUND_PORTS:
         env = load(COMPOSE)["services"][name]["environment"]
         assert {k: v for k, v in env.items() if k in expected} == expected, name

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from accord.protocol.settings import DEFAULT_PORTS
 from tests.deploy.files import COLLECTOR_CONFIG, COMPOSE, ROOT, load, run, tool
+from tests.support.refund_app import REFUND_PORTS
 
 INFRA = {"postgres", "otel-collector", "jaeger"}
 
@@ -58,7 +58,7 @@ def test_the_schema_check_rejects_a_misspelt_key(schema_check: tuple[Path, str])
 
 def test_every_service_of_the_mesh_runs_from_the_one_image(compose: dict[str, Any]) -> None:
     services = accord_services(compose)
-    assert set(services) == set(DEFAULT_PORTS)
+    assert set(services) == set(REFUND_PORTS)
     assert len({s["image"] for s in services.values()}) == 1
     for name, service in services.items():
         assert service["command"][:2] == ["serve", name]
@@ -67,7 +67,7 @@ def test_every_service_of_the_mesh_runs_from_the_one_image(compose: dict[str, An
 def test_only_the_orchestrator_and_the_jaeger_ui_are_published(compose: dict[str, Any]) -> None:
     published = {name: s["ports"] for name, s in compose["services"].items() if "ports" in s}
     assert published == {
-        "orchestrator": [f"127.0.0.1:{DEFAULT_PORTS['orchestrator']}:8700"],
+        "orchestrator": [f"127.0.0.1:{REFUND_PORTS['orchestrator']}:8700"],
         "jaeger": ["127.0.0.1:16686:16686"],
     }
 
@@ -79,7 +79,7 @@ def test_services_wait_for_healthy_dependencies(compose: dict[str, Any]) -> None
         assert deps["postgres"] == {"condition": "service_healthy"}, name
         assert "otel-collector" in deps, name
     orchestrator_deps = services["orchestrator"]["depends_on"]
-    for peer in set(DEFAULT_PORTS) - {"orchestrator"}:
+    for peer in set(REFUND_PORTS) - {"orchestrator"}:
         assert orchestrator_deps[peer] == {"condition": "service_healthy"}
     # Every dependency that is waited on as healthy has a health check to become healthy by.
     for service in services.values():
@@ -112,7 +112,7 @@ def test_each_service_is_configured_for_the_mesh(compose: dict[str, Any]) -> Non
         assert env["OTEL_SERVICE_NAME"] == f"accord-{name}"
         assert env["OTEL_EXPORTER_OTLP_ENDPOINT"].startswith("http://otel-collector:")
         for peer in services:
-            assert env[f"ACCORD_{peer.upper()}_URL"] == f"http://{peer}:{DEFAULT_PORTS[peer]}"
+            assert env[f"ACCORD_{peer.upper()}_URL"] == f"http://{peer}:{REFUND_PORTS[peer]}"
 
 
 def test_mcp_servers_allow_their_own_host_name(compose: dict[str, Any]) -> None:

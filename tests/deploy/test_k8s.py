@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from accord.protocol.settings import DEFAULT_PORTS
 from tests.deploy.files import (
     K8S,
     K8S_VERSION,
@@ -20,6 +19,7 @@ from tests.deploy.files import (
     run,
     tool,
 )
+from tests.support.refund_app import REFUND_PORTS
 
 PASSED = re.compile(r"^INFO (?P<file>\S+) passed for resource (?P<resource>\S+) against version")
 
@@ -81,9 +81,9 @@ def test_each_service_has_a_deployment_a_service_and_a_disruption_budget(
     docs: list[dict[str, Any]],
 ) -> None:
     deployments = of_kind(docs, "Deployment")
-    assert set(deployments) == set(DEFAULT_PORTS)
-    assert set(of_kind(docs, "Service")) == set(DEFAULT_PORTS) | {"postgres"}
-    assert set(of_kind(docs, "PodDisruptionBudget")) == set(DEFAULT_PORTS)
+    assert set(deployments) == set(REFUND_PORTS)
+    assert set(of_kind(docs, "Service")) == set(REFUND_PORTS) | {"postgres"}
+    assert set(of_kind(docs, "PodDisruptionBudget")) == set(REFUND_PORTS)
     for name, deployment in deployments.items():
         assert deployment["spec"]["replicas"] >= 2, name
 

@@ -19,7 +19,6 @@ from accord.protocol.dev.faults import parse_faults
 from accord.protocol.mcp.fault_injection import FaultyHandler, with_faults
 from accord.protocol.mcp.server import CallContext, ToolServer, tool
 from accord.protocol.settings import (
-    DEFAULT_PORTS,
     AccordSettings,
     SettingsError,
     current,
@@ -28,6 +27,7 @@ from accord.protocol.settings import (
     service_url,
 )
 from accord.protocol.settings_docs import render_markdown
+from tests.support.refund_app import REFUND_PORTS
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("contracts", "protocol", "tools", "agents")
@@ -45,8 +45,15 @@ def test_defaults_are_the_documented_ones(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.chdir(tmp_path)
     settings = current()
     assert data_dir() == tmp_path / ".accord"
-    assert {name: service_url(name) for name in DEFAULT_PORTS} == {
-        name: f"http://127.0.0.1:{port}" for name, port in DEFAULT_PORTS.items()
+    assert {name: service_url(name) for name in REFUND_PORTS} == {
+        name: f"http://127.0.0.1:{port}" for name, port in REFUND_PORTS.items()
+    }
+    assert REFUND_PORTS == {  # documented (README, docs/refund-assistant.md): keep them
+        "commerce": 8710,
+        "payments": 8711,
+        "policy": 8701,
+        "risk": 8702,
+        "orchestrator": 8700,
     }
     assert (settings.approval_timeout_s, settings.workflow_lease_ttl_s) == (86_400, 15)
     assert settings.turn_deadline_s == 300
@@ -80,7 +87,7 @@ def test_every_field_is_read_from_its_variable(monkeypatch: pytest.MonkeyPatch) 
     settings = current()
     assert settings.data_dir == Path("/srv/accord")
     assert settings.database_url == "postgresql://u:p@db:5432/accord"
-    assert settings.policy_url == "http://policy:8701"  # no trailing slash
+    assert service_url("policy") == "http://policy:8701"  # no trailing slash
     assert settings.jwt_secret is not None
     assert settings.jwt_secret.get_secret_value() == "s3cret"
     assert settings.allowed_hosts == ("commerce:*", "localhost")
@@ -91,8 +98,22 @@ def test_every_field_is_read_from_its_variable(monkeypatch: pytest.MonkeyPatch) 
     assert (settings.log_format, settings.log_level) == ("json", "INFO")
     assert settings.otel_library_spans is True
     assert settings.test_pause == {"refund.before_issue@O-1004": 30.0, "order.after_lookup": 60.0}
-    # The model knows every variable it read: none is left to a stray os.environ read.
-    assert {env_name(n) for n in AccordSettings.model_fields} >= set(given)
+    # The model knows every variable it read but services' URLs, which service_url reads (the
+    # framework knows no service by name): none is left to a stray os.environ read.
+    assert {env_name(n) for n in AccordSettings.model_fields} >= set(given) - {"ACCORD_POLICY_URL"}
+
+
+def test_a_service_url_is_its_variable_else_the_port_the_service_declares(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert service_url("policy") == "http://127.0.0.1:8701"  # installed, port declared
+    monkeypatch.setenv("ACCORD_HELLO_DESK_URL", "https://desk.example:9000/")
+    assert service_url("hello-desk") == "https://desk.example:9000"
+    with pytest.raises(SettingsError, match="ACCORD_NO_SUCH_URL is not set"):
+        service_url("no-such")  # neither a variable nor an installed service
+    monkeypatch.setenv("ACCORD_POLICY_URL", "policy:8701")
+    with pytest.raises(SettingsError, match="ACCORD_POLICY_URL: not an http"):
+        service_url("policy")
 
 
 def test_a_changed_environment_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -116,7 +137,7 @@ def test_a_changed_environment_is_read_again(monkeypatch: pytest.MonkeyPatch) ->
         ("ACCORD_TURN_DEADLINE_S", "-5", "greater than 0"),
         ("ACCORD_LOG_LEVEL", "loud", "'DEBUG', 'INFO'"),
         ("ACCORD_LOG_FORMAT", "xml", "'text' or 'json'"),
-        ("ACCORD_POLICY_URL", "policy:8701", "pattern"),
+        ("ACCORD_POLICY_URL", "policy:8701", "not an http(s) URL"),
         ("ACCORD_DATABASE_URL", "mysql://db", "pattern"),
         ("ACCORD_TASK_WORKER_TTL_S", "-1", "greater than 0"),
     ],

@@ -25,6 +25,13 @@ FRAMEWORK = {
     "accord-protocol: dev": PROTOCOL / "dev",
     "accord-protocol: auth": PROTOCOL / "auth",
     "accord-protocol: a2a": PROTOCOL / "a2a",
+    "accord-protocol: mcp": PROTOCOL / "mcp",
+    "accord-protocol: app_file": PROTOCOL / "app_file.py",
+    "accord-protocol: service": PROTOCOL / "service.py",
+    "accord-protocol: service_keys": PROTOCOL / "service_keys.py",
+    "accord-protocol: in_process": PROTOCOL / "in_process.py",
+    "accord-protocol: private_files": PROTOCOL / "private_files.py",
+    "accord-protocol: settings_docs": PROTOCOL / "settings_docs.py",
 }
 
 # Refund words, the refund app's services and tools, and its demo ids.
@@ -35,9 +42,10 @@ APP_WORDS = re.compile(
 )
 
 
-def _mentions(folder: Path) -> list[str]:
+def _mentions(part: Path) -> list[str]:
+    """Every line of ``part`` (a folder, or one file) that names an application concept."""
     found = []
-    for path in sorted(folder.rglob("*")):
+    for path in [part] if part.is_file() else sorted(part.rglob("*")):
         if path.suffix not in {".py", ".toml", ".md", ".yaml", ".json"} or "__pycache__" in str(
             path
         ):
@@ -54,5 +62,8 @@ def test_a_framework_distribution_names_no_application_concept(distribution: str
 
 
 def test_the_words_are_found_where_they_are() -> None:
-    """The scan itself works: the application's own probes are full of them."""
+    """The scan itself works: the application's own probes are full of them, in a folder and
+    in a single file; and every part listed is there to scan."""
     assert _mentions(ROOT / "agents" / "accord" / "agents" / "refund")
+    assert _mentions(ROOT / "agents" / "accord" / "agents" / "refund" / "tools.yaml")
+    assert all(part.exists() for part in FRAMEWORK.values())

@@ -20,6 +20,7 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from accord.agents.permissions import Operation, require, require_customer
+from accord.agents.refund.config import TOOLS_FILE
 from accord.contracts.envelope import DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.served import ServedContracts, served_agent_contracts
@@ -43,7 +44,7 @@ def check_tools(
     """The agent's tool client (not started): the configured servers (ACCORD_TOOLS_CONFIG or
     the default file) that offer any of ``tool_names``, with ``service``'s own token granting
     exactly ``tool_names``; ``in_process``: its ServeOptions' (the in-process Runner's)."""
-    config = load_config().serving(*tool_names)
+    config = load_config(default=TOOLS_FILE).serving(*tool_names)
     return ToolClient.from_config(
         config=config, service=service, grants=tool_names, in_process=in_process
     )

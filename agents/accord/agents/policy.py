@@ -148,6 +148,7 @@ def build_app(options: ServeOptions) -> Any:
 service = ServiceSpec(
     name=SERVICE_NAME,
     protocol="a2a",
+    port=8701,  # the refund assistant's documented port (docs/refund-assistant.md)
     description="policy-check: is this refund allowed, and up to how much?",
     build_app=build_app,
     stores=lambda options: [

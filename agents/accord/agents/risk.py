@@ -165,6 +165,7 @@ def build_app(options: ServeOptions) -> Any:
 service = ServiceSpec(
     name=SERVICE_NAME,
     protocol="a2a",
+    port=8702,  # the refund assistant's documented port (docs/refund-assistant.md)
     description="risk-check: how risky is this refund? (reads orders.customer_history over MCP)",
     build_app=build_app,
     stores=lambda options: [

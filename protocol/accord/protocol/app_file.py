@@ -3,8 +3,8 @@
 A mesh built with Accord is a folder with this file at its root (`accord new NAME` writes one;
 docs/apps.md is the format). `accord up` starts the services it lists, in order, with the
 settings it gives; `accord serve NAME --app FILE` starts one of them; `accord contract-test`
-with no URL checks them all with the probes and contracts it names. The refund assistant is an
-application too: its file ships with it (the default when the folder has none).
+with no URL checks them all with the probes and contracts it names. An application built into
+the ``accord`` command may ship its file as the default for a folder that has none.
 
 A service is named by ``serve: module:attribute`` (a :class:`ServiceSpec`; the file's folder is
 put first on the import path, so an application need not be installed), or, without ``serve``,
@@ -66,7 +66,7 @@ class AppFile(BaseModel):
     # ACCORD_* settings every service of the app is started with, by field name (tools_config,
     # service_trust, ...); a path is relative to this file's folder.
     settings: dict[str, str | int | float | bool] = Field(default_factory=dict)
-    console: bool = False  # the refund assistant's web console (`accord console`)
+    console: bool = False  # `accord up` starts the web console (`accord console`) too
     contract_test: ContractTest = Field(default_factory=ContractTest)
 
     @model_validator(mode="after")
@@ -153,7 +153,7 @@ def load_app(path: Path) -> App:
 
 
 def find_app(given: Path | None, default: Path) -> App:
-    """``given``, else ./accord.yaml when there is one, else ``default`` (the refund app's)."""
+    """``given``, else ./accord.yaml when there is one, else the caller's ``default``."""
     if given is not None:
         return load_app(given)
     here = Path.cwd() / APP_FILE

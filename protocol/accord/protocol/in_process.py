@@ -4,7 +4,7 @@
 
     servers = InProcessServers()
     stop = servers.serve("http://127.0.0.1:8710", app)   # the app's lifespan is yours to run
-    async with ToolClient.from_config(in_process=servers) as tools: ...   # commerce's URL: `app`
+    async with ToolClient.from_config(in_process=servers) as tools: ...   # that URL: `app`
     stop()
 
 A :class:`~accord.protocol.mcp.client.ToolClient` given an ``InProcessServers`` sends the

@@ -1,7 +1,7 @@
 """Directories and files only this service's user may read: 0700 and 0600.
 
 The data directory holds the development JWT secret, the deny list and SQLite files with
-customers' orders and refunds; other local users must not read them (issue #12 found SQLite
+the application's customers' data; other local users must not read them (issue #12 found SQLite
 files 0644). Modes are given at creation (``os.open`` / ``mkdir`` with a mode, so there is no
 window in which the file exists with the umask's wider mode); SQLite then gives its ``-wal``
 and ``-shm`` files the mode of the database file. A directory that already exists is left as

@@ -18,7 +18,7 @@ from accord.protocol.auth.api_keys import ApiKeys
 from accord.protocol.auth.trust import load_trust
 from accord.protocol.production import Starting, development_notice, refusals
 from accord.protocol.service_keys import ensure_ring
-from accord.protocol.settings import DEFAULT_PORTS, ServeOptions, SettingsError, current
+from accord.protocol.settings import ServeOptions, SettingsError, current
 from accord.protocol.storage.schema import StoreRef
 from accord.protocol.telemetry.redaction import register_secret
 from accord.protocol.telemetry.sdk_wrappers import quiet_a2a_sdk_wrappers
@@ -39,12 +39,13 @@ class ServiceSpec:
     # The schemas the service keeps and where (`accord db upgrade` / `current`; the service
     # itself upgrades them when it starts).
     stores: Callable[[ServeOptions], Sequence[StoreRef]] = lambda _options: ()
-    # Where it listens when neither `--port` nor its app file says (0: it must be told).
+    # Where it listens when neither `--port` nor its app file says (0: it must be told), and
+    # where the others find it when ACCORD_<NAME>_URL does not say (settings.service_url).
     port: int = 0
 
     @property
     def default_port(self) -> int:
-        return self.port or DEFAULT_PORTS.get(self.name, 0)
+        return self.port
 
 
 class StartRefusedError(SettingsError):
@@ -56,7 +57,8 @@ def check_startup(spec: ServiceSpec) -> None:
     refuse a broken API keys file or trust table (any mode), make the service's own signing key
     in development (docs/service-keys.md), and say in development what it is using."""
     settings = current()
-    # Agents call tool servers and peers; tools call none (commerce's ledger view aside).
+    # Agents call tool servers and peers; a tool server is taken to call none (one that does,
+    # as an application's may, is the exception).
     a2a = spec.protocol == "a2a"
     starting = Starting(spec.name, calls_others=a2a, keeps_push_configs=a2a)
     if settings.mode == "production":

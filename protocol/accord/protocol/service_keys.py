@@ -1,12 +1,12 @@
 """Each service's own signing keys: ES256 key pairs with a ``kid``, and the JWKS publishing them.
 
 A service signs the tokens it sends with its own private key, so a verifier can tell the
-orchestrator's token from risk-check's by the key alone, and no service holds a key that mints
+triage agent's token from the helpdesk's by the key alone, and no service holds a key that mints
 another's authority (issue #30, finding 8). One folder per service under the keys directory
 (``ACCORD_KEYS_DIR``, default ``<data dir>/keys``)::
 
-    keys/orchestrator/keyring.json   private: every key of the service (0600, folder 0700)
-    keys/orchestrator/jwks.json      public: the keys verifiers accept (written on every change)
+    keys/triage/keyring.json   private: every key of the service (0600, folder 0700)
+    keys/triage/jwks.json      public: the keys verifiers accept (written on every change)
 
 The newest key that is not retiring signs. ``accord keys rotate SERVICE`` adds a key that signs
 from then on and keeps the old ones published for a grace period (tokens they signed stay valid

@@ -35,13 +35,6 @@ if TYPE_CHECKING:  # a leaf (httpx2 only), not imported at run time: settings lo
 
 ENV_PREFIX: Final = "ACCORD_"
 DEFAULT_HOST: Final = "127.0.0.1"
-DEFAULT_PORTS: Final[dict[str, int]] = {
-    "orchestrator": 8700,
-    "policy": 8701,
-    "risk": 8702,
-    "commerce": 8710,
-    "payments": 8711,
-}
 DEFAULT_APPROVAL_THRESHOLD_CENTS: Final = 50_000
 CONSOLE_PORT: Final = 8720  # the web console (docs/console.md): not an A2A or MCP service
 DEFAULT_PAUSE_S: Final = 60.0
@@ -78,15 +71,6 @@ def _in(
     if shown_type is not None:
         extra["shown_type"] = shown_type
     return extra
-
-
-def _service_url(name: str, role: str) -> Any:
-    return Field(
-        default=f"http://{DEFAULT_HOST}:{DEFAULT_PORTS[name]}",
-        pattern=r"^https?://\S+$",
-        description=f"Base URL of {role}.",
-        json_schema_extra=_in("mesh", shown_type="URL"),
-    )
 
 
 Seconds = Annotated[float, Field(gt=0)]
@@ -130,11 +114,6 @@ class AccordSettings(BaseSettings):
     )
 
     # -- mesh ------------------------------------------------------------------------------
-    orchestrator_url: str = _service_url("orchestrator", "the refund orchestrator (A2A)")
-    policy_url: str = _service_url("policy", "policy-check (A2A)")
-    risk_url: str = _service_url("risk", "risk-check (A2A)")
-    commerce_url: str = _service_url("commerce", "the commerce tool server (MCP)")
-    payments_url: str = _service_url("payments", "the payments tool server (MCP)")
     trusted_origins: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(),
         description=(
@@ -403,7 +382,7 @@ class AccordSettings(BaseSettings):
         description=(
             "The MCP tool servers the orchestrator and the Runner use (docs/mcp-client.md)."
         ),
-        json_schema_extra=_in("orchestrator", "the shipped `default_tools.yaml`"),
+        json_schema_extra=_in("orchestrator", "unset: the application's own file"),
     )
     models_config: Path | None = Field(
         default=None,
@@ -575,11 +554,6 @@ class AccordSettings(BaseSettings):
             raise ValueError("a JWKS is an https:// URL or a file path")
         return value
 
-    @field_validator(*(f"{name}_url" for name in DEFAULT_PORTS))
-    @classmethod
-    def _no_trailing_slash(cls, value: str) -> str:
-        return value.rstrip("/")
-
     @field_validator(
         "allowed_hosts",
         "trusted_origins",
@@ -690,6 +664,9 @@ def current() -> AccordSettings:
         settings = AccordSettings()
     except ValidationError as error:
         raise SettingsError(describe(error)) from None
+    for variable, _value in snapshot:  # services' URLs are no fields, and checked as early
+        if variable.endswith("_URL") and variable not in _FIELD_VARIABLES:
+            given_service_url(variable[len(ENV_PREFIX) : -len("_URL")].lower())
     _cached = (snapshot, settings)
     return settings
 
@@ -743,6 +720,7 @@ def database_url(service: str) -> str:
 
 
 _URL: Final = re.compile(r"^https?://\S+$")
+_FIELD_VARIABLES: Final = frozenset(env_name(name) for name in AccordSettings.model_fields)
 
 
 def service_url_env(name: str) -> str:
@@ -751,24 +729,48 @@ def service_url_env(name: str) -> str:
     return env_name(f"{name.replace('-', '_').replace('.', '_')}_url")
 
 
-def service_url(name: str) -> str:
-    """Base URL of a mesh service: ``ACCORD_<NAME>_URL``, else (for the refund application's
-    five) the default port on 127.0.0.1.
+def given_service_url(name: str) -> str | None:
+    """``ACCORD_<NAME>_URL`` (no trailing slash) when it is set, else None; SettingsError when
+    it is not an http(s) URL.
 
-    An application's own services (docs/apps.md) have no field here: `accord up` and `accord
-    serve --app` set their variables from the app file, and they are read and checked here, the
+    Services' URLs are no fields of :class:`AccordSettings`: the framework knows no service by
+    name. An application's services are named by its app file (docs/apps.md); `accord up` and
+    `accord serve --app` set these variables from it, and they are read and checked here, the
     one reader of the environment."""
-    settings = current()
-    if f"{name}_url" in AccordSettings.model_fields:
-        url: str = getattr(settings, f"{name}_url")
-        return url
     variable = service_url_env(name)
-    found = os.environ.get(variable, "")
+    found = os.environ.get(variable, "").strip()
     if not found:
-        raise SettingsError(f"{variable} is not set: the URL of service {name!r} is not known")
+        return None
     if _URL.fullmatch(found) is None:
         raise SettingsError(f"{variable}: not an http(s) URL (got {found!r})")
-    return found
+    return found.rstrip("/")
+
+
+def service_url(name: str) -> str:
+    """Base URL of a mesh service: ``ACCORD_<NAME>_URL``, else the port the installed service
+    of that name declares (``ServiceSpec.port``) on 127.0.0.1; SettingsError when neither."""
+    given = given_service_url(name)
+    if given is not None:
+        return given
+    port = _declared_port(name)
+    if not port:
+        variable = service_url_env(name)
+        raise SettingsError(f"{variable} is not set: the URL of service {name!r} is not known")
+    return f"http://{DEFAULT_HOST}:{port}"
+
+
+_ports: dict[str, int] = {}
+
+
+def _declared_port(name: str) -> int:
+    """The port of the installed service ``name`` (0: none, or it declares none). Looked up
+    once per process: the service's module is imported to read it."""
+    if name not in _ports:
+        from accord.protocol.service import find_service  # it imports this module
+
+        spec = find_service(name)
+        _ports[name] = spec.port if spec is not None else 0
+    return _ports[name]
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ takes the default. A value the model refuses stops the command before anything s
 line that names the variable, and exit status 2:
 
 ```
-$ ACCORD_WORKFLOW_LEASE_TTL_S=abc accord serve orchestrator
+$ ACCORD_WORKFLOW_LEASE_TTL_S=abc accord serve triage
 accord: invalid configuration: ACCORD_WORKFLOW_LEASE_TTL_S: Input should be a valid number, \
 unable to parse string as a number (got 'abc')
 ```
@@ -98,6 +98,15 @@ def _row(name: str, info: FieldInfo) -> str:
     )
 
 
+# Services' URLs are no fields: the framework knows no service by name (settings.service_url).
+SERVICE_URL_ROW: Final = (
+    "| `ACCORD_<NAME>_URL` | (none) | URL | the port the service declares, on `127.0.0.1` | "
+    "Base URL of the mesh service NAME (`-` and `.` read as `_`: `ACCORD_HELLO_DESK_URL`). "
+    "`accord up` and `accord serve --app` set it from the app file's ports (docs/apps.md; "
+    "an application's own page lists its services'). |"
+)
+
+
 def render_markdown() -> str:
     lines = [HEADER]
     fields = AccordSettings.model_fields
@@ -108,6 +117,7 @@ def render_markdown() -> str:
             "| Variable | Field | Type | Default | Description |",
             "| --- | --- | --- | --- | --- |",
         ]
+        lines += [SERVICE_URL_ROW] if group == "mesh" else []
         lines += [_row(n, f) for n, f in fields.items() if _extra(f)["group"] == group]
         lines.append("")
     return "\n".join(lines) + FOOTER

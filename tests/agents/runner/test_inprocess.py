@@ -8,6 +8,7 @@ import httpx
 import pytest
 from tests.support.tool_auth import acting_for
 
+from accord.agents.refund.config import TOOLS_FILE
 from accord.agents.runner import InProcessMesh
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.client.card import resolve_card
@@ -24,7 +25,9 @@ async def test_configured_clients_reach_the_in_process_services(data_dir: Path) 
         # contract check at connect and contract errors included.
         # A service's own token (the process's secret, as the in-process servers verify it),
         # acting for the customer each call is about.
-        async with ToolClient.from_config(service="tests", in_process=mesh.servers) as tools:
+        async with ToolClient.from_config(
+            default=TOOLS_FILE, service="tests", in_process=mesh.servers
+        ) as tools:
             order = await tools.call(
                 "orders.lookup",
                 {"order_id": "O-1003", "customer_id": "C-02"},

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from accord.contracts.errors import ErrorCode
+from accord.agents.refund.config import TOOLS_FILE
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.loading import ContractFileError
 from accord.protocol.mcp.config import load_config
 from tests.protocol.mcp.paths import ECHO_CONTRACT
@@ -18,11 +19,11 @@ def _write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_default_config_points_at_the_mesh_services(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_refund_apps_file_points_at_its_services(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ACCORD_TOOLS_CONFIG", raising=False)
     monkeypatch.delenv("ACCORD_COMMERCE_URL", raising=False)
     monkeypatch.setenv("ACCORD_PAYMENTS_URL", "http://payments.internal:9000/")
-    config = load_config()
+    config = load_config(default=TOOLS_FILE)
     servers = {s.name: s for s in config.servers}
     assert servers["commerce"].url == "http://127.0.0.1:8710/mcp"
     assert servers["payments"].url == "http://payments.internal:9000/mcp"
@@ -36,6 +37,15 @@ def test_default_config_points_at_the_mesh_services(monkeypatch: pytest.MonkeyPa
         "refunds.get",
         "refunds.list",
     ]
+
+
+def test_the_framework_ships_no_tools_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which tool servers there are is the application's: none given is a typed error."""
+    monkeypatch.delenv("ACCORD_TOOLS_CONFIG", raising=False)
+    with pytest.raises(AccordError) as refused:
+        load_config()
+    assert refused.value.code is ErrorCode.INVALID_INPUT
+    assert "ACCORD_TOOLS_CONFIG" in refused.value.message
 
 
 def test_user_file_from_environment_with_third_party_stdio_server(

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from accord.agents.refund.config import TOOLS_FILE
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.mcp.config import load_config
@@ -40,7 +41,7 @@ def configured(mesh_tools: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.usefixtures("configured")
 async def test_real_servers_keep_their_contracts() -> None:
-    for spec in load_config().servers:
+    for spec in load_config(default=TOOLS_FILE).servers:
         report = await check_server(spec, credential=ServiceCredential("tests", []))
         assert report.ok, report.findings
         assert sorted(report.checked) == sorted(c.name for c in spec.contracts)
@@ -49,7 +50,7 @@ async def test_real_servers_keep_their_contracts() -> None:
 @pytest.mark.usefixtures("configured")
 async def test_reads_return_typed_outputs() -> None:
     c01 = acting_for("C-01")
-    async with ToolClient.from_config(service="tests") as tools:
+    async with ToolClient.from_config(default=TOOLS_FILE, service="tests") as tools:
         order = await tools.call(
             "orders.lookup",
             {"order_id": "O-1001", "customer_id": "C-01"},
@@ -74,7 +75,7 @@ async def test_write_without_key_is_refused_and_nothing_is_written() -> None:
     lookup = {"idempotency_key": key, "customer_id": "C-01"}
     args = {"order_id": "O-1001", "customer_id": "C-01", "amount_cents": 100, "reason": "late"}
     c01 = acting_for("C-01")
-    async with ToolClient.from_config(service="tests") as tools:
+    async with ToolClient.from_config(default=TOOLS_FILE, service="tests") as tools:
         with pytest.raises(AccordError) as info:
             await tools.call("refunds.issue", args, acting_for=c01)
         assert info.value.code is ErrorCode.INVALID_INPUT

@@ -41,6 +41,7 @@ def make_service(
     description: str,
     make_server: Callable[[ServeOptions], ToolServer],
     schema: Schema,
+    port: int,
 ) -> ServiceSpec:
     def build_app(options: ServeOptions) -> AsgiApp:
         return build_http_app(make_server(options), host=options.host, service_name=name)
@@ -54,5 +55,6 @@ def make_service(
         description=description,
         build_app=build_app,
         run_stdio=run_stdio,
+        port=port,
         stores=lambda options: [StoreRef(schema, database_for(name, options))],
     )

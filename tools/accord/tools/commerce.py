@@ -94,4 +94,5 @@ service = make_service(
     "MCP tools: orders.lookup, customers.history, orders.customer_history",
     build_server,
     SCHEMA,
+    port=8710,  # the refund assistant's documented port (docs/refund-assistant.md)
 )

@@ -15,6 +15,7 @@ fails with its error (UNAVAILABLE, retried by callers) instead of reporting stal
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Final
 
 from accord.contracts.envelope import Tenant
@@ -26,6 +27,8 @@ from accord.protocol.mcp.server import CallContext
 from accord.tools.tenancy import TenantCustomer
 
 LIST_TOOL: Final = "refunds.list"
+# Payments' refunds.list, the one server it needs (ACCORD_TOOLS_CONFIG replaces it).
+LEDGER_TOOLS: Final = Path(__file__).resolve().parent / "ledger_tools.yaml"
 SERVICE: Final = "commerce"
 # The session named in commerce's delegation when its own caller sent none (an end user).
 _SESSION: Final = "commerce-lookup"
@@ -38,7 +41,7 @@ class LedgerView:
         self, tools: ToolClient | None = None, *, in_process: InProcessServers | None = None
     ) -> None:
         self._tools = tools or ToolClient.from_config(
-            config=load_config().serving(LIST_TOOL),
+            config=load_config(default=LEDGER_TOOLS).serving(LIST_TOOL),
             service=SERVICE,
             grants=[LIST_TOOL],
             in_process=in_process,

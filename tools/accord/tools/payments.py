@@ -48,5 +48,9 @@ def build_server(options: ServeOptions) -> ToolServer:
 
 
 service = make_service(
-    NAME, "MCP tools: refunds.issue, refunds.get, refunds.list", build_server, SCHEMA
+    NAME,
+    "MCP tools: refunds.issue, refunds.get, refunds.list",
+    build_server,
+    SCHEMA,
+    port=8711,  # the refund assistant's documented port (docs/refund-assistant.md)
 )

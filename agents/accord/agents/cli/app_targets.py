@@ -10,7 +10,7 @@ import typer
 
 from accord.contracts.errors import AccordError
 from accord.protocol.app_file import App, load_app
-from accord.protocol.settings import APP_FILE, DEFAULT_HOST, SettingsError, service_url
+from accord.protocol.settings import APP_FILE, DEFAULT_HOST, given_service_url
 
 KIT_SERVICE = "kit"  # the trust table's name for the kit on this machine
 OTHER_SUBJECT = "contract-test-other"  # the kit's second person: owns nothing the kit made
@@ -68,8 +68,5 @@ def app_targets(given: Path | None) -> AppTargets:
 def _url(app: App, name: str) -> str:
     """Where the service is: ACCORD_<NAME>_URL, else its port in the app file (MCP at /mcp)."""
     spec = app.service(name)
-    try:
-        base = service_url(name)
-    except SettingsError:
-        base = f"http://{DEFAULT_HOST}:{app.port(name, spec)}"
+    base = given_service_url(name) or f"http://{DEFAULT_HOST}:{app.port(name, spec)}"
     return base + "/mcp" if spec is not None and spec.protocol == "mcp" else base

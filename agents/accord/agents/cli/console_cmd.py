@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import typer
 
 from accord.agents.console.app import ConsoleConfig, build_console_app
-from accord.protocol.settings import CONSOLE_PORT, current, env_name
+from accord.protocol.settings import CONSOLE_PORT, current, env_name, service_url
 from accord.protocol.telemetry import configure_logging
 
 SERVICE_NAME = "console"
@@ -39,14 +39,15 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         settings = current()  # every ACCORD_* value is checked before anything starts
+        orchestrator = service_url("orchestrator")
         configure_logging(SERVICE_NAME)
         url_host, port = console_address()
         typer.echo(
-            f"console: {settings.console_url}  (orchestrator {settings.orchestrator_url})",
+            f"console: {settings.console_url}  (orchestrator {orchestrator})",
             err=True,
         )
         uvicorn.run(
-            build_console_app(ConsoleConfig(orchestrator_url=settings.orchestrator_url)),
+            build_console_app(ConsoleConfig(orchestrator_url=orchestrator)),
             host=host or url_host,
             port=port,
             log_level=settings.log_level.lower(),

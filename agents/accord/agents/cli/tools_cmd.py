@@ -26,6 +26,7 @@ from accord.agents.cli.credentials import (
     given_token,
     print_error,
 )
+from accord.agents.refund.config import TOOLS_FILE
 from accord.contracts.errors import AccordError
 from accord.contracts.tools import shipped_tool_contracts
 from accord.protocol.auth import ROLE_CUSTOMER, mint_token
@@ -117,13 +118,13 @@ def list_(
     config: Path | None = typer.Option(
         None,
         "--config",
-        help="Tools configuration file (default: ACCORD_TOOLS_CONFIG, else the shipped default)",
+        help="Tools configuration file (default: ACCORD_TOOLS_CONFIG, else the refund assistant's)",
     ),
 ) -> None:
     """Print the configured tool servers and the tools each one must serve."""
     console = Console()
     try:
-        loaded = load_config(config)
+        loaded = load_config(config, default=TOOLS_FILE)
     except AccordError as err:
         print_error(err, console)
         raise typer.Exit(EXIT_FAILED) from None

@@ -37,11 +37,10 @@ from accord.contracts.errors import AccordError
 from accord.protocol.app_file import App, find_app
 from accord.protocol.settings import (
     DEFAULT_HOST,
-    SettingsError,
     current,
     data_dir_path,
     env_name,
-    service_url,
+    given_service_url,
     service_url_env,
 )
 
@@ -64,10 +63,8 @@ def configured_ports(app: App) -> dict[str, int]:
     """Each service's port: ACCORD_<NAME>_URL's, else the app file's, else its default."""
     ports: dict[str, int] = {}
     for name in app.service_names:
-        try:
-            port = urlsplit(service_url(name)).port
-        except SettingsError:  # an app's own service whose URL no variable sets
-            port = None
+        given = given_service_url(name)
+        port = urlsplit(given).port if given is not None else None
         port = port or app.port(name) or app.port(name, app.service(name))
         if not port:
             raise typer.BadParameter(f"service {name!r} has no port (give it one in {app.path})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
 from accord.protocol.settings import current, data_dir
@@ -13,6 +14,8 @@ GRAPH_VERSION: Final = "3"  # refunds keyed by request: refund:<order_id>:<workf
 # Graphs 1 and 2 are kept for workflows in flight on them (compat.REFUND_GRAPH_V1_V2).
 GRAPH_VERSION_2: Final = "2"  # intake routes: "answer" ends what is not a refund
 GRAPH_VERSION_1: Final = "1"  # intake fans out to the checks
+# The refund assistant's tool servers (ACCORD_TOOLS_CONFIG replaces it): the application's file.
+TOOLS_FILE: Final = Path(__file__).resolve().parent / "tools.yaml"
 
 
 @dataclass(frozen=True)

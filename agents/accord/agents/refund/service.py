@@ -21,7 +21,7 @@ from accord.agents.models import build_router
 from accord.agents.refund import pause_points
 from accord.agents.refund.approvals import APPROVALS_PATH, approval_queue
 from accord.agents.refund.assembly import assemble
-from accord.agents.refund.config import SERVICE_NAME, RefundSettings
+from accord.agents.refund.config import SERVICE_NAME, TOOLS_FILE, RefundSettings
 from accord.agents.refund.executor import OrchestratorExecutor
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.stats_route import STATS_PATH, stats_handler
@@ -69,7 +69,8 @@ def build_app(options: ServeOptions) -> Any:
     settings = _settings(options)
     # The process's one tool client: connected in the background from the lifespan's start, so
     # the orchestrator comes up (and recovers its workflows) while a tool server is still down.
-    tools = ToolClient.from_config(service=SERVICE_NAME)  # its own token, its tools granted
+    # Its own token, its tools granted.
+    tools = ToolClient.from_config(default=TOOLS_FILE, service=SERVICE_NAME)
     peers = Peers({"policy": settings.policy_url, "risk": settings.risk_url})
     orchestrator = assemble(
         settings,
@@ -143,6 +144,7 @@ async def _open(runtime: Runtime, log_url: str) -> None:
 service = ServiceSpec(
     name=SERVICE_NAME,
     protocol="a2a",
+    port=8700,  # the refund assistant's documented port (docs/refund-assistant.md)
     description="refund assistant: intake, durable workflow, approvals",
     build_app=build_app,
     stores=stores,

@@ -32,7 +32,7 @@ from typing import Any, Final
 from accord.agents.models import Metrics, ModelsConfig, build_router
 from accord.agents.refund.approvals import approval_input, approval_queue, decide_refund
 from accord.agents.refund.assembly import assemble
-from accord.agents.refund.config import SERVICE_NAME, RefundSettings
+from accord.agents.refund.config import SERVICE_NAME, TOOLS_FILE, RefundSettings
 from accord.agents.refund.conversation import Conversation, Step
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.node_deps import Deps
@@ -215,7 +215,9 @@ class Runner:
         source = self._tools_source
         here = self._mesh.servers if self._mesh is not None else self._servers
         if source is None or isinstance(source, str | Path):
-            return ToolClient.from_config(source, service=SERVICE_NAME, in_process=here)
+            return ToolClient.from_config(
+                source, default=TOOLS_FILE, service=SERVICE_NAME, in_process=here
+            )
         if isinstance(source, ToolsConfig):
             return ToolClient.from_config(config=source, service=SERVICE_NAME, in_process=here)
         servers = list(source)

@@ -2,9 +2,9 @@
 
 One client per process, started and closed once (after the MCP SDK's ``ClientSessionGroup``)::
 
-    tools = ToolClient.from_config()
+    tools = ToolClient.from_config()    # ACCORD_TOOLS_CONFIG (or ``default=`` the app's file)
     await tools.start()              # a service's lifespan: ``async with tools.running():``
-    order = await tools.call("orders.lookup", {"order_id": "O-1001", "customer_id": "C-01"})
+    note = await tools.call("notes.get", {"note_id": "N-1", "user": "ada"})
     await tools.aclose()
 
     async with ToolClient.from_config() as tools:    # start() + connected(): fails fast
@@ -26,7 +26,7 @@ accord.protocol.mcp.connection; readiness (:meth:`ToolClient.ready`) reads that 
 - retries by the error's retry class (accord.contracts.retry.decide), each attempt under a
   timeout (RETRYABLE_TIMEOUT): a short blip (``max_attempts`` calls). A workflow node that
   must ride out a longer outage retries on top, with durable backoff until the request's
-  deadline (accord.agents.refund.graph);
+  deadline (the workflow runtime's node retries);
 - shares one circuit breaker per server with every caller in the process
   (:mod:`accord.protocol.breaker`): a server known to be down is not called until its
   cool-down passes (the call fails at once with UNAVAILABLE, which callers back off on);
@@ -410,19 +410,21 @@ class ToolClient:
         path: Path | str | None = None,
         config: ToolsConfig | None = None,
         *,
+        default: Path | None = None,
         service: str | None = None,
         grants: Sequence[str] | None = None,
         credential: ToolCredential | None = None,
         in_process: InProcessServers | None = None,
     ) -> ToolClient:
-        """A client for the configured servers (explicit path, ACCORD_TOOLS_CONFIG, default).
+        """A client for the configured servers (explicit path, ACCORD_TOOLS_CONFIG, else the
+        application's ``default`` file).
 
         ``service``: present that service's own token, granting ``grants`` (default: every tool
         the configuration names); or pass a ``credential`` (a person's, the CLI's).
         ``in_process``: the servers of this process it reaches without a socket (the
         in-process Runner's, accord.protocol.in_process); none by default.
         """
-        cfg = config or load_config(path)
+        cfg = config or load_config(path, default=default)
         if credential is None and service is not None:
             named = [c.name for s in cfg.servers for c in s.contracts]
             credential = ServiceCredential(service, named if grants is None else grants)

@@ -5,10 +5,10 @@ One YAML file lists the servers; plugging in a third-party MCP server is one ent
     timeout_s: 10                  # per call attempt
     retry: {max_attempts: 4}       # accord.contracts.retry.RetryPolicy
     servers:
-      - name: commerce
+      - name: notes
         transport: http
-        url: ${service_url:commerce}/mcp
-        tools: [orders.lookup, customers.history]          # shipped contract names
+        url: ${service_url:notes}/mcp
+        tools: [notes.search, notes.get]                    # contract names
       - name: weather
         transport: stdio
         command: weather-mcp
@@ -17,10 +17,10 @@ One YAML file lists the servers; plugging in a third-party MCP server is one ent
         tools: [contracts/weather.forecast.yaml]            # contract files, relative to this file
 
 Placeholders: ``${service_url:NAME}`` is :func:`accord.protocol.settings.service_url` (so
-``ACCORD_COMMERCE_URL`` overrides the default), ``${env:VAR}`` an environment variable.
-The file is chosen by an explicit path, else ``ACCORD_TOOLS_CONFIG``, else the shipped
-``default_tools.yaml``. A malformed file fails with one :class:`ContractFileError` naming the
-file, the field and the rule.
+``ACCORD_NOTES_URL`` overrides the port the service declares), ``${env:VAR}`` an environment
+variable. The file is chosen by an explicit path, else ``ACCORD_TOOLS_CONFIG``, else the
+application's own (its agents pass theirs as ``default``). A malformed file fails with one
+:class:`ContractFileError` naming the file, the field and the rule.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.loading import ContractFileError, read_yaml, validate_model
 from accord.contracts.retry import RetryPolicy
 from accord.contracts.tools import ToolContract, load_tool_contract, shipped_tool_contracts
@@ -163,26 +163,30 @@ class ToolsConfig:
 
     def serving(self, *tool_names: str) -> ToolsConfig:
         """The same configuration with only the servers that offer any of ``tool_names``: an
-        agent that needs commerce's tools does not connect to (or wait for) payments."""
+        agent that needs one server's tools does not connect to (or wait for) the others."""
         wanted = set(tool_names)
         servers = tuple(s for s in self.servers if any(c.name in wanted for c in s.contracts))
         return replace(self, servers=servers)
 
 
-def default_config_path() -> Path:
-    return Path(str(resources.files("accord.protocol.mcp") / "default_tools.yaml"))
-
-
-def config_path(explicit: Path | str | None = None) -> Path:
-    """The file to read: the explicit one, else ``ACCORD_TOOLS_CONFIG``, else the default."""
+def config_path(explicit: Path | str | None = None, default: Path | None = None) -> Path:
+    """The file to read: the explicit one, else ``ACCORD_TOOLS_CONFIG``, else the application's
+    ``default`` (the framework ships none: which tool servers there are is the application's)."""
     if explicit is not None:
         return Path(explicit)
-    return current().tools_config or default_config_path()
+    chosen = current().tools_config or default
+    if chosen is None:
+        raise AccordError(
+            ErrorCode.INVALID_INPUT,
+            "no tools configuration: set ACCORD_TOOLS_CONFIG (docs/mcp-client.md)",
+        )
+    return chosen
 
 
-def load_config(path: Path | str | None = None) -> ToolsConfig:
-    """Read and resolve a tools configuration (see the module docstring for the format)."""
-    p = config_path(path)
+def load_config(path: Path | str | None = None, *, default: Path | None = None) -> ToolsConfig:
+    """Read and resolve a tools configuration (see the module docstring for the format):
+    ``path``, else ``ACCORD_TOOLS_CONFIG``, else ``default``."""
+    p = config_path(path, default)
     raw = validate_model(ToolsConfigFile, read_yaml(p), p)
     shipped = shipped_tool_contracts()
     servers: list[ServerSpec] = []

@@ -400,7 +400,7 @@ def build_http_app(
     ``authenticator``'s: by default the one every Accord service uses).
 
     ``/healthz`` and ``/readyz`` answer ``service_name`` (the name it is served as,
-    ``commerce``; by default the MCP server's name), as the agents answer theirs.
+    ``notes``; by default the MCP server's name), as the agents answer theirs.
 
     ``allowed_hosts`` are Host header patterns (``"127.0.0.1:*"``); ``None`` reads
     ``ACCORD_ALLOWED_HOSTS`` and, when that is unset too, means loopback names on a loopback

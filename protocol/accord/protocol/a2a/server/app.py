@@ -67,10 +67,10 @@ from accord.protocol.push.store import PushStore
 from accord.protocol.push.tables import push_schema, push_table_name
 from accord.protocol.request_body import reading_kept_body
 from accord.protocol.settings import (
-    DEFAULT_PORTS,
     ServeOptions,
-    current,
+    SettingsError,
     database_url,
+    given_service_url,
     service_url,
 )
 from accord.protocol.storage.schema import StoreRef
@@ -137,16 +137,17 @@ class TaskContextBuilder(SimpleRequestContextBuilder):
 
 
 def public_url(options: ServeOptions, service_name: str) -> str:
-    if options.host in WILDCARD_HOSTS and f"{service_name}_url" in current().model_fields_set:
+    if options.host in WILDCARD_HOSTS and given_service_url(service_name) is not None:
         # Bound to every interface (a container): the card names the URL the mesh is
         # configured with (ACCORD_POLICY_URL...), the origin its clients were given, since a
         # client refuses a card that points elsewhere (accord.protocol.a2a.origins).
         return service_url(service_name)
     if options.port:
         return f"http://{options.host}:{options.port}"
-    if service_name in DEFAULT_PORTS:
-        return service_url(service_name)
-    return f"http://{options.host}"
+    try:
+        return service_url(service_name)  # the port the service declares
+    except SettingsError:
+        return f"http://{options.host}"
 
 
 def task_store_url(options: ServeOptions, service_name: str) -> str:
