@@ -11,7 +11,8 @@ of docs/contract-evolution.md ("Compatibility code") in step with this one.
 
 This module imports nothing of ours, so every distribution can mark its code with it. An
 application lists its own items in a module of its own (registered under ``accord.compat``,
-as accord-refund-contracts does), so the framework's table names no application. Storage
+as the demo application's contract distribution does), so the framework's table names no
+application. Storage
 migrations are not listed: they are the storage layer's own upgrade path and stay.
 """
 

@@ -6,7 +6,7 @@ A folder that holds the repository's contract folders (a worktree) means those f
 
 Which folders those are is the caller's to say (``folders``: the workspace's
 ``[tool.accord.release] specs``, the framework's own and each application's); contracts are
-keyed by name (``tool:orders.lookup``), never by path, so a contract that moved from one
+keyed by name (``tool:tickets.get``), never by path, so a contract that moved from one
 folder to another is the same contract.
 """
 
