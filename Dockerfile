@@ -26,13 +26,15 @@ WORKDIR /src
 # Third-party dependencies first: this layer is rebuilt only when the lock changes.
 COPY pyproject.toml uv.lock ./
 COPY contracts/pyproject.toml contracts/pyproject.toml
+COPY contracts/refund/pyproject.toml contracts/refund/pyproject.toml
 COPY protocol/pyproject.toml protocol/pyproject.toml
 COPY protocol/kit/pyproject.toml protocol/kit/pyproject.toml
 COPY tools/pyproject.toml tools/pyproject.toml
 COPY agents/pyproject.toml agents/pyproject.toml
 RUN uv sync --frozen --all-packages --no-dev --no-install-workspace
 
-# Then the workspace members (protocol/ holds accord-kit's folder, kit/).
+# Then the workspace members (contracts/ holds accord-refund-contracts' folder, refund/;
+# protocol/ holds accord-kit's, kit/).
 COPY contracts/ contracts/
 COPY protocol/ protocol/
 COPY tools/ tools/

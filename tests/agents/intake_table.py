@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from accord.agents.models import Intent, Language, Missing, RequestedAmount
-from accord.contracts.domain import RefundReason
+from accord.refund_contracts.domain import RefundReason
 
 REFUND, NO_REFUND, QUESTION, OTHER = Intent.REFUND, Intent.NO_REFUND, Intent.QUESTION, Intent.OTHER
 ZH, EN = Language.ZH, Language.EN

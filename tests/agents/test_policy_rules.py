@@ -13,7 +13,7 @@ from accord.agents.policy_rules import (
     PolicyRequest,
     evaluate,
 )
-from accord.contracts.domain import PolicyRule
+from accord.refund_contracts.domain import PolicyRule
 
 
 def order(**overrides: Any) -> dict[str, Any]:

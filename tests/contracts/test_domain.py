@@ -8,16 +8,9 @@ from typing import Any
 
 import pytest
 
-from accord.contracts import domain
 from accord.contracts.agents import shipped_agent_contracts
-from accord.contracts.domain import (
-    ApprovalDecision,
+from accord.contracts.declared import (
     DeclarationError,
-    OrderStatus,
-    PolicyRule,
-    RefundDecision,
-    RefundReason,
-    RiskLevel,
     declared_by,
     enum_of,
     pattern_of,
@@ -25,6 +18,15 @@ from accord.contracts.domain import (
     tool_field,
 )
 from accord.contracts.tools import shipped_tool_contracts
+from accord.refund_contracts import domain
+from accord.refund_contracts.domain import (
+    ApprovalDecision,
+    OrderStatus,
+    PolicyRule,
+    RefundDecision,
+    RefundReason,
+    RiskLevel,
+)
 
 
 def _schemas() -> Iterator[tuple[str, Mapping[str, Any]]]:

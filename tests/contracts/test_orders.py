@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from accord.contracts.domain import DeclarationError, shaped_by
-from accord.contracts.orders import OrderFacts
+from accord.contracts.declared import DeclarationError, shaped_by
 from accord.contracts.tools import shipped_tool_contracts
+from accord.refund_contracts.orders import OrderFacts
 
 SCHEMA = {
     "type": "object",

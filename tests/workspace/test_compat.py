@@ -72,7 +72,7 @@ def test_every_item_goes_before_its_release() -> None:
     working = _release(version("accord-contracts"))
     due = [
         f"{name} (goes away in {item.removed_in})"
-        for name, item in compat.ITEMS.items()
+        for name, item in compat.items().items()
         if _release(item.removed_in) <= working
     ]
     assert not due, (
@@ -82,7 +82,7 @@ def test_every_item_goes_before_its_release() -> None:
 
 
 def test_items_are_named_by_their_constant() -> None:
-    for name, item in compat.ITEMS.items():
+    for name, item in compat.items().items():
         assert item.id == name.lower().replace("_", "-"), name
         _release(item.removed_in)
         assert item.accepts, name
@@ -91,9 +91,9 @@ def test_items_are_named_by_their_constant() -> None:
 
 def test_every_item_is_referenced_and_every_reference_is_an_item() -> None:
     references = _references()
-    stale = sorted(set(compat.ITEMS) - set(references))
+    stale = sorted(set(compat.items()) - set(references))
     assert not stale, f"items no code references (delete them, or mark their code): {stale}"
-    dangling = {name: where for name, where in references.items() if name not in compat.ITEMS}
+    dangling = {name: where for name, where in references.items() if name not in compat.items()}
     assert not dangling, f"marks naming no item of accord.contracts.compat: {dangling}"
 
 

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL = ROOT / "protocol" / "accord" / "protocol"
 # Each framework distribution, or the parts of one the split has reached so far.
 FRAMEWORK = {
+    "accord-contracts": ROOT / "contracts" / "accord" / "contracts",
     "accord-kit": ROOT / "protocol" / "kit",
     "accord-protocol: storage": PROTOCOL / "storage",
     "accord-protocol: telemetry": PROTOCOL / "telemetry",

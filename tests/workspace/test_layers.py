@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# Member (its package under ``accord``, its distribution ``accord-<member>``) -> its folder.
+# Member (its package under ``accord``, its distribution ``accord-<member>`` with ``-`` for
+# ``_``) -> its folder.
 MEMBERS = {
     "contracts": "contracts",
+    "refund_contracts": "contracts/refund",
     "protocol": "protocol",
     "kit": "protocol/kit",
     "tools": "tools",
@@ -28,7 +30,11 @@ MEMBERS = {
 def declared_siblings(member: str) -> set[str]:
     text = (ROOT / MEMBERS[member] / "pyproject.toml").read_text()
     project = tomllib.loads(text)["project"]
-    return {d.removeprefix("accord-") for d in project["dependencies"] if d.startswith("accord-")}
+    return {
+        d.removeprefix("accord-").replace("-", "_")
+        for d in project["dependencies"]
+        if d.startswith("accord-")
+    }
 
 
 def imported_siblings(member: str) -> dict[str, set[str]]:
@@ -63,6 +69,11 @@ def test_a_member_imports_exactly_the_siblings_it_declares(member: str) -> None:
 def test_the_contract_imports_nothing_of_ours() -> None:
     assert declared_siblings("contracts") == set()
     assert imported_siblings("contracts") == {}
+
+
+def test_an_application_s_contracts_import_only_the_framework_s() -> None:
+    assert declared_siblings("refund_contracts") == {"contracts"}
+    assert set(imported_siblings("refund_contracts")) == {"contracts"}
 
 
 def test_the_kit_imports_only_the_contract() -> None:

@@ -36,7 +36,6 @@ from accord.agents.policy_rules import (
 )
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.orders import OrderFacts
 from accord.protocol.a2a.server import (
     build_agent_app,
     push_store_ref,
@@ -53,6 +52,7 @@ from accord.protocol.a2a.server.executor import (
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
 from accord.protocol.settings import ServeOptions
+from accord.refund_contracts.orders import OrderFacts
 
 CONTRACT_NAME: Final = "policy-check"
 SERVICE_NAME: Final = "policy"

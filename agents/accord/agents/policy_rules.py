@@ -33,14 +33,13 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from accord.contracts.domain import (
+from accord.contracts.declared import shaped_by, skill_field
+from accord.refund_contracts.domain import (
     CUSTOMER_ID_PATTERN,
     ORDER_ID_PATTERN,
     OrderStatus,
     PolicyRule,
     RefundReason,
-    shaped_by,
-    skill_field,
 )
 
 RETURN_WINDOW_DAYS: Final = 30
@@ -50,7 +49,7 @@ MIN_EVIDENCE_CHARS: Final = 3  # "ok" is not a description; a photo ref or a sen
 @shaped_by(skill_field("policy-check", "refund.policy", "order"), "refund.policy input order")
 class PolicyOrder(BaseModel):
     """The skill input's ``order``: the facts of the order the policy reads (a part of what
-    orders.lookup answers, whose type is :class:`accord.contracts.orders.PolicyOrder`)."""
+    orders.lookup answers, whose type is :class:`accord.refund_contracts.orders.PolicyOrder`)."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 

@@ -30,7 +30,7 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from accord.contracts.domain import RiskLevel
+from accord.refund_contracts.domain import RiskLevel
 
 FREQUENT_REFUNDS_90D: Final = 3
 NEW_ACCOUNT_DAYS: Final = 30

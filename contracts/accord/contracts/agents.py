@@ -6,16 +6,16 @@ One YAML file per agent. The A2A Agent Card is generated from it (accord.protoco
 from __future__ import annotations
 
 from enum import StrEnum
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from accord.contracts.errors import ErrorCode
-from accord.contracts.loading import load_model
+from accord.contracts.loading import ContractFileError, load_model
 from accord.contracts.skill_access import SkillAccess
 from accord.contracts.skill_envelope import EnvelopeUse
+from accord.contracts.spec_folders import contract_files
 from accord.contracts.status import WaitingReason
 from accord.contracts.tools import check_also_serves, check_json_schema
 from accord.contracts.versions import SEMVER, major
@@ -105,10 +105,12 @@ def load_agent_contract(path: Path | str) -> AgentContract:
 
 
 def shipped_agent_contracts() -> dict[str, AgentContract]:
-    base = Path(str(resources.files("accord.contracts") / "specs" / "agents"))
+    """The agent contracts of every registered spec folder, by agent name."""
     out: dict[str, AgentContract] = {}
-    for path in sorted(base.glob("*.yaml")):
+    for path in contract_files("agents"):
         contract = load_agent_contract(path)
+        if contract.name in out:
+            raise ContractFileError(path, "name", f"agent {contract.name!r} is defined twice")
         out[contract.name] = contract
     return out
 

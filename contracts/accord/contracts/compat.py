@@ -9,7 +9,10 @@ once the working version reaches an item's removal release (delete the item and 
 an item is referenced nowhere (a stale entry) or a reference names no item, and keeps the table
 of docs/contract-evolution.md ("Compatibility code") in step with this one.
 
-This module imports nothing of ours, so every distribution can mark its code with it. Storage
+This module imports nothing of ours, so every distribution can mark its code with it. An
+application lists its own items in a module of its own (registered under ``accord.compat``,
+as the demo application's contract distribution does), so the framework's table names no
+application. Storage
 migrations are not listed: they are the storage layer's own upgrade path and stay.
 """
 
@@ -19,6 +22,8 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Final, TypeVar
 
@@ -91,16 +96,6 @@ CARD_ONE_CONTRACT_VERSION: Final = CompatItem(
     removed_in="0.4.0",
 )
 
-# -- contracts --------------------------------------------------------------------------------
-
-POLICY_ENGLISH_EXPLANATION: Final = CompatItem(
-    id="policy-english-explanation",
-    surface=Surface.CONTRACTS,
-    accepts="policy-check's answer still carries `explanation` (English) beside its rule "
-    "code and `params`; readers tolerate an answer without `params`",
-    why="callers of policy-check 1.0 (0.1) show the English sentence",
-    removed_in="0.4.0",
-)
 
 # -- tokens and auth --------------------------------------------------------------------------
 
@@ -123,39 +118,6 @@ JWT_PUBLIC_KEY_SETTING: Final = CompatItem(
     removed_in="0.4.0",
 )
 
-# -- workflow log -----------------------------------------------------------------------------
-
-WORKFLOW_INPUT_AS_RELEASED: Final = CompatItem(
-    id="workflow-input-as-released",
-    surface=Surface.WORKFLOW_LOG,
-    accepts="a refund's input is logged without the fields newer than v0.2.0 while they hold "
-    "their defaults (WorkflowInput.stored)",
-    why="in a rolling upgrade 0.2 replicas read the log and refuse a field they do not know",
-    removed_in="0.4.0",
-)
-WORKFLOW_UNCOUNTED_TOOL_CALLS: Final = CompatItem(
-    id="workflow-uncounted-tool-calls",
-    surface=Surface.WORKFLOW_LOG,
-    accepts="a refund logged without `tool_calls`, or without recorded spending (one unit a "
-    "turn, as it was)",
-    why="workflows started on 0.1, before tool calls and spending were logged",
-    removed_in="0.4.0",
-)
-WORKFLOW_CHILD_GRANT_FROM_ENVELOPE: Final = CompatItem(
-    id="workflow-child-grant-from-envelope",
-    surface=Surface.WORKFLOW_LOG,
-    accepts="a refund waiting on policy-check whose question does not keep the child's grant: "
-    "the grant is read from the child's stored envelope",
-    why="workflows that waited before the grant was kept with the question",
-    removed_in="0.4.0",
-)
-REFUND_GRAPH_V1_V2: Final = CompatItem(
-    id="refund-graph-v1-v2",
-    surface=Surface.WORKFLOW_LOG,
-    accepts="refund graphs 1 and 2 (and their refund key, the order alone) still registered",
-    why="workflows in flight that started on them resume on the graph they started on",
-    removed_in="0.4.0",
-)
 
 # -- command line -----------------------------------------------------------------------------
 
@@ -167,10 +129,25 @@ TOKEN_REVOKE_FLAG: Final = CompatItem(
     removed_in="0.4.0",
 )
 
-ITEMS: Final[Mapping[str, CompatItem]] = {
-    name: value for name, value in sorted(globals().items()) if isinstance(value, CompatItem)
-}
-"""Every item by its constant's name (what code references as ``compat.NAME``)."""
+COMPAT_GROUP: Final = "accord.compat"  # entry points: NAME = an application's compat module
+
+
+def _items_of(namespace: Mapping[str, object]) -> dict[str, CompatItem]:
+    return {name: value for name, value in namespace.items() if isinstance(value, CompatItem)}
+
+
+@cache
+def items() -> Mapping[str, CompatItem]:
+    """Every item by its constant's name (what code references as ``compat.NAME``): the
+    framework's, then each application's compat module registered under ``accord.compat``
+    (its items live with the application; the table is still one)."""
+    found = _items_of(globals())
+    for ep in sorted(entry_points(group=COMPAT_GROUP), key=lambda e: e.name):
+        for name, item in _items_of(vars(ep.load())).items():
+            if found.get(name, item) is not item:
+                raise ValueError(f"compat item {name} is defined twice (again in {ep.value})")
+            found[name] = item
+    return dict(sorted(found.items()))
 
 
 def kept_for(*items: CompatItem) -> Callable[[_F], _F]:
@@ -185,7 +162,7 @@ def kept_for(*items: CompatItem) -> Callable[[_F], _F]:
 def items_markdown() -> str:
     """The table of docs/contract-evolution.md, "Compatibility code" (a test keeps it in step)."""
     lines = ["| surface | item | accepts | goes away in |", "|---|---|---|---|"]
-    for item in sorted(ITEMS.values(), key=lambda i: (list(Surface).index(i.surface), i.id)):
+    for item in sorted(items().values(), key=lambda i: (list(Surface).index(i.surface), i.id)):
         accepts = item.accepts.replace("|", "\\|")
         lines.append(f"| {item.surface.value} | `{item.id}` | {accepts} | {item.removed_in} |")
     return "\n".join(lines) + "\n"
@@ -203,5 +180,9 @@ def refresh_page(page: str) -> str:
 
 
 if __name__ == "__main__":  # `make docs`: python -m accord.contracts.compat PAGE
+    # The package's module, not this __main__ copy: an application's items are instances of
+    # the package's CompatItem.
+    from accord.contracts.compat import refresh_page as package_refresh_page
+
     target = Path(sys.argv[1])
-    target.write_text(refresh_page(target.read_text(encoding="utf-8")), encoding="utf-8")
+    target.write_text(package_refresh_page(target.read_text(encoding="utf-8")), encoding="utf-8")

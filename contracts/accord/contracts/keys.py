@@ -50,8 +50,8 @@ RESULT_ARTIFACT_NAME: Final = "result"
 schema). Other artifacts (text, files, more data: contract 1.2) have other names."""
 
 RECEIPT_ARTIFACT_NAME: Final = "receipt"
-"""Name of the orchestrator's text artifact beside ``result`` when a refund was paid: the
-receipt a person reads, in the customer's language (docs/refund-assistant.md)."""
+"""Name of a text artifact beside ``result`` that a person reads (a receipt of what was done),
+in the requester's language; an agent's contract says when it sends one."""
 
 ERROR_DATA_KIND: Final = "dev.accord/error"
 """`kind` field of the DataPart that repeats a failed task's error for every client."""
@@ -66,8 +66,8 @@ ENVELOPE_META_KEY: Final = "dev.accord/envelope"
 """Task metadata: the delegation envelope of the first turn (a continuation may omit it)."""
 
 SPENT_META_KEY: Final = "dev.accord/spent"
-"""Task metadata: budget units spent by earlier turns of this task (for the orchestrator's
-task: by the whole request tree)."""
+"""Task metadata: budget units spent by earlier turns of this task (for a task that
+delegates: by the whole request tree)."""
 
 TOOL_CALLS_SPENT_META_KEY: Final = "dev.accord/toolCallsSpent"
 """Task metadata: tool calls of the envelope spent by the turns of this task (its tree)."""

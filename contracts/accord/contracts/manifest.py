@@ -19,6 +19,7 @@ from accord.contracts.keys import (
     STATUS_META_KEY,
 )
 from accord.contracts.loading import read_yaml, validate_model
+from accord.contracts.spec_folders import framework_specs
 from accord.contracts.status import (
     REJECTABLE,
     TRANSITIONS,
@@ -27,7 +28,7 @@ from accord.contracts.status import (
     WaitingReason,
     to_a2a,
 )
-from accord.contracts.tools import shipped_tool_contracts, specs_dir
+from accord.contracts.tools import shipped_tool_contracts
 
 AREAS: Final = ("status", "errors", "retry", "envelope", "tools", "agents", "durability")
 
@@ -71,7 +72,7 @@ class Manifest(BaseModel):
 
 @cache
 def load_manifest() -> Manifest:
-    path = specs_dir() / "requirements.yaml"
+    path = framework_specs() / "requirements.yaml"
     return validate_model(Manifest, read_yaml(path), path)
 
 

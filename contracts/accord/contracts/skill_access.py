@@ -8,7 +8,7 @@ before any work::
       allow:
         - role: customer              # an end user, for themselves only
         - role: service               # a service whose verified grants include the scope,
-          scope: refund.policy        #   for the tenant its delegation envelope names
+          scope: ticket.route         #   for the tenant its delegation envelope names
           tenant: delegated
 
 ``tenant`` says for whom a rule admits the caller: ``own`` (the envelope, if any, names the

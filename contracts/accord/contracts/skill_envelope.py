@@ -5,14 +5,14 @@ skill in an agent contract (contract 1.3, requirements ENV-007 and ENV-008).
 
     envelope:
       constraints:                    # the constraints the skill honours, by key
-        max_refund_cents:
+        max_charge_cents:
           type: integer               # the JSON type of the value: string, integer, boolean
           minimum: 0
-          description: no refund above this many cents is paid
+          description: no charge above this many cents is made
           forwarded_to: []            # the children ("agent/skill") that receive it as given
       context_refs:                   # absent: the skill reads no context refs
         description: references to the customer's evidence (photos, documents)
-        forwarded_to: [policy-check/refund.policy]
+        forwarded_to: [triage/ticket.route]
       goal:                           # absent: the goal is a label (logs, traces), not read
         description: ...
         forwarded_to: []

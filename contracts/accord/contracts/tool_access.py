@@ -9,7 +9,7 @@ An allow-list, read by the tool server on every call over HTTP::
       allow:
         - role: customer                # an end user, for themselves only
         - role: service                 # a service principal whose token carries the grant,
-          scope: orders.lookup          #   for the customer its delegation names
+          scope: tickets.get           #   for the customer its delegation names
 
 A principal that no rule allows is PERMISSION_DENIED before the tool runs. With a
 ``customer_field`` the customer comes from the verified call, never from the argument: a

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from enum import StrEnum
-from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
@@ -18,7 +17,8 @@ from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from accord.contracts.errors import ErrorCode
-from accord.contracts.loading import load_model
+from accord.contracts.loading import ContractFileError, load_model
+from accord.contracts.spec_folders import contract_files
 from accord.contracts.tool_access import ToolAccess
 from accord.contracts.validation import schema_path
 from accord.contracts.versions import SEMVER, major
@@ -181,15 +181,13 @@ def load_tool_contract(path: Path | str) -> ToolContract:
     return load_model(ToolContract, Path(path))
 
 
-def specs_dir() -> Path:
-    return Path(str(resources.files("accord.contracts") / "specs"))
-
-
 def shipped_tool_contracts() -> dict[str, ToolContract]:
-    """The tool contracts shipped with this package, by tool name."""
+    """The tool contracts of every registered spec folder, by tool name."""
     out: dict[str, ToolContract] = {}
-    for path in sorted((specs_dir() / "tools").glob("*.yaml")):
+    for path in contract_files("tools"):
         contract = load_tool_contract(path)
+        if contract.name in out:
+            raise ContractFileError(path, "name", f"tool {contract.name!r} is defined twice")
         out[contract.name] = contract
     return out
 

@@ -19,7 +19,7 @@ from accord.agents.models import (
     Language,
 )
 from accord.agents.models.intake import clean_text, read_intake
-from accord.contracts.domain import RefundReason
+from accord.refund_contracts.domain import RefundReason
 
 
 def _reading(found: Intake) -> tuple[object, ...]:

@@ -18,8 +18,8 @@ from accord.agents.models import (
     OfflineModel,
 )
 from accord.agents.models.intake import clean_text, find_order_ids, read_intake
-from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.refund_contracts.domain import RefundReason
 
 ASK_ORDER_EN = "What is your order number? (e.g. O-1001)"
 ASK_ORDER_ZH = "请提供订单号（例如 O-1001）"

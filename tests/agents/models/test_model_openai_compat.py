@@ -24,9 +24,9 @@ from accord.agents.models import (
     Tier,
     UnitBudget,
 )
-from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
 from accord.contracts.status import Status
+from accord.refund_contracts.domain import RefundReason
 
 from .standin import SECRET_DETAIL, StandIn, intake_json
 

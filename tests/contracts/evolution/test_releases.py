@@ -63,7 +63,7 @@ def test_this_working_tree_agrees_with_its_last_release() -> None:
 # Every distribution's pyproject.toml (the release table lists them), then what else it reads.
 COPIED = (
     *(str(p.relative_to(ROOT)) for p in WORKSPACE.distributions),
-    "contracts/accord/contracts/specs",
+    *(str(p.relative_to(ROOT)) for p in WORKSPACE.specs),
     "contracts/releases",
     "contracts/intended-breaks.yaml",
     "CHANGELOG.md",
@@ -94,7 +94,8 @@ def _compat(root: Path) -> tuple[int, dict[str, Any]]:
 
 
 def _specs(root: Path) -> Path:
-    return root / "contracts/accord/contracts/specs"
+    """The refund application's contract folder in the copy (its own distribution's)."""
+    return root / "contracts/refund/accord/refund_contracts/specs"
 
 
 def _edit(path: Path, change: dict[str, Any]) -> None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from accord.contracts.domain import PaymentRefusal
 from accord.protocol.settings import current
+from accord.refund_contracts.domain import PaymentRefusal
 
 # The window of customers.history (orders and refunds of the last 90 days) and of the
 # customer's total paid without an approver.

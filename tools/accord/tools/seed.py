@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
-from accord.contracts.domain import OrderStatus
 from accord.protocol.auth.names import DEFAULT_APP
+from accord.refund_contracts.domain import OrderStatus
 
 CURRENCY: Final = "USD"
 # Every demo row is the demo app's: another app's C-01 has none of them.

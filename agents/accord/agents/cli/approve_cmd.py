@@ -22,10 +22,10 @@ from accord.agents.cli.refund_cmd import (
     token_for,
 )
 from accord.agents.refund.approvals import APPROVE_SKILL
-from accord.contracts.domain import ApprovalDecision
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
+from accord.refund_contracts.domain import ApprovalDecision
 
 
 async def send_decision(url: str, token: str, task_id: str, *, reject: bool, note: str) -> TaskView:

@@ -18,7 +18,8 @@ from accord.contracts.errors import AccordError
 from accord.contracts.evolution.diff import DiffReport, diff_sets
 from accord.contracts.evolution.findings import Finding
 from accord.contracts.evolution.intended import IntendedBreaks, load_intended_breaks
-from accord.contracts.evolution.sources import load_side
+from accord.contracts.evolution.release import Workspace
+from accord.contracts.evolution.sources import SPECS_IN_REPO, load_side
 
 EXIT_BREAKING: Final = 1
 EXIT_UNREADABLE: Final = 2
@@ -94,6 +95,16 @@ def print_document(document: dict[str, Any]) -> None:
     )
 
 
+def _spec_folders(repo: Path | None) -> tuple[str, ...]:
+    """The contract folders of the workspace ``repo`` (or the current folder) is in, as its
+    [tool.accord.release] lists them; the framework's own outside a workspace."""
+    try:
+        ws = Workspace.find(repo or Path.cwd())
+    except AccordError:
+        return (SPECS_IN_REPO,)
+    return tuple(str(p.relative_to(ws.root)) for p in ws.specs)
+
+
 def diff(
     old: str = typer.Argument(help="Old side: a contract file, a folder or a git revision"),
     new: str = typer.Argument(help="New side: a contract file, a folder or a git revision"),
@@ -108,7 +119,8 @@ def diff(
         intended = (
             load_intended_breaks(intended_file) if intended_file is not None else IntendedBreaks()
         )
-        report = diff_sets(load_side(old, repo), load_side(new, repo))
+        folders = _spec_folders(repo)
+        report = diff_sets(load_side(old, repo, folders), load_side(new, repo, folders))
         if not intended.applies_to(report.old):
             report.notes.append(
                 f"intended breaks ignored: reviewed against {intended.against}, not {report.old}"

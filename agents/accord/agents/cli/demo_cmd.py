@@ -26,11 +26,11 @@ from accord.agents.cli.credentials import print_error
 from accord.agents.cli.mesh import Mesh, MeshError, free_ports, start_mesh
 from accord.agents.cli.refund_cmd import Printer, converse, token_for
 from accord.agents.cli.tasks_cmd import approval_table, list_approvals
-from accord.contracts.domain import RefundDecision
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.settings import env_name
+from accord.refund_contracts.domain import RefundDecision
 
 APPROVER = "approver-1"
 

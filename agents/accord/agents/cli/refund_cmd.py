@@ -24,13 +24,13 @@ from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
 from accord.agents.cli.output import hint, out_console
 from accord.agents.models.base import Language
 from accord.agents.models.money_text import money
-from accord.contracts.domain import RefundDecision
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError
 from accord.contracts.status import WITH_ERROR, Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import DEFAULT_APP, ROLE_APPROVER, ROLE_CUSTOMER, mint_token
 from accord.protocol.settings import service_url
+from accord.refund_contracts.domain import RefundDecision
 
 EN: Final = Language.EN  # the CLI speaks English
 EXIT_FAILED: Final = 1

@@ -21,14 +21,14 @@ from typing import Annotated, Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from accord.contracts.domain import RefundReason
 from accord.contracts.errors import ErrorCode
+from accord.refund_contracts.domain import RefundReason
 
 MAX_ORDER_DIGITS: Final = 12
 WRITTEN_ORDER_ID_PATTERN: Final = rf"^O-[0-9]{{1,{MAX_ORDER_DIGITS}}}$"
 """An order number as a customer writes it, normalised (``O-12`` too). Not the contract's order
-id format (``accord.contracts.domain.ORDER_ID_PATTERN``): the workflow checks an intake against
-that and asks again for an id the tools would refuse, so that what the customer said is kept
+id format (``accord.refund_contracts.domain.ORDER_ID_PATTERN``): the workflow checks an intake
+against that and asks again for an id the tools would refuse, so that what the customer said is kept
 apart from what the tools accept."""
 MAX_FIELD_CHARS: Final = 500
 

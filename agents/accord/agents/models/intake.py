@@ -26,8 +26,8 @@ from accord.agents.models.base import (
     Missing,
     RequestedAmount,
 )
-from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.refund_contracts.domain import RefundReason
 
 _T = TypeVar("_T")
 

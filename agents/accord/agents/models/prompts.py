@@ -30,8 +30,8 @@ from accord.agents.models.base import (
     Role,
     Task,
 )
-from accord.contracts.domain import RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.refund_contracts.domain import RefundReason
 
 MAX_EXPLANATION_CHARS: Final = 1000
 

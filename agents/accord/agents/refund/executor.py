@@ -42,7 +42,6 @@ from accord.agents.refund.money import MAX_REFUND_CONSTRAINT
 from accord.agents.refund.reported_errors import told
 from accord.agents.workflow import LogEvent, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
-from accord.contracts.domain import is_customer_id
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.server.executor import (
     Completed,
@@ -51,6 +50,7 @@ from accord.protocol.a2a.server.executor import (
     Progress,
     Turn,
 )
+from accord.refund_contracts.domain import is_customer_id
 
 logger = logging.getLogger(__name__)
 

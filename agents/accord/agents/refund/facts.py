@@ -6,7 +6,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from accord.contracts import compat
+from accord.refund_contracts import compat
 
 REFUND_KEY_PREFIX: Final = "refund:"
 # intake asks the same question (the order number, the reason, its offer of help) at most this

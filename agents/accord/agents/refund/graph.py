@@ -51,9 +51,9 @@ from accord.agents.refund.config import (
 )
 from accord.agents.refund.node_deps import Deps
 from accord.agents.workflow import Graph, NodeContext
-from accord.contracts import compat
-from accord.contracts.domain import ApprovalDecision
 from accord.contracts.retry import UNTIL_DEADLINE
+from accord.refund_contracts import compat
+from accord.refund_contracts.domain import ApprovalDecision
 
 NODES: Final = (
     "intake",

@@ -52,9 +52,14 @@ from accord.agents.refund.outputs import (
     receipt_mismatches,
 )
 from accord.agents.workflow import NodeContext, Route
-from accord.contracts.domain import ApprovalDecision, PaymentRefusal, PolicyRule, RefundDecision
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
+from accord.refund_contracts.domain import (
+    ApprovalDecision,
+    PaymentRefusal,
+    PolicyRule,
+    RefundDecision,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ shape the 0.1 nodes wrote as dicts, key for key, so logs written then replay wit
 which the executor and the Runner read from the log as JSON.
 
 Models of what a peer returns (orders.lookup's facts, whose one type is
-`accord.contracts.orders.OrderFacts`; policy-check's and risk-check's answers, a payments
+`accord.refund_contracts.orders.OrderFacts`; policy-check's and risk-check's answers, a payments
 receipt) mirror the peer's contract and forbid extra fields: a peer answering
 outside its contract fails the node with CONTRACT_VIOLATION (see `from_peer`).
 """
@@ -20,10 +20,10 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from accord.agents.models import Language, RequestedAmount
-from accord.contracts.domain import ApprovalDecision, RefundDecision, RefundReason
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.orders import OrderFacts
 from accord.contracts.validation import first_broken
+from accord.refund_contracts.domain import ApprovalDecision, RefundDecision, RefundReason
+from accord.refund_contracts.orders import OrderFacts
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -12,7 +12,7 @@ from accord.contracts.evolution.rules import Compatibility, rule
 class Finding(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    contract: str  # "agent:policy-check", "tool:refunds.issue", "registry"
+    contract: str  # "agent:triage", "tool:tickets.close", "registry"
     rule: str
     path: str  # a JSON pointer into the contract document, skills and values named by id
     old: Any = None

@@ -40,39 +40,39 @@ _ROWS: Final[tuple[tuple[str, Compatibility, str, str], ...]] = (
         "contract.added",
         _C,
         "A new agent or tool contract: nobody calls it yet.",
-        "tools/refunds.list.yaml appears",
+        "tools/tickets.list.yaml appears",
     ),
     (
         "contract.removed",
         _B,
         "An agent or tool contract is gone: its callers have nothing to call.",
-        "tools/refunds.get.yaml is deleted",
+        "tools/tickets.get.yaml is deleted",
     ),
-    ("skill.added", _C, "A new skill on an agent.", "policy-check gains skill refund.explain"),
+    ("skill.added", _C, "A new skill on an agent.", "triage gains skill ticket.explain"),
     (
         "skill.removed",
         _B,
         "A skill is gone: a task sent to it fails.",
-        "policy-check drops skill refund.policy",
+        "triage drops skill ticket.route",
     ),
     (
         "doc.changed",
         _C,
         "Prose only (description, title, skill name, tags, examples).",
-        "description: 'Look up an order' -> 'Facts about one order'",
+        "description: 'Look up a ticket' -> 'Facts about one ticket'",
     ),
     # -- inputs (what a caller sends) -------------------------------------------------------
     (
         "input.required_added",
         _B,
         "An input field is newly required: old callers do not send it.",
-        "required: [order_id] -> [order_id, customer_id]",
+        "required: [ticket_id] -> [ticket_id, user_id]",
     ),
     (
         "input.required_removed",
         _C,
         "An input field is no longer required.",
-        "required: [order_id, reason] -> [order_id]",
+        "required: [ticket_id, reason] -> [ticket_id]",
     ),
     (
         "input.property_added",
@@ -132,13 +132,13 @@ _ROWS: Final[tuple[tuple[str, Compatibility, str, str], ...]] = (
         "input.pattern_changed",
         _B,
         "An input pattern is new or different: old values may fail it.",
-        "order_id: ^O-[0-9]{4,10}$ -> ^O-[0-9]{6}$",
+        "ticket_id: ^T-[0-9]{4,10}$ -> ^T-[0-9]{6}$",
     ),
     (
         "input.pattern_removed",
         _C,
         "An input pattern is gone: more values are accepted.",
-        "order_id loses its pattern",
+        "ticket_id loses its pattern",
     ),
     (
         "input.limit_narrowed",
@@ -156,7 +156,7 @@ _ROWS: Final[tuple[tuple[str, Compatibility, str, str], ...]] = (
         "input.schema_changed",
         _B,
         "Another change of an input schema keyword ($ref, anyOf, ...).",
-        "order: {$ref: '#/$defs/order'} -> {$ref: '#/$defs/order2'}",
+        "ticket: {$ref: '#/$defs/ticket'} -> {$ref: '#/$defs/ticket2'}",
     ),
     # -- outputs (what a caller receives) ---------------------------------------------------
     (
@@ -169,13 +169,13 @@ _ROWS: Final[tuple[tuple[str, Compatibility, str, str], ...]] = (
         "output.property_added_closed",
         _B,
         "A new output field in a closed object: an old caller's schema rejects it.",
-        "policy-check output (closed) gains params",
+        "triage output (closed) gains params",
     ),
     (
         "output.property_removed",
         _B,
         "An output field is gone: callers read it.",
-        "orders.lookup output loses items",
+        "tickets.get output loses comments",
     ),
     (
         "output.property_renamed",
@@ -193,7 +193,7 @@ _ROWS: Final[tuple[tuple[str, Compatibility, str, str], ...]] = (
         "output.required_added",
         _C,
         "An output field is now always sent.",
-        "required gains refunds (already listed)",
+        "required gains comments (already listed)",
     ),
     (
         "output.opened",
@@ -211,7 +211,7 @@ _ROWS: Final[tuple[tuple[str, Compatibility, str, str], ...]] = (
         "output.type_widened",
         _B,
         "An output field may have a JSON type old callers reject.",
-        "max_refund_cents: integer -> [integer, null]",
+        "max_priority: integer -> [integer, null]",
     ),
     (
         "output.type_narrowed",
@@ -223,7 +223,7 @@ _ROWS: Final[tuple[tuple[str, Compatibility, str, str], ...]] = (
         "output.enum_value_added",
         _B,
         "An output enum gained a value the old closed enum rejects.",
-        "decision enum gains already_refunded",
+        "decision enum gains already_closed",
     ),
     ("output.enum_value_removed", _C, "An output enum lost a value.", "risk enum loses medium"),
     (
@@ -248,7 +248,7 @@ _ROWS: Final[tuple[tuple[str, Compatibility, str, str], ...]] = (
         "output.limit_narrowed",
         _C,
         "An output bound is new or tighter.",
-        "refunds maxItems: (absent) -> 100",
+        "comments maxItems: (absent) -> 100",
     ),
     (
         "output.schema_changed",

@@ -2,13 +2,19 @@
 
 A git revision (``v0.1.0``, ``HEAD~3``) means the shipped contract folder at that revision, read
 with ``git ls-tree`` and ``git show``: nothing is checked out, the working tree is untouched.
-A folder that holds the repository's contract folder (a worktree) means that folder.
+A folder that holds the repository's contract folders (a worktree) means those folders.
+
+Which folders those are is the caller's to say (``folders``: the workspace's
+``[tool.accord.release] specs``, the framework's own and each application's); contracts are
+keyed by name (``tool:tickets.get``), never by path, so a contract that moved from one
+folder to another is the same contract.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -22,7 +28,7 @@ from accord.contracts.evolution.release_record import RELEASE_FILE, read_release
 from accord.contracts.loading import MAX_CONTRACT_FILE_BYTES, ContractFileError, validate_model
 from accord.contracts.tools import ToolContract
 
-SPECS_IN_REPO: Final = "contracts/accord/contracts/specs"
+SPECS_IN_REPO: Final = "contracts/accord/contracts/specs"  # the framework's own folder
 REGISTRY_SNAPSHOT: Final = "registry.json"
 GIT_TIMEOUT_SECONDS: Final = 30
 
@@ -90,11 +96,11 @@ def add_folder(found: ContractSet, folder: Path) -> None:
         found.registry = _read_registry(snapshot.read_text(encoding="utf-8"), str(snapshot))
 
 
-def _from_folder(folder: Path, label: str) -> ContractSet:
-    if (folder / SPECS_IN_REPO).is_dir():
-        folder = folder / SPECS_IN_REPO
+def _from_folder(folder: Path, label: str, folders: Sequence[str]) -> ContractSet:
     found = ContractSet(label=label)
-    add_folder(found, folder)
+    inside = [folder / f for f in folders if (folder / f).is_dir()]
+    for each in inside or [folder]:  # a worktree's contract folders, or the folder itself
+        add_folder(found, each)
     return found
 
 
@@ -114,13 +120,14 @@ def _is_revision(repo: Path, spec: str) -> bool:
     return _git(repo, "rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}").returncode == 0
 
 
-def _from_revision(repo: Path, revision: str) -> ContractSet:
-    listing = _git(repo, "ls-tree", "-r", "--name-only", revision, "--", SPECS_IN_REPO)
+def _from_revision(repo: Path, revision: str, folders: Sequence[str]) -> ContractSet:
+    listing = _git(repo, "ls-tree", "-r", "--name-only", revision, "--", *folders)
     if listing.returncode != 0:
         raise _source_error(revision, "git ls-tree failed")
     found = ContractSet(label=revision)
+    snapshots = {f"{f}/{REGISTRY_SNAPSHOT}" for f in folders}
     for name in listing.stdout.splitlines():
-        if not (name.endswith(".yaml") or name == f"{SPECS_IN_REPO}/{REGISTRY_SNAPSHOT}"):
+        if not (name.endswith(".yaml") or name in snapshots):
             continue
         shown = _git(repo, "show", f"{revision}:{name}")
         if shown.returncode != 0:
@@ -131,12 +138,16 @@ def _from_revision(repo: Path, revision: str) -> ContractSet:
         else:
             _add(found, shown.stdout, where, strict=False)
     if not found.contracts:
-        raise _source_error(revision, f"no contracts under {SPECS_IN_REPO} at this revision")
+        where = ", ".join(folders)
+        raise _source_error(revision, f"no contracts under {where} at this revision")
     return found
 
 
-def load_side(spec: str, repo: Path | None = None) -> ContractSet:
-    """The contracts ``spec`` names: a contract file, a folder, or a git revision of ``repo``."""
+def load_side(
+    spec: str, repo: Path | None = None, folders: Sequence[str] = (SPECS_IN_REPO,)
+) -> ContractSet:
+    """The contracts ``spec`` names: a contract file, a folder, or a git revision of ``repo``
+    (``folders``: where a worktree or a revision keeps its contracts, relative to its root)."""
     path = Path(spec)
     if path.is_file():
         found = ContractSet(label=spec)
@@ -146,8 +157,9 @@ def load_side(spec: str, repo: Path | None = None) -> ContractSet:
         # A recorded release is labelled by its tag (v0.2.0), which is what a list of intended
         # breaks names in `against`, wherever the folder is.
         record = path / RELEASE_FILE
-        return _from_folder(path, read_release(record).tag if record.is_file() else spec)
+        label = read_release(record).tag if record.is_file() else spec
+        return _from_folder(path, label, folders)
     where = repo or Path.cwd()
     if _is_revision(where, spec):
-        return _from_revision(where, spec)
+        return _from_revision(where, spec, folders)
     raise _source_error(spec, "is neither a contract file, a folder nor a git revision")

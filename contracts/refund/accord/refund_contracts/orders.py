@@ -1,7 +1,7 @@
 """``orders.lookup``'s answer as the one Python type every caller reads it with.
 
 The tool contract's output schema (``specs/tools/orders.lookup.yaml``) is the truth; these
-models are checked against it when this module is imported (:func:`~accord.contracts.domain.
+models are checked against it when this module is imported (:func:`~accord.contracts.declared.
 shaped_by`), so a field added to the contract and not here, or the other way round, fails the
 import and names the field. Date-times are kept as the tool sends them (ISO 8601 strings).
 """
@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from accord.contracts.domain import shaped_by, tool_field
+from accord.contracts.declared import shaped_by, tool_field
 from accord.contracts.tools import shipped_tool_contracts
 
 TOOL: Final = "orders.lookup"
