@@ -83,7 +83,8 @@ def test_an_approver_approves_the_waiting_refund(mesh_for_module: Mesh, tmp_path
     )
     assert code == 0, lines
     assert (A2AState.INPUT_REQUIRED.value, Status.WAITING.value) in updates(lines)
-    waiting = [line["status"] for line in lines if line.get("update") == "TASK_STATE_INPUT_REQUIRED"]
+    asked = A2AState.INPUT_REQUIRED.value
+    waiting = [line["status"] for line in lines if line.get("update") == asked]
     assert waiting[-1]["waitingReason"] == WaitingReason.APPROVAL.value
     final = lines[-1]
     assert final["state"] == A2AState.COMPLETED.value
@@ -131,3 +132,12 @@ def test_a_refused_call_names_its_contract_code(mesh_for_module: Mesh, tmp_path:
     assert lines[-2]["status"]["waitingReason"] == WaitingReason.APPROVAL.value
     assert lines[-1]["error"] == ErrorCode.PERMISSION_DENIED.value, lines[-1]
     assert "refund.approve may not be asked for" in lines[-1]["message"]
+
+
+def test_a_token_the_mesh_did_not_sign_is_unauthenticated(
+    mesh_for_module: Mesh, tmp_path: Path
+) -> None:
+    node_env()
+    code, lines = run_example(mesh_for_module, tmp_path, ACCORD_TOKEN="not-a-token")
+    assert code == 2, lines
+    assert lines == [{"error": ErrorCode.UNAUTHENTICATED.value, "message": lines[0]["message"]}]
