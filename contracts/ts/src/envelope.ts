@@ -187,7 +187,7 @@ export function admitTurn(
 // -- checking ------------------------------------------------------------------------------
 
 function readEnvelope(raw: JsonValue): DelegationEnvelope {
-  const o = object(raw, "envelope", "model_type");
+  const o = object(raw, "envelope", ENVELOPE_SCHEMA.title);
   const goal = str(o, "goal", "", PROPS.goal);
   const constraints = readConstraints(o["constraints"]);
   const budget = readBudget(o["budget"]);
@@ -214,9 +214,13 @@ type StringRule = {
   readonly pattern?: string;
 };
 
-function object(value: JsonValue | undefined, field: string, rule: string): JsonObject {
+/** An object: a model (`model` names it, as pydantic's message does) or a plain dict. */
+function object(value: JsonValue | undefined, field: string, model?: string): JsonObject {
   if (value === undefined) throw new Broken(field, "missing", "Field required");
-  if (!isJsonObject(value)) throw new Broken(field, rule, "Input should be an object");
+  if (!isJsonObject(value)) {
+    const [rule, what] = model === undefined ? ["dict_type", ""] : ["model_type", ` or instance of ${model}`];
+    throw new Broken(field, rule, `Input should be a valid dictionary${what}`);
+  }
   return value;
 }
 
@@ -275,11 +279,7 @@ function noExtra(o: JsonObject, known: readonly string[], prefix: string): void 
 
 function readConstraints(value: JsonValue | undefined): Record<string, string | number | boolean> {
   if (value === undefined) return {};
-  const o = object(value, "constraints", "dict_type");
-  const max = PROPS.constraints.maxProperties;
-  if (Object.keys(o).length > max) {
-    throw new Broken("constraints", "too_long", `Dictionary should have at most ${max} items`);
-  }
+  const o = object(value, "constraints");
   const out: Record<string, string | number | boolean> = {};
   for (const [key, item] of Object.entries(o)) {
     const ok =
@@ -290,21 +290,29 @@ function readConstraints(value: JsonValue | undefined): Record<string, string | 
     if (!ok) throw new Broken(`constraints.${key}.str`, "string_type", "Input should be a valid string");
     out[key] = item;
   }
+  // Counted after the items are read, as pydantic does (so a bad item is named first).
+  const max = PROPS.constraints.maxProperties;
+  if (Object.keys(out).length > max) {
+    const words = `Dictionary should have at most ${max} items after validation, not more`;
+    throw new Broken("constraints", "too_long", words);
+  }
   return out;
 }
 
 function readContextRefs(value: JsonValue | undefined): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new Broken("context_refs", "list_type", "Input should be a valid list");
-  const max = PROPS.context_refs.maxItems;
-  if (value.length > max) {
-    throw new Broken("context_refs", "too_long", `List should have at most ${max} items`);
+  const refs = value.map((item, i) => checkString(item, `context_refs.${i}`, PROPS.context_refs.items));
+  const max = PROPS.context_refs.maxItems; // counted after the items, as for constraints
+  if (refs.length > max) {
+    const words = `List should have at most ${max} items after validation, not ${refs.length}`;
+    throw new Broken("context_refs", "too_long", words);
   }
-  return value.map((item, i) => checkString(item, `context_refs.${i}`, PROPS.context_refs.items));
+  return refs;
 }
 
 function readBudget(value: JsonValue | undefined): DelegationEnvelope["budget"] {
-  const o = object(value, "budget", "model_type");
+  const o = object(value, "budget", DEFS.Budget.title);
   const p = DEFS.Budget.properties;
   const units = int(o, "units", "budget.", p.units);
   const toolCalls = int(o, "tool_calls", "budget.", p.tool_calls);
@@ -316,7 +324,7 @@ function readBudget(value: JsonValue | undefined): DelegationEnvelope["budget"] 
 }
 
 function readTenant(value: JsonValue | undefined): DelegationEnvelope["tenant"] {
-  const o = object(value, "tenant", "model_type");
+  const o = object(value, "tenant", DEFS.Tenant.title);
   const p = DEFS.Tenant.properties;
   const tenant = {
     app: str(o, "app", "tenant.", p.app),
