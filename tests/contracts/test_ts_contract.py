@@ -218,8 +218,12 @@ def _envelopes() -> list[Any]:
     """Valid ones (defaults filled, deadlines rewritten) and one of each way to break one."""
     return [
         GOOD,
-        _with(constraints={"max_refund_cents": 500, "rush": True, "note": "x"},
-              context_refs=["doc:1"], parent_task="wf-1", traceparent=TRACE),
+        _with(
+            constraints={"max_refund_cents": 500, "rush": True, "note": "x"},
+            context_refs=["doc:1"],
+            parent_task="wf-1",
+            traceparent=TRACE,
+        ),
         _budget(deadline="2030-01-01T02:00:00.5+02:00"),
         _budget(deadline="2030-01-01 00:00Z"),
         _budget(deadline="2030-06-01T12:30:00.123456789Z"),
@@ -263,13 +267,15 @@ def _status_cases() -> list[dict[str, Any]]:
         error = None
         if state.error_code is not None:
             error = AccordError(state.error_code, *(("nicht möglich", DETAILS) if i % 2 else ()))
-        cases.append({
-            "state": state.model_dump(mode="json"),
-            "error": error.to_dict() if error is not None else None,
-            "node": "refund/intake" if i % 3 == 0 else None,
-            "text": ["", "Working on it", "Wer fragt? ✓"][i % 3],
-            "data": {"amount": 12, "items": ["a"]} if i % 4 == 0 else None,
-        })
+        cases.append(
+            {
+                "state": state.model_dump(mode="json"),
+                "error": error.to_dict() if error is not None else None,
+                "node": "refund/intake" if i % 3 == 0 else None,
+                "text": ["", "Working on it", "Wer fragt? ✓"][i % 3],
+                "data": {"amount": 12, "items": ["a"]} if i % 4 == 0 else None,
+            }
+        )
     return cases
 
 
@@ -277,8 +283,9 @@ def _py_status(case: dict[str, Any]) -> dict[str, Any]:
     state = ContractState.model_validate(case["state"])
     error = AccordError.from_dict(case["error"]) if case["error"] else None
     said = {"error": error, "node": case["node"]}
-    message = status_message(state, task_id="t-1", context_id="c-1", text=case["text"],
-                             data=case["data"], **said)
+    message = status_message(
+        state, task_id="t-1", context_id="c-1", text=case["text"], data=case["data"], **said
+    )
     wire = None if message is None else plain(MessageToDict(message)) | {"messageId": "m-1"}
     metadata = status_metadata(state, **said)
     status = {"state": to_a2a(state).value, **({"message": wire} if wire else {})}
@@ -298,8 +305,11 @@ def _py_admit(case: dict[str, Any]) -> Any:
         got = guard.admit(envelope, case["spent"], tool_calls_spent=case["toolCallsSpent"], now=now)
     except AccordError as e:
         return {"error": e.to_dict()}
-    return {"remainingMs": round(got.remaining_s * 1000), "spent": got.spent,
-            "toolCallsSpent": got.tool_calls_spent}
+    return {
+        "remainingMs": round(got.remaining_s * 1000),
+        "spent": got.spent,
+        "toolCallsSpent": got.tool_calls_spent,
+    }
 
 
 def _same(ts: Any, py: Any) -> None:
@@ -317,8 +327,14 @@ def test_typescript_helpers_write_what_the_python_server_writes(tmp_path: Path) 
     errors = [AccordError(c) for c in ErrorCode]
     errors += [AccordError(c, "nicht möglich", DETAILS) for c in ErrorCode]
     admits = [
-        {"spent": s, "toolCallsSpent": t, "unitsPerTurn": u, "toolCallsPerTurn": p, "now": n,
-         "envelope": e}
+        {
+            "spent": s,
+            "toolCallsSpent": t,
+            "unitsPerTurn": u,
+            "toolCallsPerTurn": p,
+            "now": n,
+            "envelope": e,
+        }
         for s, t, u, p, n, e in [
             (0, 0, 1, 0, deadline_ms - 90_000, GOOD),
             (39, 5, 1, 0, deadline_ms - 1, GOOD),
@@ -340,12 +356,19 @@ def test_typescript_helpers_write_what_the_python_server_writes(tmp_path: Path) 
 
     for case, got in zip(ask["status"], ts["status"], strict=True):
         _same(got, _py_status(case))
-    _same(ts["errors"], [
-        {"dict": e.to_dict(), "jsonrpc": e.to_jsonrpc_error(), "mcp": e.to_mcp_result(),
-         "mcp_read": AccordError.from_mcp_result(e.to_mcp_result()).to_dict(),
-         "info_parse_failure": e.error_info(-32700)}
-        for e in errors
-    ])
+    _same(
+        ts["errors"],
+        [
+            {
+                "dict": e.to_dict(),
+                "jsonrpc": e.to_jsonrpc_error(),
+                "mcp": e.to_mcp_result(),
+                "mcp_read": AccordError.from_mcp_result(e.to_mcp_result()).to_dict(),
+                "info_parse_failure": e.error_info(-32700),
+            }
+            for e in errors
+        ],
+    )
     _same(ts["mcp_foreign"], AccordError.from_mcp_result(ask["mcp_foreign"]).to_dict())
     for metadata, got in zip(ask["envelopes"], ts["envelopes"], strict=True):
         _same(got, _py_envelope(metadata))

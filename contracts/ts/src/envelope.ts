@@ -218,7 +218,8 @@ type StringRule = {
 function object(value: JsonValue | undefined, field: string, model?: string): JsonObject {
   if (value === undefined) throw new Broken(field, "missing", "Field required");
   if (!isJsonObject(value)) {
-    const [rule, what] = model === undefined ? ["dict_type", ""] : ["model_type", ` or instance of ${model}`];
+    const [rule, what] =
+      model === undefined ? ["dict_type", ""] : ["model_type", ` or instance of ${model}`];
     throw new Broken(field, rule, `Input should be a valid dictionary${what}`);
   }
   return value;
@@ -237,13 +238,16 @@ function checkString(value: JsonValue, field: string, rule: StringRule): string 
   }
   const length = [...value].length; // code points, as Python counts
   if (rule.minLength !== undefined && length < rule.minLength) {
-    throw new Broken(field, "string_too_short", `String should have at least ${rule.minLength} character`);
+    const words = `String should have at least ${rule.minLength} character`;
+    throw new Broken(field, "string_too_short", words);
   }
   if (rule.maxLength !== undefined && length > rule.maxLength) {
-    throw new Broken(field, "string_too_long", `String should have at most ${rule.maxLength} characters`);
+    const words = `String should have at most ${rule.maxLength} characters`;
+    throw new Broken(field, "string_too_long", words);
   }
   if (rule.pattern !== undefined && !new RegExp(rule.pattern, "u").test(value)) {
-    throw new Broken(field, "string_pattern_mismatch", `String should match pattern '${rule.pattern}'`);
+    const words = `String should match pattern '${rule.pattern}'`;
+    throw new Broken(field, "string_pattern_mismatch", words);
   }
   return value;
 }
@@ -253,7 +257,12 @@ function nullable(o: JsonObject, key: string, rule: StringRule): string | null {
   return value === undefined || value === null ? null : checkString(value, key, rule);
 }
 
-function int(o: JsonObject, key: string, prefix: string, rule: { minimum: number; maximum: number }): number {
+function int(
+  o: JsonObject,
+  key: string,
+  prefix: string,
+  rule: { readonly minimum: number; readonly maximum: number },
+): number {
   const field = prefix + key;
   const value = o[key];
   if (value === undefined) throw new Broken(field, "missing", "Field required");
@@ -261,10 +270,12 @@ function int(o: JsonObject, key: string, prefix: string, rule: { minimum: number
     throw new Broken(field, "int_type", "Input should be a valid integer");
   }
   if (value < rule.minimum) {
-    throw new Broken(field, "greater_than_equal", `Input should be greater than or equal to ${rule.minimum}`);
+    const words = `Input should be greater than or equal to ${rule.minimum}`;
+    throw new Broken(field, "greater_than_equal", words);
   }
   if (value > rule.maximum) {
-    throw new Broken(field, "less_than_equal", `Input should be less than or equal to ${rule.maximum}`);
+    const words = `Input should be less than or equal to ${rule.maximum}`;
+    throw new Broken(field, "less_than_equal", words);
   }
   return value;
 }
@@ -287,7 +298,9 @@ function readConstraints(value: JsonValue | undefined): Record<string, string | 
       typeof item === "boolean" ||
       (typeof item === "number" && Number.isInteger(item));
     // Python tries str, int, bool in turn and reports the first: `constraints.KEY.str`.
-    if (!ok) throw new Broken(`constraints.${key}.str`, "string_type", "Input should be a valid string");
+    if (!ok) {
+      throw new Broken(`constraints.${key}.str`, "string_type", "Input should be a valid string");
+    }
     out[key] = item;
   }
   // Counted after the items are read, as pydantic does (so a bad item is named first).
@@ -301,8 +314,11 @@ function readConstraints(value: JsonValue | undefined): Record<string, string | 
 
 function readContextRefs(value: JsonValue | undefined): string[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new Broken("context_refs", "list_type", "Input should be a valid list");
-  const refs = value.map((item, i) => checkString(item, `context_refs.${i}`, PROPS.context_refs.items));
+  if (!Array.isArray(value)) {
+    throw new Broken("context_refs", "list_type", "Input should be a valid list");
+  }
+  const rule = PROPS.context_refs.items;
+  const refs = value.map((item, i) => checkString(item, `context_refs.${i}`, rule));
   const max = PROPS.context_refs.maxItems; // counted after the items, as for constraints
   if (refs.length > max) {
     const words = `List should have at most ${max} items after validation, not ${refs.length}`;
@@ -337,8 +353,10 @@ function readTenant(value: JsonValue | undefined): DelegationEnvelope["tenant"] 
 
 // RFC 3339 as pydantic reads it: a date, "T" or a space, hours and minutes, optional seconds
 // and fraction, and a zone (required: AwareDatetime).
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[T t](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
+const DATE_TIME = new RegExp(
+  String.raw`^(\d{4})-(\d{2})-(\d{2})[T t](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?` +
+    String.raw`(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$`,
+);
 
 interface Deadline {
   readonly epochMs: number;
@@ -362,10 +380,14 @@ function readDeadline(value: JsonValue): Deadline {
     throw new Broken(field, "timezone_aware", "Input should have timezone info");
   }
   const micro = (frac ?? "").slice(0, 6).padEnd(6, "0");
-  const offsetMin = sign === undefined ? 0 : (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om));
-  const local = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0));
+  const offsetMin =
+    sign === undefined ? 0 : (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  const [year, month, day, hour, minute] = [y, mo, d, h, mi].map(Number) as [
+    number, number, number, number, number,
+  ];
+  const local = Date.UTC(year, month - 1, day, hour, minute, Number(s ?? 0));
   const check = new Date(local);
-  if (check.getUTCDate() !== Number(d) || check.getUTCHours() !== Number(h) || Number(mi) > 59) {
+  if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || minute > 59) {
     throw new Broken(field, "datetime_from_date_parsing", "Input should be a valid datetime");
   }
   const base = `${y}-${mo}-${d}T${h}:${mi}:${s ?? "00"}${micro === "000000" ? "" : `.${micro}`}`;

@@ -197,7 +197,9 @@ export function readContractState(
       : fromA2AState(raw, { waitingReason: metaWaitingReason(meta), errorCode: error?.code });
   // Only a status an error qualifies (failed) has a code: FROM_A2A gives it its default.
   if (state.errorCode === undefined) return { state };
-  if (error === undefined || error.code !== state.errorCode) error = new AccordError(state.errorCode);
+  if (error === undefined || error.code !== state.errorCode) {
+    error = new AccordError(state.errorCode);
+  }
   return { state, error };
 }
 
