@@ -347,7 +347,10 @@ def test_typescript_helpers_write_what_the_python_server_writes(tmp_path: Path) 
     ask = {
         "status": _status_cases(),
         "errors": [e.to_dict() for e in errors],
-        "mcp_foreign": {"isError": True, "content": [{"type": "text", "text": "boom"}]},
+        "mcp_foreign": [
+            {"isError": True, "content": [{"type": "text", "text": "boom"}]},
+            {"isError": True, "_meta": {}, "meta": {"dev.accord/error": {"code": "UNAVAILABLE"}}},
+        ],
         "envelopes": [{DELEGATION_EXTENSION_URI: e} for e in _envelopes()] + [{}],
         "admit": admits,
         "child_of": {DELEGATION_EXTENSION_URI: _with(traceparent=TRACE, parent_task="wf-0")},
@@ -365,11 +368,13 @@ def test_typescript_helpers_write_what_the_python_server_writes(tmp_path: Path) 
                 "mcp": e.to_mcp_result(),
                 "mcp_read": AccordError.from_mcp_result(e.to_mcp_result()).to_dict(),
                 "info_parse_failure": e.error_info(-32700),
+                "rest": list(e.to_rest()),
+                "http": list(e.to_http()),
             }
             for e in errors
         ],
     )
-    _same(ts["mcp_foreign"], AccordError.from_mcp_result(ask["mcp_foreign"]).to_dict())
+    _same(ts["mcp_foreign"], [AccordError.from_mcp_result(r).to_dict() for r in ask["mcp_foreign"]])
     for metadata, got in zip(ask["envelopes"], ts["envelopes"], strict=True):
         _same(got, _py_envelope(metadata))
     assert ts["envelope_optional"] is None is _py_envelope({}, required=False)

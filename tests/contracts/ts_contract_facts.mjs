@@ -106,6 +106,8 @@ function helpers(ask) {
       mcp: c.toMcpResult(e),
       mcp_read: c.fromMcpResult(c.toMcpResult(e)).toDict(),
       info_parse_failure: c.errorInfo(e, -32700),
+      rest: c.toRestError(e),
+      http: c.toHttpError(e),
     };
   });
   const envelopes = ask.envelopes.map((m) =>
@@ -116,7 +118,7 @@ function helpers(ask) {
   return {
     status,
     errors,
-    mcp_foreign: c.fromMcpResult(ask.mcp_foreign).toDict(),
+    mcp_foreign: ask.mcp_foreign.map((r) => c.fromMcpResult(r).toDict()),
     envelopes,
     envelope_optional: c.parseEnvelope({}, { required: false }) ?? null,
     child: c.envelopeMetadata(

@@ -116,6 +116,28 @@ export function toJsonRpcError(error: AccordError): JsonRpcError {
   };
 }
 
+/** A2A's HTTP+JSON (REST) answer: the registry's status and a google.rpc.Status body. */
+export function toRestError(error: AccordError): [number, JsonObject] {
+  const spec = REGISTRY[error.code];
+  const details: JsonValue = [{ ...errorInfo(error) }];
+  return [
+    spec.rest_status,
+    {
+      error: {
+        code: spec.rest_status,
+        status: spec.rest_reason,
+        message: error.message,
+        details,
+      },
+    },
+  ];
+}
+
+/** A plain HTTP endpoint's answer (health, admin): the registry's status, the neutral form. */
+export function toHttpError(error: AccordError): [number, JsonObject] {
+  return [REGISTRY[error.code].http_status, { error: { ...error.toDict() } }];
+}
+
 /**
  * The MCP tool result of a contract error: isError, a JSON text block, the error under
  * `_meta["dev.accord/error"]`. Never in structuredContent: MCP clients validate that against
@@ -137,7 +159,9 @@ export function toMcpResult(error: AccordError): McpErrorResult {
  */
 export function fromMcpResult(result: unknown): AccordError {
   const r = isJsonObject(result) ? result : {};
-  const meta = r["_meta"] ?? r["meta"];
+  const given = r["_meta"];
+  // Python's `result.get("_meta") or result.get("meta")`: an empty `_meta` counts as none.
+  const meta = pythonTruthy(given) ? given : r["meta"];
   const payload = isJsonObject(meta) ? meta[MCP_ERROR_META_KEY] : undefined;
   if (isJsonObject(payload)) return AccordError.fromDict(payload);
   const text = firstText(r["content"]);
@@ -146,6 +170,12 @@ export function fromMcpResult(result: unknown): AccordError {
     "tool returned an error without a contract code",
     text ? { text: text.slice(0, 500) } : undefined,
   );
+}
+
+function pythonTruthy(value: JsonValue | undefined): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (isJsonObject(value)) return Object.keys(value).length > 0;
+  return Boolean(value);
 }
 
 function firstText(content: JsonValue | undefined): string {
