@@ -249,7 +249,17 @@ def _envelopes() -> list[Any]:
         _with(traceparent="00-xyz"),
         _with(parent_task="has space"),
         _with(goal="é" * 2000, context_refs=["x" * 512] * 30),  # 16 KiB as UTF-8 only
+        # Several faults: the first field in the model's order is named, extra keys last.
+        {"extra": 1, **_with(goal="")},
+        _with(extra=1, tenant={"app": "a"}),
+        _budget(x=2, units=-1),
+        _with(constraints={str(i): 1.5 for i in range(33)}),
+        _with(parent_task="x" * 200),
     ]
+
+
+# Dates that are not dates: refused alike, though pydantic's words name the part that broke.
+BAD_DATES = ["2030-02-30T00:00:00Z", "2030-01-01T24:00:00Z", "tomorrow", "2030-13-01T00:00Z"]
 
 
 def _py_envelope(metadata: dict[str, Any], required: bool = True) -> Any:
@@ -352,6 +362,7 @@ def test_typescript_helpers_write_what_the_python_server_writes(tmp_path: Path) 
             {"isError": True, "_meta": {}, "meta": {"dev.accord/error": {"code": "UNAVAILABLE"}}},
         ],
         "envelopes": [{DELEGATION_EXTENSION_URI: e} for e in _envelopes()] + [{}],
+        "bad_dates": [{DELEGATION_EXTENSION_URI: _budget(deadline=d)} for d in BAD_DATES],
         "admit": admits,
         "child_of": {DELEGATION_EXTENSION_URI: _with(traceparent=TRACE, parent_task="wf-0")},
     }
@@ -377,8 +388,10 @@ def test_typescript_helpers_write_what_the_python_server_writes(tmp_path: Path) 
     _same(ts["mcp_foreign"], [AccordError.from_mcp_result(r).to_dict() for r in ask["mcp_foreign"]])
     for metadata, got in zip(ask["envelopes"], ts["envelopes"], strict=True):
         _same(got, _py_envelope(metadata))
+    for metadata, got in zip(ask["bad_dates"], ts["bad_dates"], strict=True):
+        _same(got["error"]["details"], _py_envelope(metadata)["error"]["details"])
     assert ts["envelope_optional"] is None is _py_envelope({}, required=False)
-    assert sum("error" in e for e in ts["envelopes"]) == 22  # every way to break one refused
+    assert sum("error" in e for e in ts["envelopes"]) == 27  # every way to break one refused
     incoming = DelegationEnvelope.model_validate(ask["child_of"][DELEGATION_EXTENSION_URI])
     child = DelegationEnvelope(
         goal="check risk",

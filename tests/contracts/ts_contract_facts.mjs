@@ -113,6 +113,7 @@ function helpers(ask) {
   const envelopes = ask.envelopes.map((m) =>
     attempt(() => c.envelopeMetadata(c.parseEnvelope(m))),
   );
+  const badDates = ask.bad_dates.map((m) => attempt(() => c.envelopeMetadata(c.parseEnvelope(m))));
   const incoming = c.parseEnvelope(ask.child_of);
   const goal = "check risk";
   return {
@@ -120,6 +121,7 @@ function helpers(ask) {
     errors,
     mcp_foreign: ask.mcp_foreign.map((r) => c.fromMcpResult(r).toDict()),
     envelopes,
+    bad_dates: badDates,
     envelope_optional: c.parseEnvelope({}, { required: false }) ?? null,
     child: c.envelopeMetadata(
       c.childEnvelope(incoming, { goal, spent: { units: 10, toolCalls: 2 }, parentTask: "task-9" }),
