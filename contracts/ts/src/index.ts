@@ -1,4 +1,8 @@
 // @accord/contract: the generated contract (src/generated) and the helpers written over it.
 export * from "./generated/index.js";
 export * from "./codes.js";
+export * from "./envelope.js";
+export * from "./error.js";
+export * from "./json.js";
 export * from "./lifecycle.js";
+export * from "./status_wire.js";
