@@ -22,7 +22,7 @@ FENCE = re.compile(r"^\s*```(\S*)")
 # The words a command line starts with; an untagged block with such a line is a finding.
 COMMAND_START = re.compile(
     r"^\s*(\$ |(\.venv/bin/|kit/bin/)?(accord|make|curl|kubectl|docker|npm|node|python|pytest|"
-    r"export|cd|git|echo|jq)( |$))"
+    r"export|cd|git|echo|jq)( |$)|[A-Z_]+=\S* +(\.venv/bin/)?accord )"
 )
 COMMENT = re.compile(r"\s+#( .*)?$")
 
@@ -34,6 +34,7 @@ class DocCommand:
     page: str
     line: int
     text: str
+    output: tuple[str, ...] = ()  # what a ```console block shows it print
 
     @property
     def where(self) -> str:
@@ -89,8 +90,8 @@ def _normalise(text: str) -> str:
     return text.strip()
 
 
-def _commands(lines: list[str], console: bool) -> list[tuple[int, str]]:
-    found: list[tuple[int, str]] = []
+def _commands(lines: list[str], console: bool) -> list[tuple[int, str, tuple[str, ...]]]:
+    found: list[tuple[int, str, tuple[str, ...]]] = []
     pending: tuple[int, str] | None = None
     for offset, raw in enumerate(lines):
         if pending is not None:
@@ -98,6 +99,9 @@ def _commands(lines: list[str], console: bool) -> list[tuple[int, str]]:
             text = f"{text}\n{raw}"
         elif console:
             if not raw.startswith("$ "):
+                if found and found[-1][0] >= 0:
+                    start, text, shown = found[-1]
+                    found[-1] = (start, text, (*shown, raw))
                 continue
             start, text = offset, raw[2:]
         else:
@@ -105,7 +109,7 @@ def _commands(lines: list[str], console: bool) -> list[tuple[int, str]]:
                 continue
             start, text = offset, raw
         if _complete(text):
-            found.append((start, _normalise(_strip_comment(text))))
+            found.append((start, _normalise(_strip_comment(text)), ()))
             pending = None
         else:
             pending = (start, text)
@@ -119,8 +123,8 @@ def doc_commands() -> list[DocCommand]:
         page = path.relative_to(ROOT).as_posix()
         for tag, first, lines in _blocks(path):
             if tag in SHELL_TAGS or tag == "console":
-                for offset, text in _commands(lines, console=tag == "console"):
-                    commands.append(DocCommand(page, first + offset, text))
+                for offset, text, shown in _commands(lines, console=tag == "console"):
+                    commands.append(DocCommand(page, first + offset, text, shown))
     return commands
 
 

@@ -1,0 +1,83 @@
+"""Which test runs which documented command (docs/testing.md "Commands in the docs").
+
+Each entry: a regular expression matched at the start of a command (as tests/docs/doc_commands.py
+reads it), the test file that runs that command or the behaviour it shows, and a string that
+file holds where it does so: a test file that stops holding it fails tests/docs, so the entry
+cannot point at a test that no longer runs the command.
+"""
+
+from __future__ import annotations
+
+COVERED: tuple[tuple[str, str, str], ...] = (
+    # the mesh and what a customer or an approver does with it
+    (r"make demo$", "tests/mesh/test_cli.py", '"demo"'),
+    (r"make up$", "tests/workspace/test_makefile.py", "up"),
+    (r"(ACCORD_DEV=1 )?accord up$", "tests/mesh/test_cli.py", '"up"'),
+    (r"accord refund ", "tests/mesh/test_cli.py", 'accord(mesh, "refund"'),
+    (r"printf .* \| accord chat$", "tests/mesh/test_cli.py", '"chat"'),
+    (r"accord approve ", "tests/mesh/test_cli.py", '"approve"'),
+    (r"accord tasks ", "tests/mesh/test_cli.py", '"tasks"'),
+    (r"accord stats", "tests/agents/runner/test_stats_cmd.py", '"stats"'),
+    (r"accord db (current|upgrade)", "tests/storage/test_db_cli.py", '"upgrade"'),
+    (r"accord new help-desk", "tests/apps/test_new_app.py", '"new"'),
+    (r"accord card ", "tests/agents/test_policy_cli.py", '"card"'),
+    (r"accord call http://127.0.0.1:870[12] ", "tests/agents/test_policy_cli.py", '"call"'),
+    (r"accord call http://127.0.0.1:9000", "tests/security/test_credential_origin.py", "origin"),
+    (r"accord serve (policy|risk)$", "tests/agents/test_checks_lookup.py", '["serve", "risk"]'),
+    (r"accord serve commerce --stdio", "tests/tools/test_stdio.py", '"--stdio"'),
+    (r"accord serve (commerce|payments)", "tests/tools/conftest.py", "serve"),
+    (r"accord token revoke|accord token --revoke", "tests/security/test_tokens.py", '"revoke"'),
+    (r"accord webhook ", "tests/agents/test_webhook_cli.py", '"webhook"'),
+    (r"accord contract-test( |$)", "tests/kit/test_cli.py", "contract-test"),
+    (
+        r"accord contracts (diff|compat|release)",
+        "tests/contracts/evolution/test_releases.py",
+        '"compat"',
+    ),
+    (r"make release VERSION=", "tests/contracts/evolution/test_releases.py", '"release"'),
+    (
+        r"ACCORD_CONTRACTS_DIR=contracts accord serve policy",
+        "tests/agents/test_served_contracts.py",
+        "ACCORD_CONTRACTS_DIR",
+    ),
+    (r"make compat$", "tests/workspace/test_ci_never_skips.py", "compat"),
+    # curl and other languages
+    (r'curl -sS "\$\{ACCORD_URL', "tests/interop/test_curl.py", "curl-refund.sh"),
+    (
+        r"curl -sS http://127.0.0.1:8701/message:send",
+        "tests/interop/test_refund_curl.py",
+        "curl-refund-approval.sh",
+    ),
+    (r"curl -s \$URL/", "tests/protocol/a2a/test_auth_gate.py", "X-API-Key"),
+    (
+        r"curl -sS http://127.0.0.1:8700/ ",
+        "tests/mesh/test_push.py",
+        "CreateTaskPushNotificationConfig",
+    ),
+    (r"node refund_client.mjs", "tests/interop/test_clients_js.py", "refund_client.mjs"),
+    (r"npm install @a2a-js/sdk", "tests/interop/test_clients_js.py", "refund_client.mjs"),
+    (
+        r"node node_modules/.*conformance",
+        "tests/interop/test_mcp_conformance.py",
+        "expected-failures",
+    ),
+    (
+        r"cd tests/interop/js && export PATH",
+        "tests/interop/test_mcp_conformance.py",
+        "NODE_MODULES",
+    ),
+    (r"ACCORD_TRACE_FILE=", "tests/telemetry/test_refund_trace.py", "ACCORD_TRACE_FILE"),
+    # contracts in TypeScript, the kit's wheel, the pytest plugin
+    (r"make contracts-ts", "tests/contracts/test_ts_contract.py", "make contracts-ts"),
+    (r"python -m accord.contracts.codegen ts", "tests/contracts/test_ts_contract.py", "ts-app"),
+    (r"cd contracts/ts && npm install", "tests/contracts/test_ts_contract.py", "dist"),
+    (r"make dist$", "tests/kit/test_kit_wheel.py", "install"),
+    (r"python -m venv kit && kit/bin/pip install", "tests/kit/test_kit_wheel.py", "install"),
+    (r"kit/bin/accord-contract-test", "tests/kit/test_kit_wheel.py", "accord-contract-test"),
+    (r"pytest tests/test_contract.py --accord-target", "tests/kit/test_plugin.py", "accord-target"),
+    (
+        r"ACCORD_DATA_DIR=\$\(mktemp -d\) (\.venv/bin/)?python docs/examples/runner_demo.py",
+        "tests/agents/runner/test_demo.py",
+        "runner_demo",
+    ),
+)
