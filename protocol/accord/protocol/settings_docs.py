@@ -25,7 +25,7 @@ Every Accord process (`accord serve NAME`, `accord up`, the other commands) read
 takes the default. A value the model refuses stops the command before anything starts, with one
 line that names the variable, and exit status 2:
 
-```
+```console
 $ ACCORD_WORKFLOW_LEASE_TTL_S=abc accord serve triage
 accord: invalid configuration: ACCORD_WORKFLOW_LEASE_TTL_S: Input should be a valid number, \
 unable to parse string as a number (got 'abc')
