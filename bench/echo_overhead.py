@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from profiles import cpu_seconds
-from refund_e2e import load, pct, wait_healthy
+from refund_e2e import Run, load, pct, wait_healthy
 
 CPU_TARGET: Final = 1.3
 ROOT: Final = Path(__file__).resolve().parent.parent
@@ -70,7 +70,12 @@ def serve_bare(port: int) -> None:
                 await event_queue.enqueue_event(task)
             updater = TaskUpdater(event_queue, task.id, task.context_id)
             await updater.start_work()
-            answer = {"decision": "refunded", "order_id": None, "reasons": [], "receipt": None}
+            answer: dict[str, Any] = {
+                "decision": "refunded",
+                "order_id": None,
+                "reasons": [],
+                "receipt": None,
+            }
             answer["explanation"] = context.get_user_input()
             await updater.add_artifact([data_part(answer)], name="result", last_chunk=True)
             await updater.complete()
@@ -110,7 +115,7 @@ class Echo:
     failures: int
 
 
-def _phase(url: str, pid: int, asks: list[tuple[str, str]], c: int) -> tuple[Any, float]:
+def _phase(url: str, pid: int, asks: list[tuple[str, str]], c: int) -> tuple[Run, float]:
     """One load run and the server's CPU ms per request over it."""
     before = cpu_seconds(pid)
     run = asyncio.run(load(url, asks, c))
@@ -191,7 +196,7 @@ def main() -> None:
             print(_row(name, got[name][-1], c))
 
     def median(name: str, field: str) -> float:
-        return statistics.median(getattr(e, field) for e in got[name])
+        return float(statistics.median(getattr(e, field) for e in got[name]))
 
     cpu = median("accord", "c16_cpu_ms") / median("bare", "c16_cpu_ms")
     verdict = "pass" if cpu <= CPU_TARGET else "MISS"
