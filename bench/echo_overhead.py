@@ -13,7 +13,9 @@ Two echo agents, each a real uvicorn process, measured one after the other by th
 For each: requests/s at c1 and c16, c1 p50/p95 (nearest rank) and CPU ms per request of the
 server process (``/proc``, its threads included) at c1 and c16. ``--rounds`` alternates which
 agent goes first, so that a neighbour's load on a shared machine falls on both. Prints
-``Accord echo CPU / bare echo CPU`` against the target (<= 1.3) and the throughput ratio.
+``Accord echo CPU / bare echo CPU`` (c16, medians over the rounds) against the target
+(<= 1.3) and the throughput ratio. ``--profile DIR`` records a py-spy profile of each agent
+during its c16 run (``profiles.py``; the last round's is kept) and prints its summary.
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from profiles import cpu_seconds
+from profiles import Profiler, cpu_seconds, summarise
 from refund_e2e import Run, load, pct, wait_healthy
 
 CPU_TARGET: Final = 1.3
@@ -140,7 +143,12 @@ def measure(name: str, args: argparse.Namespace, token: str) -> Echo:
         asks = [(token, "echo")]
         asyncio.run(load(url, asks * 64, args.concurrency))  # connections, caches, imports
         one, c1_cpu = _phase(url, proc.pid, asks * args.c1_requests, 1)
+        profiler = None if args.profile is None else Profiler(args.profile, {name: proc.pid})
+        started = time.perf_counter()
         many, c16_cpu = _phase(url, proc.pid, asks * args.requests, args.concurrency)
+        if profiler is not None:
+            profiler.stop()
+            print(summarise(args.profile / f"{name}.txt", time.perf_counter() - started))
         return Echo(
             c1_rate=len(one.latencies) / one.wall,
             p50_ms=pct(one.latencies, 50) * 1000,
@@ -169,6 +177,9 @@ def main() -> None:
     parser.add_argument("--c1-requests", type=int, default=100, help="echoes one at a time")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=2, help="each alternates the order")
+    parser.add_argument(
+        "--profile", type=Path, default=None, help="py-spy profiles of each at c16 into DIR"
+    )
     parser.add_argument("--serve-bare", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_bare:
