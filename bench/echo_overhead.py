@@ -9,6 +9,10 @@ Two echo agents, each a real uvicorn process, measured one after the other by th
   orchestrator's contract and its schemas, the durable SQLite task store);
 - bare: a2a-sdk 1.3.0 alone (``DefaultRequestHandler``, its in-memory task store, no gate),
   answering with the same ``result`` artifact, so both answers read the same to the client.
+  As shipped, the SDK's tracing wrappers run (with a no-op tracer) at every handler and queue
+  call; Accord's agent removes them (telemetry/sdk_wrappers.py). ``--sdk-tracing-off`` sets
+  the SDK's own switch (``OTEL_INSTRUMENTATION_A2A_SDK_ENABLED=false``) for the bare agent,
+  what a careful bare user would do: its wrappers then call a do-nothing object.
 
 For each: requests/s at c1 and c16, c1 p50/p95 (nearest rank) and CPU ms per request of the
 server process (``/proc``, its threads included) at c1 and c16. ``--rounds`` alternates which
@@ -33,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from accord.protocol.telemetry.sdk_wrappers import A2A_SDK_TRACING
 from profiles import Profiler, cpu_seconds, summarise
 from refund_e2e import Run, load, pct, wait_healthy
 
@@ -136,6 +141,8 @@ def measure(name: str, args: argparse.Namespace, token: str) -> Echo:
         else [__file__, "--serve-bare", str(port)]
     )
     env = {**os.environ, "ACCORD_DATA_DIR": tempfile.mkdtemp(prefix=f"accord-echo-{name}-")}
+    if name == "bare" and args.sdk_tracing_off:
+        env[A2A_SDK_TRACING] = "false"
     proc = subprocess.Popen([sys.executable, *command], env=env, start_new_session=True)
     try:
         url = f"http://127.0.0.1:{port}"
@@ -180,6 +187,9 @@ def main() -> None:
     parser.add_argument(
         "--profile", type=Path, default=None, help="py-spy profiles of each at c16 into DIR"
     )
+    parser.add_argument(
+        "--sdk-tracing-off", action="store_true", help="the bare agent with the SDK's spans off"
+    )
     parser.add_argument("--serve-bare", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_bare:
@@ -193,7 +203,8 @@ def main() -> None:
     c = args.concurrency
     print(
         f"echo agents, {args.c1_requests} at c1 and {args.requests} at c{c}, "
-        f"{args.rounds} rounds, {os.cpu_count()} CPUs"
+        f"{args.rounds} rounds, {os.cpu_count()} CPUs, "
+        f"bare with the SDK's tracing {'off' if args.sdk_tracing_off else 'on (as shipped)'}"
     )
     print(
         f"  {'agent':<8}{'c1 req/s':>10}{'p50 ms':>8}{'p95 ms':>8}{'CPU c1':>9}"
