@@ -111,7 +111,7 @@ def serve_bare(port: int) -> None:
 
 
 @dataclass(frozen=True)
-class Echo:
+class EchoFigures:
     """One agent's figures in one round."""
 
     c1_rate: float
@@ -130,7 +130,7 @@ def _phase(url: str, pid: int, asks: list[tuple[str, str]], c: int) -> tuple[Run
     return run, (cpu_seconds(pid) - before) / len(asks) * 1000
 
 
-def measure(name: str, args: argparse.Namespace, token: str) -> Echo:
+def measure(name: str, args: argparse.Namespace, token: str) -> EchoFigures:
     from accord.agents.cli.mesh import free_ports
 
     port = free_ports((name,))[name]
@@ -156,7 +156,7 @@ def measure(name: str, args: argparse.Namespace, token: str) -> Echo:
         if profiler is not None:
             profiler.stop()
             print(summarise(args.profile / f"{name}.txt", time.perf_counter() - started))
-        return Echo(
+        return EchoFigures(
             c1_rate=len(one.latencies) / one.wall,
             p50_ms=pct(one.latencies, 50) * 1000,
             p95_ms=pct(one.latencies, 95) * 1000,
@@ -171,7 +171,7 @@ def measure(name: str, args: argparse.Namespace, token: str) -> Echo:
             proc.wait(timeout=15)
 
 
-def _row(name: str, e: Echo, c: int) -> str:
+def _row(name: str, e: EchoFigures, c: int) -> str:
     return (
         f"  {name:<8}{e.c1_rate:>8.1f}/s{e.p50_ms:>8.2f}{e.p95_ms:>8.2f}{e.c1_cpu_ms:>9.2f}"
         f"{e.c16_rate:>9.1f}/s{e.c16_cpu_ms:>9.2f}{e.failures:>6}"
@@ -210,7 +210,7 @@ def main() -> None:
         f"  {'agent':<8}{'c1 req/s':>10}{'p50 ms':>8}{'p95 ms':>8}{'CPU c1':>9}"
         f"{f'c{c} req/s':>11}{f'CPU c{c}':>9}{'fail':>6}   (CPU: ms per request)"
     )
-    got: dict[str, list[Echo]] = {"accord": [], "bare": []}
+    got: dict[str, list[EchoFigures]] = {"accord": [], "bare": []}
     for n in range(args.rounds):
         order = ("accord", "bare") if n % 2 == 0 else ("bare", "accord")
         for name in order:
