@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import math
 import os
 import secrets
 import statistics
@@ -227,7 +228,9 @@ def wait_healthy(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 60
 
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    rank = max(1, round(p / 100 * len(ordered) + 0.5))  # nearest rank
+    # Nearest rank: the smallest value with at least p% of them at or below it. ceil, not
+    # round(x + 0.5): round halves to even, which put P95 of 100 values at rank 96.
+    rank = max(1, math.ceil(p * len(ordered) / 100))
     return ordered[min(rank, len(ordered)) - 1]
 
 
