@@ -28,7 +28,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -90,6 +90,11 @@ npm: ## Install the npm packages of the JavaScript interop tests and contracts/t
 	  (cd $(JS_TESTS) && npm install --no-audit --no-fund --loglevel=error) && \
 	  (cd $(TS_CONTRACT) && npm install --no-audit --no-fund --loglevel=error); \
 	else echo "npm not found: the JavaScript interop and TypeScript contract tests will skip"; fi
+
+# The TypeScript risk-check (agents/ts/risk-check/README.md): build it, start it beside
+# commerce and payments in a fresh data directory, and run the contract test kit against it.
+ts-member: setup ## Build and start the TypeScript risk-check and run `accord contract-test` on it
+	BIN=$(abspath $(BIN)) agents/ts/risk-check/scripts/kit.sh
 
 # The TypeScript contract package's generated sources, from the export (docs/contracts-ts.md).
 # CHECK=1 writes nothing and fails when the committed sources differ from a fresh generation.

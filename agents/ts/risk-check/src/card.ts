@@ -2,6 +2,7 @@
 // the contract and delegation extensions with the params Accord's own cards carry.
 import {
   CONTRACT_EXTENSION_URI, CONTRACT_VERSION, DELEGATION_EXTENSION_URI,
+  IDEMPOTENT_SEND_EXTENSION_URI,
 } from "@accord/contract";
 
 interface Skill { id: string; name: string; description: string; tags: string[];
@@ -40,6 +41,13 @@ export function buildCard(contract: Contract, url: string, schemaTag: string): o
           description: "Delegation envelope (goal, budget, deadline, tenant) in message "
             + "metadata under this URI; required for service callers.",
           params: { metadataKey: DELEGATION_EXTENSION_URI, contractVersion: CONTRACT_VERSION },
+        },
+        {
+          uri: IDEMPOTENT_SEND_EXTENSION_URI,
+          description: "A send is keyed by (principal, messageId): the same message again "
+            + "(same parts, skill and task) returns the task the first made, in its current "
+            + "state; another message under the same messageId is IDEMPOTENCY_CONFLICT.",
+          params: { contractVersion: CONTRACT_VERSION },
         },
       ],
     },

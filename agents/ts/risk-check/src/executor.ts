@@ -5,11 +5,11 @@ import {
   Artifact, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent, type Part,
 } from "@a2a-js/sdk";
 import {
-  AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext,
+  AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext,
 } from "@a2a-js/sdk/server";
 import {
-  AccordError, type ContractStateOf, admitTurn, dataPart, parseEnvelope, statusMetadata,
-  statusUpdate, taskStatus,
+  AccordError, CONTRACT_VERSION_META_KEY, type ContractStateOf, admitTurn, dataPart, parseEnvelope, statusMetadata,
+  type StatusWords, statusUpdate, taskStatus,
 } from "@accord/contract";
 import type { Principal } from "./auth.js";
 import { assess, readHistory } from "./rules.js";
@@ -61,20 +61,34 @@ export class RiskExecutor implements AgentExecutor {
     private readonly commerce: Commerce,
     private readonly thresholdCents: number,
     private readonly principalOf: (ctx: RequestContext) => Principal | undefined,
+    private readonly version: string,
+    private readonly made: (caller: string, messageId: string, taskId: string) => void,
   ) {}
+
+  /** A status update (wire JSON via the helpers) that also says the version it speaks. */
+  private update(state: ContractStateOf, words: StatusWords): AgentExecutionEvent {
+    const event = statusUpdate(state, words);
+    return AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({
+      ...event, metadata: { ...event.metadata, [CONTRACT_VERSION_META_KEY]: this.version },
+    }));
+  }
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
     const words = () => ({ ...ids, messageId: randomUUID().replaceAll("-", "") });
     const running: ContractStateOf = { status: "running" };
     if (ctx.task === undefined) {
+      const caller = this.principalOf(ctx)?.subject;
+      if (caller !== undefined) this.made(caller, ctx.userMessage.messageId, ctx.taskId);
       bus.publish(AgentEvent.task(Task.fromJSON({
         id: ctx.taskId, contextId: ctx.contextId, status: taskStatus(running, words()),
-        metadata: statusMetadata(running), history: [], artifacts: [],
+        metadata: { ...statusMetadata(running), [CONTRACT_VERSION_META_KEY]: this.version },
+        history: [], artifacts: [],
       })));
     }
     try {
       const message = ctx.userMessage;
+      this.checkVersion(message.metadata?.[CONTRACT_VERSION_META_KEY]);
       const principal = this.principalOf(ctx);
       if (principal === undefined) throw new AccordError("UNAUTHENTICATED");
       const isService = principal.roles.includes("service");
@@ -92,10 +106,8 @@ export class RiskExecutor implements AgentExecutor {
           session: envelope?.tenant.session ?? ctx.contextId,
         },
       };
-      bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON(statusUpdate(
-        running, { ...words(), node: "orders.customer_history",
-          text: `reading the refund history of customer ${request.customer_id}` },
-      ))));
+      bus.publish(this.update(running, { ...words(), node: "orders.customer_history",
+        text: `reading the refund history of customer ${request.customer_id}` }));
       const historyRead = this.commerce.call(
         "orders.customer_history",
         { order_id: request.order_id, customer_id: request.customer_id }, delegation,
@@ -124,18 +136,27 @@ export class RiskExecutor implements AgentExecutor {
         append: false, lastChunk: true,
       })));
       const done: ContractStateOf = { status: "completed" };
-      bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON(
-        statusUpdate(done, { ...words(), text }),
-      )));
+      bus.publish(this.update(done, { ...words(), text }));
     } catch (caught) {
       const error = caught instanceof AccordError
         ? caught : new AccordError("INTERNAL", "risk-check failed");
       const failed: ContractStateOf = { status: "failed", errorCode: error.code };
-      bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON(
-        statusUpdate(failed, { ...words(), text: error.message, error }),
-      )));
+      bus.publish(this.update(failed, { ...words(), text: error.message, error }));
     }
     bus.finished();
+  }
+
+  /** A task may name the contract version it speaks: this agent serves one major (AGENT-008). */
+  private checkVersion(asked: unknown): void {
+    if (asked === undefined || asked === null) return;
+    const major = (v: string): string => v.split(".")[0] ?? "";
+    if (typeof asked !== "string" || major(asked) !== major(this.version)) {
+      throw new AccordError(
+        "VERSION_UNSUPPORTED",
+        `risk-check serves contract ${this.version}, not ${String(asked)}`,
+        { requested: String(asked), served: [this.version] },
+      );
+    }
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {

@@ -11,6 +11,7 @@ import { AccordError, toJsonRpcError } from "@accord/contract";
 import { type Principal, Verifier, trustTable } from "./auth.js";
 import { buildCard } from "./card.js";
 import { RiskExecutor } from "./executor.js";
+import { Gate } from "./gate.js";
 import { Commerce } from "./tools.js";
 
 function required(name: string): string {
@@ -37,9 +38,14 @@ class Caller {
 const principalOf = (ctx: RequestContext): Principal | undefined =>
   ctx.context.user instanceof Caller ? ctx.context.user.principal : undefined;
 
+const callers = new WeakMap<Request, Principal>();
+const gate = new Gate((req) => callers.get(req)?.subject);
 const handler = new DefaultRequestHandler(
   AgentCard.fromJSON(card), new InMemoryTaskStore(),
-  new RiskExecutor(commerce, threshold, principalOf),
+  new RiskExecutor(
+    commerce, threshold, principalOf, exported.contract.version,
+    (caller, messageId, taskId) => { gate.made(caller, messageId, taskId); },
+  ),
 );
 const app = express();
 app.get("/.well-known/agent-card.json", (_req, res) => { res.json(card); });
@@ -50,7 +56,6 @@ app.get("/accord/skill-schemas.json", (_req, res) => {
 app.get("/healthz", (_req, res) => { res.json({ status: "ok" }); });
 
 // Every A2A call carries a valid bearer token: else 401 with a challenge (AGENT-003).
-const callers = new WeakMap<Request, Principal>();
 app.use(async (req: Request, res: Response, next: NextFunction) => {
   try {
     callers.set(req, await verifier.principal(req));
@@ -62,6 +67,7 @@ app.use(async (req: Request, res: Response, next: NextFunction) => {
   }
 });
 app.use(express.json({ limit: "1mb" }));
+app.use(gate.handle);
 app.use(jsonRpcHandler({
   requestHandler: handler,
   userBuilder: async (req) => {
