@@ -2,12 +2,15 @@
 # `make ts-member`: build the TypeScript risk-check, start it beside commerce and payments
 # (Python, `accord serve`) in a fresh data directory, run the contract test kit against it
 # with the kit's own token, print the result and stop everything it started.
-# BIN: the workspace's .venv/bin; BASE_PORT (default 18740): commerce, payments, then risk.
+# BIN: the workspace's .venv/bin. Ports: COMMERCE_PORT, PAYMENTS_PORT, RISK_PORT, by default
+# BASE_PORT (18740) and the two after it. Arguments go to `accord contract-test` (--junit F).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="${BIN:?set BIN to the workspace .venv/bin}"
 BASE_PORT="${BASE_PORT:-18740}"
-COMMERCE_PORT=$BASE_PORT; PAYMENTS_PORT=$((BASE_PORT + 1)); RISK_PORT=$((BASE_PORT + 2))
+COMMERCE_PORT="${COMMERCE_PORT:-$BASE_PORT}"
+PAYMENTS_PORT="${PAYMENTS_PORT:-$((BASE_PORT + 1))}"
+RISK_PORT="${RISK_PORT:-$((BASE_PORT + 2))}"
 export ACCORD_DATA_DIR="$(mktemp -d)"
 export ACCORD_COMMERCE_URL="http://127.0.0.1:$COMMERCE_PORT"
 export ACCORD_PAYMENTS_URL="http://127.0.0.1:$PAYMENTS_PORT"
@@ -20,9 +23,10 @@ wait_up() {  # URL: poll until it answers, 30 s at most
   echo "no answer from $1 (logs: $ACCORD_DATA_DIR/*.log)" >&2; return 1
 }
 
-(cd "$HERE/../../../contracts/ts" && npm install --no-audit --no-fund --loglevel=error \
-  && npm run --silent build)
-(cd "$HERE" && npm install --no-audit --no-fund --loglevel=error && npm run --silent build)
+# The packages are `make npm`'s; this builds @accord/contract (the member imports its dist)
+# and the member.
+(cd "$HERE/../../../contracts/ts" && npm run --silent build)
+(cd "$HERE" && npm run --silent build)
 "$BIN/python" "$HERE/scripts/export_contract.py" "$ACCORD_DATA_DIR/risk-check.json"
 
 setsid "$BIN/accord" serve payments --port "$PAYMENTS_PORT" \
