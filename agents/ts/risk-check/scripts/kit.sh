@@ -11,11 +11,19 @@ BASE_PORT="${BASE_PORT:-18740}"
 COMMERCE_PORT="${COMMERCE_PORT:-$BASE_PORT}"
 PAYMENTS_PORT="${PAYMENTS_PORT:-$((BASE_PORT + 1))}"
 RISK_PORT="${RISK_PORT:-$((BASE_PORT + 2))}"
+# A run of its own: no ACCORD_* setting of the caller's (a test session's keys or trust table)
+# reaches these services; the shipped development trust table and fresh keys are used.
+while read -r name; do unset "$name"; done < <(compgen -e | grep '^ACCORD_' || true)
 export ACCORD_DATA_DIR="$(mktemp -d)"
+export ACCORD_KEYS_DIR="$ACCORD_DATA_DIR/keys"
 export ACCORD_COMMERCE_URL="http://127.0.0.1:$COMMERCE_PORT"
 export ACCORD_PAYMENTS_URL="http://127.0.0.1:$PAYMENTS_PORT"
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done; }
+cleanup() {  # stop what it started; keep the logs of a run that failed
+  local status=$?
+  for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+  if [ "$status" -eq 0 ]; then rm -rf "$ACCORD_DATA_DIR"; else echo "logs: $ACCORD_DATA_DIR" >&2; fi
+}
 trap cleanup EXIT
 
 wait_up() {  # URL: poll until it answers, 30 s at most
@@ -39,7 +47,7 @@ wait_up "$ACCORD_PAYMENTS_URL/healthz"; wait_up "$ACCORD_COMMERCE_URL/healthz"
 # for the two tools it calls; the kit's key, which this agent trusts for refund.risk.
 "$BIN/accord" keys rotate risk >/dev/null
 "$BIN/accord" keys rotate kit >/dev/null
-KEYS="$ACCORD_DATA_DIR/keys"
+KEYS="$ACCORD_KEYS_DIR"
 PORT=$RISK_PORT RISK_CONTRACT="$ACCORD_DATA_DIR/risk-check.json" \
   RISK_TRUST="kit=$KEYS/kit/jwks.json" COMMERCE_URL="$ACCORD_COMMERCE_URL/mcp" \
   RISK_SERVICE_TOKEN="$("$BIN/accord" keys token risk \
