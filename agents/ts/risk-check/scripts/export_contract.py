@@ -12,5 +12,8 @@ from accord.contracts.agents import agent_contract
 from accord.contracts.skill_schemas import skill_schema_document
 
 contract = agent_contract("risk-check")
-document = {"contract": contract.model_dump(mode="json"), "schemas": skill_schema_document(contract)}
+document = {
+    "contract": contract.model_dump(mode="json"),
+    "schemas": skill_schema_document(contract),
+}
 Path(sys.argv[1]).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
