@@ -11,6 +11,8 @@ not installed (`make npm`); on CI (CI set) it must run.
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import subprocess
 import sys
@@ -21,6 +23,8 @@ from typing import Final
 import pytest
 from tests.mesh.mesh_support import ROOT, node_env
 from tests.support.ports import free_port
+
+from accord.agents.risk_rules import CustomerHistory, assess
 
 pytestmark = [pytest.mark.node, pytest.mark.timeout(240)]
 
@@ -87,3 +91,66 @@ def test_kit_finds_no_violation_in_the_typescript_risk_check(tmp_path: Path) -> 
     assert "AGENT-002 the skill's answer follows the output schema its card names" in passed
     assert "STATUS-007 every status update carries dev.accord/status" in passed
     assert len(passed) >= 29
+
+
+# Around each rule's edge: the threshold, 3 refunds, a chargeback, 30 days, 100,000 cents.
+THRESHOLD: Final = 50_000
+CASES: Final = [
+    {
+        "amount": amount,
+        "refunds_90d": refunds,
+        "chargebacks": chargebacks,
+        "account_age_days": age,
+        "refunded_cents_90d": refunded,
+    }
+    for amount, refunds, chargebacks, age, refunded in itertools.product(
+        (0, THRESHOLD - 1, THRESHOLD), (2, 3), (0, 1), (29, 30), (100_000, 100_001)
+    )
+]
+ASSESS_ALL: Final = """
+import { assess } from "./dist/rules.js";
+const cases = JSON.parse(process.argv[1]);
+const history = (c) => ({ customer_id: "C-01", orders_total: 9, orders_90d: 3, ...c });
+const threshold = Number(process.argv[2]);
+console.log(JSON.stringify(cases.map((c) => assess(c.amount, history(c), threshold))));
+"""
+
+
+def test_the_typescript_rules_score_as_python_does() -> None:
+    env = _member_ready()
+    subprocess.run(
+        ["npm", "run", "--silent", "build"],
+        cwd=ROOT / "contracts" / "ts",
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    subprocess.run(
+        ["npm", "run", "--silent", "build"], cwd=MEMBER, env=env, check=True, timeout=120
+    )
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", ASSESS_ALL, json.dumps(CASES), str(THRESHOLD)],
+        cwd=MEMBER,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    typescript = json.loads(done.stdout)
+    python = [
+        assess(
+            c["amount"],
+            CustomerHistory(
+                customer_id="C-01",
+                orders_total=9,
+                orders_90d=3,
+                **{k: v for k, v in c.items() if k != "amount"},
+            ),
+            THRESHOLD,
+        ).model_dump(mode="json")
+        for c in CASES
+    ]
+    assert len(typescript) == len(CASES) == 48
+    assert typescript == python
+    assert {a["risk"] for a in python} == {"low", "high"}

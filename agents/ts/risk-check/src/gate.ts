@@ -47,7 +47,11 @@ export class Gate {
   // the task store is: a restart forgets both (README.md, "Limits").
   private readonly sent = new Map<string, { fingerprint: string; taskId?: string }>();
 
-  constructor(private readonly callerOf: (req: Request) => string | undefined) {}
+  constructor(
+    private readonly callerOf: (req: Request) => string | undefined,
+    /** The envelope constraints the skill declares (its skill schema document's). */
+    private readonly constraints: ReadonlySet<string>,
+  ) {}
 
   /** The task a message made (the executor tells, whatever binding or stream carried it). */
   made(caller: string, messageId: string, taskId: string): void {
@@ -69,12 +73,13 @@ export class Gate {
     }
     const message = objectOr(objectOr(body["params"])["message"]);
     const envelope = objectOr(objectOr(message["metadata"])[DELEGATION_EXTENSION_URI]);
-    // refund.risk declares no constraint: any is refused before work (ENV-007).
-    const constraints = Object.keys(objectOr(envelope["constraints"]));
-    if (constraints.length > 0) {
+    // A constraint the skill does not declare is refused before work (ENV-007).
+    const undeclared = Object.keys(objectOr(envelope["constraints"]))
+      .filter((name) => !this.constraints.has(name));
+    if (undeclared.length > 0) {
       refuse(res, body["id"], new AccordError(
-        "INVALID_INPUT", `refund.risk honours no envelope constraint: ${constraints.join(", ")}`,
-        { field: `constraints.${constraints[0]}`, requirement: "ENV-007" },
+        "INVALID_INPUT", `refund.risk honours no envelope constraint ${undeclared.join(", ")}`,
+        { field: `constraints.${undeclared[0]}`, requirement: "ENV-007" },
       ));
       return;
     }

@@ -1,5 +1,5 @@
 // The risk rules, as agents/accord/agents/risk_rules.py states them (that module is the truth;
-// tests/interop/test_ts_member.py compares this agent's answers with the Python agent's).
+// tests/interop/test_ts_member.py compares assess() here with Python's on a table of cases).
 
 export const FREQUENT_REFUNDS_90D = 3;
 export const NEW_ACCOUNT_DAYS = 30;

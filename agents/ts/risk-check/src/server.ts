@@ -39,7 +39,8 @@ const principalOf = (ctx: RequestContext): Principal | undefined =>
   ctx.context.user instanceof Caller ? ctx.context.user.principal : undefined;
 
 const callers = new WeakMap<Request, Principal>();
-const gate = new Gate((req) => callers.get(req)?.subject);
+const declared = exported.schemas.skills["refund.risk"]?.envelope?.constraints ?? {};
+const gate = new Gate((req) => callers.get(req)?.subject, new Set(Object.keys(declared)));
 const handler = new DefaultRequestHandler(
   AgentCard.fromJSON(card), new InMemoryTaskStore(),
   new RiskExecutor(
