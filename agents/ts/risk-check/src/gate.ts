@@ -8,6 +8,8 @@ import {
 } from "@accord/contract";
 
 const SENDS = new Set(["SendMessage", "SendStreamingMessage"]);
+/** Sent message ids kept (the oldest forgotten first): a bound on the memory they hold. */
+const KEPT_SENDS = 10_000;
 type Json = Record<string, unknown>;
 const objectOr = (value: unknown): Json =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value as Json : {};
@@ -108,7 +110,11 @@ export class Gate {
         return;
       }
     }
-    if (seen === undefined) this.sent.set(key, { fingerprint: print });
+    if (seen === undefined) {
+      this.sent.set(key, { fingerprint: print });
+      const oldest = this.sent.keys().next().value;
+      if (this.sent.size > KEPT_SENDS && oldest !== undefined) this.sent.delete(oldest);
+    }
     next();
   };
 }
