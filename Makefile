@@ -13,6 +13,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 MEMBERS := contracts contracts/refund protocol protocol/kit tools agents
 JS_TESTS := tests/interop/js
 TS_CONTRACT := contracts/ts
+TS_MEMBER := agents/ts/risk-check
 # pytest-randomly shuffles the tests; the seed is printed so a failing order can be repeated
 # with `make unit SEED=N` (or `pytest -p randomly --randomly-seed=N ...`).
 ifndef SEED
@@ -28,7 +29,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -85,11 +86,18 @@ release: setup ## Record release VERSION=X.Y.Z (baseline, changelog, versions); 
 
 # `npm install`, not `npm ci`: ci rejects the inspector's lock (optional Windows-only package);
 # install keeps the committed lock as it is. Without Node the JavaScript tests skip.
-npm: ## Install the npm packages of the JavaScript interop tests and contracts/ts (when Node is present)
+npm: ## Install the npm packages of the JavaScript interop tests, contracts/ts and agents/ts (when Node is present)
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 	  (cd $(JS_TESTS) && npm install --no-audit --no-fund --loglevel=error) && \
-	  (cd $(TS_CONTRACT) && npm install --no-audit --no-fund --loglevel=error); \
+	  (cd $(TS_CONTRACT) && npm install --no-audit --no-fund --loglevel=error) && \
+	  (cd $(TS_MEMBER) && npm install --no-audit --no-fund --loglevel=error); \
 	else echo "npm not found: the JavaScript interop and TypeScript contract tests will skip"; fi
+
+# The TypeScript risk-check (agents/ts/risk-check/README.md): build it, start it beside
+# commerce and payments in a fresh data directory, and run the contract test kit against it.
+ts-member: setup ## Build and start the TypeScript risk-check and run `accord contract-test` on it
+	@test -d $(TS_MEMBER)/node_modules || $(MAKE) npm
+	BIN=$(abspath $(BIN)) $(TS_MEMBER)/scripts/kit.sh
 
 # The TypeScript contract package's generated sources, from the export (docs/contracts-ts.md).
 # CHECK=1 writes nothing and fails when the committed sources differ from a fresh generation.

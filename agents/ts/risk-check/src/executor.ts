@@ -1,0 +1,167 @@
+// The refund.risk skill on @a2a-js/sdk's AgentExecutor: every event is built as wire JSON by
+// @accord/contract's helpers (status metadata, errors) and read into the SDK's types.
+import { randomUUID } from "node:crypto";
+import {
+  Artifact, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent, type Part,
+} from "@a2a-js/sdk";
+import {
+  AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext,
+} from "@a2a-js/sdk/server";
+import {
+  AccordError, CONTRACT_VERSION_META_KEY, type ContractStateOf, admitTurn, dataPart, parseEnvelope, statusMetadata,
+  type StatusWords, statusUpdate, taskStatus,
+} from "@accord/contract";
+import type { Principal } from "./auth.js";
+import { assess, readHistory } from "./rules.js";
+import type { Commerce, Delegation } from "./tools.js";
+
+const ORDER = /^O-[0-9]{4,10}$/;
+const CUSTOMER = /^C-[0-9]{2,10}$/;
+const MAX_AMOUNT = 100_000_000;
+const SCOPE = "refund.risk";
+
+interface RiskRequest { order_id: string; customer_id: string; amount_cents?: number }
+
+/** The skill input, checked as its schema states (INVALID_INPUT naming the field). */
+function parseInput(data: unknown): RiskRequest {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new AccordError("INVALID_INPUT", "refund.risk takes a JSON object (a DataPart)");
+  }
+  const value = data as Record<string, unknown>;
+  for (const key of Object.keys(value)) {
+    if (!["order_id", "customer_id", "amount_cents"].includes(key)) {
+      throw new AccordError("INVALID_INPUT", `unknown field ${key}`, { field: key });
+    }
+  }
+  const bad = (field: string): AccordError =>
+    new AccordError("INVALID_INPUT", `invalid ${field}`, { field });
+  if (typeof value["order_id"] !== "string" || !ORDER.test(value["order_id"])) {
+    throw bad("order_id");
+  }
+  if (typeof value["customer_id"] !== "string" || !CUSTOMER.test(value["customer_id"])) {
+    throw bad("customer_id");
+  }
+  const amount = value["amount_cents"];
+  if (amount !== undefined && (typeof amount !== "number" || !Number.isInteger(amount)
+    || amount < 0 || amount > MAX_AMOUNT)) {
+    throw bad("amount_cents");
+  }
+  return value as unknown as RiskRequest;
+}
+
+function dataOf(parts: readonly Part[]): unknown {
+  for (const part of parts) {
+    if (part.content?.$case === "data") return part.content.value;
+  }
+  return undefined;
+}
+
+export class RiskExecutor implements AgentExecutor {
+  constructor(
+    private readonly commerce: Commerce,
+    private readonly thresholdCents: number,
+    private readonly principalOf: (ctx: RequestContext) => Principal | undefined,
+    private readonly version: string,
+    private readonly made: (caller: string, messageId: string, taskId: string) => void,
+  ) {}
+
+  /** A status update (wire JSON via the helpers) that also says the version it speaks. */
+  private update(state: ContractStateOf, words: StatusWords): AgentExecutionEvent {
+    const event = statusUpdate(state, words);
+    return AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({
+      ...event, metadata: { ...event.metadata, [CONTRACT_VERSION_META_KEY]: this.version },
+    }));
+  }
+
+  async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
+    const words = () => ({ ...ids, messageId: randomUUID().replaceAll("-", "") });
+    const running: ContractStateOf = { status: "running" };
+    if (ctx.task === undefined) {
+      const caller = this.principalOf(ctx)?.subject;
+      if (caller !== undefined) this.made(caller, ctx.userMessage.messageId, ctx.taskId);
+      bus.publish(AgentEvent.task(Task.fromJSON({
+        id: ctx.taskId, contextId: ctx.contextId, status: taskStatus(running, words()),
+        metadata: { ...statusMetadata(running), [CONTRACT_VERSION_META_KEY]: this.version },
+        history: [], artifacts: [],
+      })));
+    }
+    try {
+      const message = ctx.userMessage;
+      this.checkVersion(message.metadata?.[CONTRACT_VERSION_META_KEY]);
+      const principal = this.principalOf(ctx);
+      if (principal === undefined) throw new AccordError("UNAUTHENTICATED");
+      const isService = principal.roles.includes("service");
+      // A service must send the delegation envelope (ENV-001); the turn must fit its budget.
+      const envelope = parseEnvelope(message.metadata, { required: isService });
+      if (envelope !== undefined) admitTurn(envelope, { toolCallsPerTurn: 2 });
+      const request = parseInput(dataOf(message.parts));
+      if (!isService && principal.subject !== request.customer_id) {
+        throw new AccordError("PERMISSION_DENIED", `${SCOPE}: only about your own orders`);
+      }
+      const delegation: Delegation = {
+        tenant: {
+          app: envelope?.tenant.app ?? principal.app,
+          user: request.customer_id,
+          session: envelope?.tenant.session ?? ctx.contextId,
+        },
+      };
+      bus.publish(this.update(running, { ...words(), node: "orders.customer_history",
+        text: `reading the refund history of customer ${request.customer_id}` }));
+      const historyRead = this.commerce.call(
+        "orders.customer_history",
+        { order_id: request.order_id, customer_id: request.customer_id }, delegation,
+      );
+      let amount = request.amount_cents;
+      if (amount === undefined) {
+        const order = await this.commerce.call(
+          "orders.lookup",
+          { order_id: request.order_id, customer_id: request.customer_id }, delegation,
+        );
+        amount = Number(order["refundable_cents"]);
+      }
+      const history = readHistory(await historyRead);
+      if (history === undefined) {
+        throw new AccordError("CONTRACT_VIOLATION", "the history tool answered outside its contract");
+      }
+      const result = assess(amount, history, this.thresholdCents);
+      const why = result.signals.join(", ") || "no risk signals";
+      const text = `Refund risk for order ${request.order_id}: ${result.risk} (${why}).`;
+      bus.publish(AgentEvent.artifactUpdate(TaskArtifactUpdateEvent.fromJSON({
+        ...ids,
+        artifact: Artifact.toJSON(Artifact.fromJSON({
+          artifactId: randomUUID(), name: "refund.risk",
+          parts: [{ text }, dataPart({ ...result })],
+        })),
+        append: false, lastChunk: true,
+      })));
+      const done: ContractStateOf = { status: "completed" };
+      bus.publish(this.update(done, { ...words(), text }));
+    } catch (caught) {
+      const error = caught instanceof AccordError
+        ? caught : new AccordError("INTERNAL", "risk-check failed");
+      const failed: ContractStateOf = { status: "failed", errorCode: error.code };
+      bus.publish(this.update(failed, { ...words(), text: error.message, error }));
+    }
+    bus.finished();
+  }
+
+  /** A task may name the contract version it speaks: this agent serves one major (AGENT-008). */
+  private checkVersion(asked: unknown): void {
+    if (asked === undefined || asked === null) return;
+    const major = (v: string): string => v.split(".")[0] ?? "";
+    if (typeof asked !== "string" || major(asked) !== major(this.version)) {
+      throw new AccordError(
+        "VERSION_UNSUPPORTED",
+        `risk-check serves contract ${this.version}, not ${String(asked)}`,
+        { requested: String(asked), served: [this.version] },
+      );
+    }
+  }
+
+  async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
+    // A turn runs to its end within one request: nothing waits, so there is nothing mid-way.
+    void taskId;
+    bus.finished();
+  }
+}

@@ -1,0 +1,80 @@
+// risk-check in TypeScript: the card, the skill schema document, token checks, and the
+// JSON-RPC binding of @a2a-js/sdk. Settings (README.md): PORT, RISK_CONTRACT (the contract
+// file `make ts-member` writes), RISK_TRUST, COMMERCE_URL, RISK_SERVICE_TOKEN.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { AgentCard } from "@a2a-js/sdk";
+import { DefaultRequestHandler, InMemoryTaskStore, type RequestContext } from "@a2a-js/sdk/server";
+import { jsonRpcHandler } from "@a2a-js/sdk/server/express";
+import { AccordError, toJsonRpcError } from "@accord/contract";
+import { type Principal, Verifier, trustTable } from "./auth.js";
+import { buildCard } from "./card.js";
+import { RiskExecutor } from "./executor.js";
+import { Gate } from "./gate.js";
+import { Commerce } from "./tools.js";
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required (agents/ts/risk-check/README.md)`);
+  return value;
+}
+
+const port = Number(process.env["PORT"] ?? "8712");
+const base = process.env["RISK_PUBLIC_URL"] ?? `http://127.0.0.1:${port}`;
+const exported = JSON.parse(readFileSync(required("RISK_CONTRACT"), "utf8"));
+const schemaBody = JSON.stringify(exported.schemas);
+const schemaTag = createHash("sha256").update(schemaBody).digest("hex");
+const card = buildCard(exported.contract, base, schemaTag);
+const verifier = new Verifier(trustTable(required("RISK_TRUST")));
+const commerce = new Commerce(new URL(required("COMMERCE_URL")), required("RISK_SERVICE_TOKEN"));
+const threshold = Number(process.env["ACCORD_APPROVAL_THRESHOLD_CENTS"] ?? "50000");
+
+class Caller {
+  constructor(readonly principal: Principal) {}
+  get isAuthenticated(): boolean { return true; }
+  get userName(): string { return this.principal.subject; }
+}
+const principalOf = (ctx: RequestContext): Principal | undefined =>
+  ctx.context.user instanceof Caller ? ctx.context.user.principal : undefined;
+
+const callers = new WeakMap<Request, Principal>();
+const declared = exported.schemas.skills["refund.risk"]?.envelope?.constraints ?? {};
+const gate = new Gate((req) => callers.get(req)?.subject, new Set(Object.keys(declared)));
+const handler = new DefaultRequestHandler(
+  AgentCard.fromJSON(card), new InMemoryTaskStore(),
+  new RiskExecutor(
+    commerce, threshold, principalOf, exported.contract.version,
+    (caller, messageId, taskId) => { gate.made(caller, messageId, taskId); },
+  ),
+);
+const app = express();
+app.get("/.well-known/agent-card.json", (_req, res) => { res.json(card); });
+app.get("/accord/skill-schemas.json", (_req, res) => {
+  res.set({ "cache-control": "public, max-age=60", etag: `"${schemaTag}"` });
+  res.type("application/json").send(schemaBody);
+});
+app.get("/healthz", (_req, res) => { res.json({ status: "ok" }); });
+
+// Every A2A call carries a valid bearer token: else 401 with a challenge (AGENT-003).
+app.use(async (req: Request, res: Response, next: NextFunction) => {
+  try {
+    callers.set(req, await verifier.principal(req));
+    next();
+  } catch (caught) {
+    const error = caught instanceof AccordError ? caught : new AccordError("UNAUTHENTICATED");
+    res.status(401).set("www-authenticate", 'Bearer realm="accord"')
+      .json({ jsonrpc: "2.0", id: null, error: toJsonRpcError(error) });
+  }
+});
+app.use(express.json({ limit: "1mb" }));
+app.use(gate.handle);
+app.use(jsonRpcHandler({
+  requestHandler: handler,
+  userBuilder: async (req) => {
+    const principal = callers.get(req);
+    if (principal === undefined) throw new AccordError("UNAUTHENTICATED");
+    return new Caller(principal);
+  },
+}));
+app.listen(port, "127.0.0.1", () => { console.log(`risk-check (ts) on ${base}`); });

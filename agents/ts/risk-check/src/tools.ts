@@ -1,0 +1,41 @@
+// commerce's tools over MCP (@modelcontextprotocol/sdk client, streamable HTTP), called with
+// this service's own token and the delegation of the customer the request is about.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { AccordError, TOOL_DELEGATION_META_KEY, fromMcpResult } from "@accord/contract";
+
+export interface Delegation {
+  readonly tenant: { readonly app: string; readonly user: string; readonly session?: string };
+}
+
+export class Commerce {
+  constructor(private readonly url: URL, private readonly token: string) {}
+
+  /** One call in its own session: a failure to reach commerce is UNAVAILABLE. */
+  async call(
+    tool: string, args: Record<string, unknown>, delegation: Delegation,
+  ): Promise<Record<string, unknown>> {
+    const client = new Client({ name: "risk-check-ts", version: "0.1.0" });
+    const transport = new StreamableHTTPClientTransport(this.url, {
+      requestInit: { headers: { Authorization: `Bearer ${this.token}` } },
+    });
+    try {
+      await client.connect(transport);
+    } catch (cause) {
+      throw new AccordError("UNAVAILABLE", `commerce is unreachable: ${String(cause)}`);
+    }
+    try {
+      const result = await client.callTool({
+        name: tool, arguments: args, _meta: { [TOOL_DELEGATION_META_KEY]: delegation },
+      });
+      if (result.isError === true) throw fromMcpResult(result);
+      const structured = result.structuredContent;
+      if (typeof structured !== "object" || structured === null) {
+        throw new AccordError("CONTRACT_VIOLATION", `${tool} answered no structured content`);
+      }
+      return structured as Record<string, unknown>;
+    } finally {
+      await client.close();
+    }
+  }
+}
