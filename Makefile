@@ -43,7 +43,7 @@ $(UV):
 # "Start time"). The image does the same with UV_COMPILE_BYTECODE (Dockerfile).
 setup: $(UV) ## Create .venv with all five packages and dev tools, exactly as locked
 	$(UV) sync --frozen --all-packages --quiet --compile-bytecode
-	$(BIN)/python -m compileall -q $(MEMBERS)
+	$(BIN)/python -m compileall -q -x /node_modules/ $(MEMBERS)
 
 # Wheels only: what `pip install` takes. accord-kit's wheel with accord-contracts' is all a team
 # needs to check its own agents (docs/contract-test.md "Installing the kit alone").
