@@ -12,8 +12,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Final
 
 from rich.console import Console
@@ -40,3 +42,19 @@ def whole_column(header: str, values: Iterable[str]) -> Column:
     its longest value; the other columns give way."""
     width = max((len(v) for v in values), default=0)
     return Column(header, no_wrap=True, min_width=max(width, len(header)))
+
+
+def accord_command(argv0: str | None = None) -> str:
+    """How the user can run ``accord`` again, for a printed hint: ``accord`` when that name on
+    ``PATH`` is this very program, else the path this one was started by (``.venv/bin/accord``
+    with the venv not active: a bare ``accord`` in the hint would be "command not found")."""
+    started = Path(argv0 if argv0 is not None else sys.argv[0])
+    if started.name != "accord":
+        return "accord"  # python -m accord.agents.cli.main, a test harness: nothing better to say
+    on_path = shutil.which("accord")
+    if on_path is not None and Path(on_path).resolve() == started.resolve():
+        return "accord"
+    try:
+        return str(started.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(started.resolve())

@@ -33,6 +33,7 @@ from accord.agents.cli.mesh import (
     start_console,
     start_mesh,
 )
+from accord.agents.cli.output import accord_command, hint
 from accord.contracts.errors import AccordError
 from accord.protocol.app_file import App, find_app
 from accord.protocol.settings import (
@@ -169,17 +170,21 @@ def register(app: typer.Typer) -> None:
 def serve_until_stopped(console: Console, mesh: Mesh) -> bool:
     """Run until a signal (False) or until a service dies (True); then stop them all."""
     died = False
+    accord = accord_command()
     try:
         console.print(endpoints_table(mesh))
         if CONSOLE in mesh.processes:
             console.print(
-                f"web console: {current().console_url}  (sign in with a token: accord token "
+                f"web console: {current().console_url}  (sign in with a token: {accord} token "
                 "--user C-03, or --user approver-1 --role approver)",
                 highlight=False,
+                markup=False,
             )
         console.print(f"data: {mesh.data_dir}   logs: {mesh.data_dir / 'logs'}")
         if mesh.app.path == REFUND_APP:
-            console.print("try: accord refund '鞋码不合适，想退款，订单 O-1001'   (Ctrl-C stops)")
+            hint(
+                console, f"try: {accord} refund '鞋码不合适，想退款，订单 O-1001'   (Ctrl-C stops)"
+            )
         else:
             console.print("Ctrl-C stops")
         while not died:
