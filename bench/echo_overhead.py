@@ -52,19 +52,8 @@ def serve_bare(port: int) -> None:
     from a2a.helpers.proto_helpers import new_task_from_user_message
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
-    from a2a.server.request_handlers import DefaultRequestHandler
-    from a2a.server.routes import (
-        create_agent_card_routes,
-        create_jsonrpc_routes,
-        create_rest_routes,
-    )
-    from a2a.server.tasks.inmemory_task_store import InMemoryTaskStore
     from a2a.server.tasks.task_updater import TaskUpdater
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse
-    from starlette.routing import Route
-    from tests.interop.diff_bare_agent import card
+    from tests.interop.diff_bare_agent import bare_app
 
     from accord.protocol.a2a.wire import data_part
 
@@ -93,21 +82,7 @@ def serve_bare(port: int) -> None:
             if task is not None:
                 await TaskUpdater(event_queue, task.id, task.context_id).cancel()
 
-    served = card(port)
-    handler = DefaultRequestHandler(
-        agent_executor=BareRefundEcho(), task_store=InMemoryTaskStore(), agent_card=served
-    )
-
-    async def healthz(_: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok"})
-
-    routes = [
-        Route("/healthz", healthz),
-        *create_agent_card_routes(served),
-        *create_jsonrpc_routes(handler, rpc_url="/"),
-        *create_rest_routes(handler),
-    ]
-    uvicorn.run(Starlette(routes=routes), host="127.0.0.1", port=port, log_level="warning")
+    uvicorn.run(bare_app(BareRefundEcho(), port), host="127.0.0.1", port=port, log_level="warning")
 
 
 @dataclass(frozen=True)

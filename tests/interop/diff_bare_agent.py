@@ -90,9 +90,15 @@ def card(port: int) -> AgentCard:
 
 
 def create_app() -> Starlette:
-    served = card(int(os.environ["ACCORD_TEST_PORT"]))
+    return bare_app(BareEchoExecutor(), int(os.environ["ACCORD_TEST_PORT"]))
+
+
+def bare_app(executor: AgentExecutor, port: int) -> Starlette:
+    """``executor`` served by the SDK alone: its request handler, an in-memory store, both
+    bindings and a /healthz (also bench/echo_overhead.py's bare agent)."""
+    served = card(port)
     handler = DefaultRequestHandler(
-        agent_executor=BareEchoExecutor(), task_store=InMemoryTaskStore(), agent_card=served
+        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=served
     )
 
     async def healthz(_: Request) -> JSONResponse:
