@@ -37,9 +37,6 @@ EXPECTED_SKIPS: Final = {
     "AGENT-003 HTTP+JSON without a credential is 401",
     "AGENT-004 unknown task is 404 over HTTP+JSON",
     "ERR-004 HTTP+JSON errors carry the registry status and one ErrorInfo with the code",
-    # The run has one credential (the kit's); a second tenant needs people's tokens.
-    "AGENT-004 another tenant's task is NOT_FOUND, with no data",
-    "AGENT-009 a principal the skill's access does not admit is PERMISSION_DENIED",
     # refund.risk never waits and never declines (as the Python agent).
     "AGENT-005 a task waiting for input continues in the same task",
     "STATUS-008 a declined request ends A2A REJECTED: failed, declined, with its code",
@@ -90,7 +87,11 @@ def test_kit_finds_no_violation_in_the_typescript_risk_check(tmp_path: Path) -> 
     # It answered the skill as its card's output schema says, and kept the status metadata.
     assert "AGENT-002 the skill's answer follows the output schema its card names" in passed
     assert "STATUS-007 every status update carries dev.accord/status" in passed
-    assert len(passed) >= 29
+    # A trusted service whose token lacks refund.risk is refused before any task, and it does
+    # not see the kit's tasks (kit.sh's second credential).
+    assert "AGENT-009 a principal the skill's access does not admit is PERMISSION_DENIED" in passed
+    assert "AGENT-004 another tenant's task is NOT_FOUND, with no data" in passed
+    assert len(passed) >= 31
 
 
 # Around each rule's edge: the threshold, 3 refunds, a chargeback, 30 days, 100,000 cents.

@@ -44,16 +44,22 @@ setsid "$BIN/accord" serve commerce --port "$COMMERCE_PORT" \
 wait_up "$ACCORD_PAYMENTS_URL/healthz"; wait_up "$ACCORD_COMMERCE_URL/healthz"
 
 # risk's own key (commerce trusts svc:risk by ACCORD_KEYS_DIR/risk/jwks.json), and its token
-# for the two tools it calls; the kit's key, which this agent trusts for refund.risk.
+# for the two tools it calls; the kit's and the orchestrator's keys, which this agent trusts
+# for refund.risk (the orchestrator's is the second credential below).
 "$BIN/accord" keys rotate risk >/dev/null
 "$BIN/accord" keys rotate kit >/dev/null
+"$BIN/accord" keys rotate orchestrator >/dev/null
 KEYS="$ACCORD_KEYS_DIR"
 PORT=$RISK_PORT RISK_CONTRACT="$ACCORD_DATA_DIR/risk-check.json" \
-  RISK_TRUST="kit=$KEYS/kit/jwks.json" COMMERCE_URL="$ACCORD_COMMERCE_URL/mcp" \
+  RISK_TRUST="kit=$KEYS/kit/jwks.json,orchestrator=$KEYS/orchestrator/jwks.json" COMMERCE_URL="$ACCORD_COMMERCE_URL/mcp" \
   RISK_SERVICE_TOKEN="$("$BIN/accord" keys token risk \
     --scope orders.customer_history --scope orders.lookup)" \
   setsid node "$HERE/dist/server.js" >"$ACCORD_DATA_DIR/risk-ts.log" 2>&1 & pids+=($!)
 wait_up "http://127.0.0.1:$RISK_PORT/healthz"
 
+# The second credential: another trusted service whose token asks for a grant other than
+# refund.risk, which the skill's access must refuse before any task (AGENT-009), and which
+# must not see the kit's tasks (AGENT-004).
 "$BIN/accord" contract-test "http://127.0.0.1:$RISK_PORT" \
-  --token "$("$BIN/accord" keys token kit)" "$@"
+  --token "$("$BIN/accord" keys token kit)" \
+  --other-token "$("$BIN/accord" keys token orchestrator --scope refund.policy)" "$@"

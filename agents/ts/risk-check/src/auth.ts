@@ -12,6 +12,12 @@ export interface Principal {
   readonly subject: string;
   readonly roles: readonly string[];
   readonly app: string;
+  /**
+   * The grants the token asks for (its OAuth `scope` claim, space-separated), or undefined
+   * when it asks for all its service holds: as in Python, a token may narrow the trust
+   * table's grants, never widen them, and RISK_TRUST lists only services granted refund.risk.
+   */
+  readonly scopes: readonly string[] | undefined;
 }
 
 const BEARER = /^Bearer\s+(\S+)$/i;
@@ -67,7 +73,9 @@ export class Verifier {
       });
       const roles = Array.isArray(payload["roles"]) ? payload["roles"].map(String) : [];
       const app = typeof payload["app"] === "string" ? payload["app"] : "accord";
-      return { subject: String(payload.sub), roles, app };
+      const scope = payload["scope"];
+      const scopes = typeof scope === "string" ? scope.split(" ").filter(Boolean) : undefined;
+      return { subject: String(payload.sub), roles, app, scopes };
     } catch {
       throw new AccordError("UNAUTHENTICATED", "the bearer token is invalid or expired");
     }

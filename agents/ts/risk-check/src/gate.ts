@@ -2,6 +2,7 @@
 // written: refusals that must come before any task is made (ENV-007), the idempotent send
 // (IDEM-002, IDEM-003), and A2A's own errors carrying the contract code (ERR-003).
 import { createHash } from "node:crypto";
+import type { Principal } from "./auth.js";
 import type { NextFunction, Request, Response } from "express";
 import {
   AccordError, DELEGATION_EXTENSION_URI, SKILL_META_KEY, codeForJsonRpc, toJsonRpcError,
@@ -50,7 +51,9 @@ export class Gate {
   private readonly sent = new Map<string, { fingerprint: string; taskId?: string }>();
 
   constructor(
-    private readonly callerOf: (req: Request) => string | undefined,
+    private readonly principalOf: (req: Request) => Principal | undefined,
+    /** The grant a service caller's token must carry to ask for the skill (its access). */
+    private readonly grant: string,
     /** The envelope constraints the skill declares (its skill schema document's). */
     private readonly constraints: ReadonlySet<string>,
   ) {}
@@ -73,6 +76,17 @@ export class Gate {
       next();
       return;
     }
+    // A service without the skill's grant is refused before any task is made, as the Python
+    // agents' skill gate refuses it (AGENT-009): being trusted says who it is, not what it may.
+    const principal = this.principalOf(req);
+    const narrowed = principal?.scopes !== undefined && !principal.scopes.includes(this.grant);
+    if (principal?.roles.includes("service") && narrowed) {
+      refuse(res, body["id"], new AccordError(
+        "PERMISSION_DENIED", `${principal.subject} holds no grant ${this.grant}`,
+        { grant: this.grant },
+      ));
+      return;
+    }
     const message = objectOr(objectOr(body["params"])["message"]);
     const envelope = objectOr(objectOr(message["metadata"])[DELEGATION_EXTENSION_URI]);
     // A constraint the skill does not declare is refused before work (ENV-007).
@@ -85,7 +99,7 @@ export class Gate {
       ));
       return;
     }
-    const key = `${this.callerOf(req) ?? ""}\u0000${String(message["messageId"] ?? "")}`;
+    const key = `${principal?.subject ?? ""}\u0000${String(message["messageId"] ?? "")}`;
     const print = fingerprint(message);
     const seen = this.sent.get(key);
     if (seen !== undefined) {

@@ -40,7 +40,14 @@ const principalOf = (ctx: RequestContext): Principal | undefined =>
 
 const callers = new WeakMap<Request, Principal>();
 const declared = exported.schemas.skills["refund.risk"]?.envelope?.constraints ?? {};
-const gate = new Gate((req) => callers.get(req)?.subject, new Set(Object.keys(declared)));
+// The grant a service must hold to ask for the skill: its contract's access rule says it.
+const SKILL_GRANT: string = exported.contract.skills
+  .find((skill: { id: string }) => skill.id === "refund.risk")
+  ?.access.allow.find((rule: { role: string }) => rule.role === "service")?.scope;
+if (!SKILL_GRANT) throw new Error("risk-check's contract grants refund.risk to no service");
+const gate = new Gate(
+  (req) => callers.get(req), SKILL_GRANT, new Set(Object.keys(declared)),
+);
 const handler = new DefaultRequestHandler(
   AgentCard.fromJSON(card), new InMemoryTaskStore(),
   new RiskExecutor(
