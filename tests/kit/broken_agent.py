@@ -10,6 +10,7 @@ contract package, so the kit is tested against an implementation other helpers d
     leak        one task store for every caller: another tenant reads the task    (AGENT-004)
     schemas     serves skill schemas other than the ones its card's digest names  (AGENT-002)
     fail-decline  ends a request it declines FAILED, not REJECTED                    (STATUS-008)
+    late-answer accepts a message to a task that has ended (answers with the task) (ENV-009)
     v0.2        not broken: writes status metadata as Accord 0.2 did (``rejected`` for a
                 decline, ``waiting_reason`` beside ``waitingReason``), which 0.3 still reads
 
@@ -31,6 +32,7 @@ from typing import Any
 
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.context import ServerCallContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
@@ -47,6 +49,7 @@ from a2a.types import (
     Role,
     SecurityRequirement,
     SecurityScheme,
+    SendMessageRequest,
     StringList,
     Task,
     TaskState,
@@ -80,7 +83,17 @@ from accord.contracts.keys import (
 )
 from accord.contracts.status import Status, WaitingReason
 
-MODES = ("correct", "mapping", "illegal", "no-code", "leak", "schemas", "fail-decline", "v0.2")
+MODES = (
+    "correct",
+    "mapping",
+    "illegal",
+    "no-code",
+    "leak",
+    "schemas",
+    "fail-decline",
+    "late-answer",
+    "v0.2",
+)
 TS = TaskState
 DECLARED = (
     ErrorCode.INVALID_INPUT,
@@ -316,6 +329,22 @@ def _unauthenticated(_: HTTPConnection, exc: Exception) -> Response:
     )
 
 
+class LateAnswerHandler(DefaultRequestHandler):
+    """Answers a message to an ended task with that task instead of refusing it."""
+
+    async def on_message_send(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> Message | Task:
+        task_id = params.message.task_id
+        task = await self.task_store.get(task_id, context) if task_id else None
+        if task is not None and task.status.state in _ENDED:
+            return task
+        return await super().on_message_send(params, context)
+
+
+_ENDED = (TS.TASK_STATE_CANCELED, TS.TASK_STATE_COMPLETED, TS.TASK_STATE_FAILED)
+
+
 def build_app(mode: str, port: int) -> Starlette:
     url = f"http://127.0.0.1:{port}"
     store = (
@@ -323,7 +352,8 @@ def build_app(mode: str, port: int) -> Starlette:
         if mode == "leak"
         else InMemoryTaskStore()
     )
-    handler = DefaultRequestHandler(
+    handler_type = LateAnswerHandler if mode == "late-answer" else DefaultRequestHandler
+    handler = handler_type(
         agent_executor=BrokenExecutor(mode), task_store=store, agent_card=card(url)
     )
 
