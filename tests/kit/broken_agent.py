@@ -10,6 +10,7 @@ contract package, so the kit is tested against an implementation other helpers d
     leak        one task store for every caller: another tenant reads the task    (AGENT-004)
     schemas     serves skill schemas other than the ones its card's digest names  (AGENT-002)
     fail-decline  ends a request it declines FAILED, not REJECTED                    (STATUS-008)
+    no-spent    never reports what a task spent of its envelope                   (ENV-010)
     late-answer accepts a message to a task that has ended (answers with the task) (ENV-009)
     v0.2        not broken: writes status metadata as Accord 0.2 did (``rejected`` for a
                 decline, ``waiting_reason`` beside ``waitingReason``), which 0.3 still reads
@@ -79,7 +80,9 @@ from accord.contracts.keys import (
     DELEGATION_EXTENSION_URI,
     ERROR_DATA_KIND,
     SKILL_SCHEMAS_PATH,
+    SPENT_META_KEY,
     STATUS_META_KEY,
+    TOOL_CALLS_SPENT_META_KEY,
 )
 from accord.contracts.status import Status, WaitingReason
 
@@ -92,6 +95,7 @@ MODES = (
     "schemas",
     "fail-decline",
     "late-answer",
+    "no-spent",
     "v0.2",
 )
 TS = TaskState
@@ -186,6 +190,7 @@ class BrokenExecutor(AgentExecutor):
         state: Any,
         meta: Any = None,
         parts: list[Part] | None = None,
+        spent: int | None = None,
     ) -> None:
         message = Message(
             message_id=uuid.uuid4().hex,
@@ -198,9 +203,13 @@ class BrokenExecutor(AgentExecutor):
             message.metadata.update(meta)
         status = TaskStatus(state=state, message=message)
         status.timestamp.FromDatetime(datetime.now(UTC))
-        await queue.enqueue_event(
-            TaskStatusUpdateEvent(task_id=str(ctx.task_id), context_id=context_id, status=status)
+        event = TaskStatusUpdateEvent(
+            task_id=str(ctx.task_id), context_id=context_id, status=status
         )
+        if spent is not None and self.mode != "no-spent":
+            # A turn costs one unit and no tool call; the SDK merges this into the task.
+            event.metadata.update({SPENT_META_KEY: spent, TOOL_CALLS_SPENT_META_KEY: 0})
+        await queue.enqueue_event(event)
 
     async def _fail(
         self, queue: EventQueue, ctx: RequestContext, context_id: str, error: AccordError
@@ -268,6 +277,7 @@ class BrokenExecutor(AgentExecutor):
                     context_id,
                     TS.TASK_STATE_WORKING,
                     self._meta(Status.RUNNING),
+                    spent=1,
                 )
             if _declines(message):
                 await self._decline(event_queue, context, context_id)
@@ -279,10 +289,16 @@ class BrokenExecutor(AgentExecutor):
                 TS.TASK_STATE_INPUT_REQUIRED,
                 self._meta(Status.WAITING, WaitingReason.INPUT),
                 [Part(text="evidence, please")],
+                spent=1,
             )
             return
         await self._emit(
-            event_queue, context, context_id, TS.TASK_STATE_WORKING, self._meta(Status.RUNNING)
+            event_queue,
+            context,
+            context_id,
+            TS.TASK_STATE_WORKING,
+            self._meta(Status.RUNNING),
+            spent=2,
         )
         final = (
             self._meta(Status.FAILED, error=AccordError(ErrorCode.INTERNAL))
@@ -290,7 +306,13 @@ class BrokenExecutor(AgentExecutor):
             else self._meta(Status.COMPLETED)
         )
         await self._emit(
-            event_queue, context, context_id, TS.TASK_STATE_COMPLETED, final, [Part(text="done")]
+            event_queue,
+            context,
+            context_id,
+            TS.TASK_STATE_COMPLETED,
+            final,
+            [Part(text="done")],
+            spent=2,
         )
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:

@@ -33,6 +33,7 @@ AGENT_BREAKAGE = {
     "schemas": {"AGENT-002"},
     "fail-decline": {"STATUS-008"},
     "late-answer": {"ENV-009"},
+    "no-spent": {"ENV-010"},
 }
 TOOL_BREAKAGE = {
     "not-idempotent": {"TOOL-006"},

@@ -8,8 +8,9 @@ import {
   AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext,
 } from "@a2a-js/sdk/server";
 import {
-  AccordError, CONTRACT_VERSION_META_KEY, type ContractStateOf, admitTurn, dataPart, parseEnvelope, statusMetadata,
-  type StatusWords, statusUpdate, taskStatus,
+  AccordError, type Allowance, CONTRACT_VERSION_META_KEY, type ContractStateOf, SPENT_META_KEY,
+  type StatusWords, TOOL_CALLS_SPENT_META_KEY, admitTurn, dataPart, parseEnvelope, statusMetadata,
+  statusUpdate, taskStatus,
 } from "@accord/contract";
 import type { Principal } from "./auth.js";
 import { assess, readHistory } from "./rules.js";
@@ -65,11 +66,19 @@ export class RiskExecutor implements AgentExecutor {
     private readonly made: (caller: string, messageId: string, taskId: string) => void,
   ) {}
 
-  /** A status update (wire JSON via the helpers) that also says the version it speaks. */
-  private update(state: ContractStateOf, words: StatusWords): AgentExecutionEvent {
+  /** A status update (wire JSON via the helpers) that also says the version it speaks and,
+   * once the budget admitted the turn, what the task spent of its envelope (ENV-010: a caller
+   * counts that report against the request's one budget; a task that worked must make it). */
+  private update(
+    state: ContractStateOf, words: StatusWords, spent?: Allowance,
+  ): AgentExecutionEvent {
     const event = statusUpdate(state, words);
+    const report = spent === undefined ? {} : {
+      [SPENT_META_KEY]: spent.spent, [TOOL_CALLS_SPENT_META_KEY]: spent.toolCallsSpent,
+    };
     return AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({
-      ...event, metadata: { ...event.metadata, [CONTRACT_VERSION_META_KEY]: this.version },
+      ...event,
+      metadata: { ...event.metadata, ...report, [CONTRACT_VERSION_META_KEY]: this.version },
     }));
   }
 
@@ -86,6 +95,7 @@ export class RiskExecutor implements AgentExecutor {
         history: [], artifacts: [],
       })));
     }
+    let allowance: Allowance | undefined;
     try {
       const message = ctx.userMessage;
       this.checkVersion(message.metadata?.[CONTRACT_VERSION_META_KEY]);
@@ -94,7 +104,8 @@ export class RiskExecutor implements AgentExecutor {
       const isService = principal.roles.includes("service");
       // A service must send the delegation envelope (ENV-001); the turn must fit its budget.
       const envelope = parseEnvelope(message.metadata, { required: isService });
-      if (envelope !== undefined) admitTurn(envelope, { toolCallsPerTurn: 2 });
+      // One turn: one unit and the two tool calls it makes (as the Python risk-check counts).
+      if (envelope !== undefined) allowance = admitTurn(envelope, { toolCallsPerTurn: 2 });
       const request = parseInput(dataOf(message.parts));
       if (!isService && principal.subject !== request.customer_id) {
         throw new AccordError("PERMISSION_DENIED", `${SCOPE}: only about your own orders`);
@@ -107,7 +118,7 @@ export class RiskExecutor implements AgentExecutor {
         },
       };
       bus.publish(this.update(running, { ...words(), node: "orders.customer_history",
-        text: `reading the refund history of customer ${request.customer_id}` }));
+        text: `reading the refund history of customer ${request.customer_id}` }, allowance));
       const historyRead = this.commerce.call(
         "orders.customer_history",
         { order_id: request.order_id, customer_id: request.customer_id }, delegation,
@@ -136,12 +147,12 @@ export class RiskExecutor implements AgentExecutor {
         append: false, lastChunk: true,
       })));
       const done: ContractStateOf = { status: "completed" };
-      bus.publish(this.update(done, { ...words(), text }));
+      bus.publish(this.update(done, { ...words(), text }, allowance));
     } catch (caught) {
       const error = caught instanceof AccordError
         ? caught : new AccordError("INTERNAL", "risk-check failed");
       const failed: ContractStateOf = { status: "failed", errorCode: error.code };
-      bus.publish(this.update(failed, { ...words(), text: error.message, error }));
+      bus.publish(this.update(failed, { ...words(), text: error.message, error }, allowance));
     }
     bus.finished();
   }
