@@ -82,9 +82,14 @@ export class RiskExecutor implements AgentExecutor {
     }));
   }
 
+  /** The turns running now, by task: what cancel aborts (their tool calls) and answers for. */
+  private readonly turns = new Map<string, { readonly abort: AbortController; readonly contextId: string }>();
+
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
     const words = () => ({ ...ids, messageId: randomUUID().replaceAll("-", "") });
+    const abort = new AbortController();
+    this.turns.set(ctx.taskId, { abort, contextId: ctx.contextId });
     const running: ContractStateOf = { status: "running" };
     if (ctx.task === undefined) {
       const caller = this.principalOf(ctx)?.subject;
@@ -119,19 +124,18 @@ export class RiskExecutor implements AgentExecutor {
       };
       bus.publish(this.update(running, { ...words(), node: "orders.customer_history",
         text: `reading the refund history of customer ${request.customer_id}` }, allowance));
-      const historyRead = this.commerce.call(
-        "orders.customer_history",
-        { order_id: request.order_id, customer_id: request.customer_id }, delegation,
-      );
-      let amount = request.amount_cents;
-      if (amount === undefined) {
-        const order = await this.commerce.call(
-          "orders.lookup",
-          { order_id: request.order_id, customer_id: request.customer_id }, delegation,
-        );
-        amount = Number(order["refundable_cents"]);
-      }
-      const history = readHistory(await historyRead);
+      // Both reads at once; Promise.all also takes the rejection of the one that fails second
+      // (a read left unawaited when its sibling fails would be an unhandled rejection, which
+      // ends a Node process).
+      const ask = { order_id: request.order_id, customer_id: request.customer_id };
+      const [historyRead, order] = await Promise.all([
+        this.commerce.call("orders.customer_history", ask, delegation, abort.signal),
+        request.amount_cents === undefined
+          ? this.commerce.call("orders.lookup", ask, delegation, abort.signal)
+          : Promise.resolve(undefined),
+      ]);
+      const amount = request.amount_cents ?? Number(order?.["refundable_cents"]);
+      const history = readHistory(historyRead);
       if (history === undefined) {
         throw new AccordError("CONTRACT_VIOLATION", "the history tool answered outside its contract");
       }
@@ -147,12 +151,16 @@ export class RiskExecutor implements AgentExecutor {
         append: false, lastChunk: true,
       })));
       const done: ContractStateOf = { status: "completed" };
+      if (abort.signal.aborted) return; // canceled: cancelTask ended the task
       bus.publish(this.update(done, { ...words(), text }, allowance));
     } catch (caught) {
+      if (abort.signal.aborted) return;
       const error = caught instanceof AccordError
         ? caught : new AccordError("INTERNAL", "risk-check failed");
       const failed: ContractStateOf = { status: "failed", errorCode: error.code };
       bus.publish(this.update(failed, { ...words(), text: error.message, error }, allowance));
+    } finally {
+      this.turns.delete(ctx.taskId);
     }
     bus.finished();
   }
@@ -170,9 +178,19 @@ export class RiskExecutor implements AgentExecutor {
     }
   }
 
+  /** Cancel of a running turn (AGENT-006): the task ends failed with CANCELED (A2A CANCELED)
+   * at once, and the turn's tool calls are aborted, so nothing it learns later is published. */
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    // A turn runs to its end within one request: nothing waits, so there is nothing mid-way.
-    void taskId;
+    const turn = this.turns.get(taskId);
+    if (turn !== undefined) {
+      turn.abort.abort();
+      const error = new AccordError("CANCELED", "the caller canceled the task");
+      const canceled: ContractStateOf = { status: "failed", errorCode: error.code };
+      bus.publish(this.update(canceled, {
+        taskId, contextId: turn.contextId, messageId: randomUUID().replaceAll("-", ""),
+        text: error.message, error,
+      }));
+    }
     bus.finished();
   }
 }

@@ -11,9 +11,10 @@ export interface Delegation {
 export class Commerce {
   constructor(private readonly url: URL, private readonly token: string) {}
 
-  /** One call in its own session: a failure to reach commerce is UNAVAILABLE. */
+  /** One call in its own session: a failure to reach commerce is UNAVAILABLE; `signal`
+   * aborts it (the task was canceled). */
   async call(
-    tool: string, args: Record<string, unknown>, delegation: Delegation,
+    tool: string, args: Record<string, unknown>, delegation: Delegation, signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     const client = new Client({ name: "risk-check-ts", version: "0.1.0" });
     const transport = new StreamableHTTPClientTransport(this.url, {
@@ -27,7 +28,7 @@ export class Commerce {
     try {
       const result = await client.callTool({
         name: tool, arguments: args, _meta: { [TOOL_DELEGATION_META_KEY]: delegation },
-      });
+      }, undefined, { signal });
       if (result.isError === true) throw fromMcpResult(result);
       const structured = result.structuredContent;
       if (typeof structured !== "object" || structured === null) {
