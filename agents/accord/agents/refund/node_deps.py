@@ -17,12 +17,12 @@ from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.reported_errors import reported_errors
-from accord.agents.workflow import NodeContext
 from accord.contracts.envelope import Tenant
 from accord.contracts.errors import AccordError
 from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.sent import never_sent
+from accord.runtime.workflow import NodeContext
 
 
 class ToolPath(Protocol):
