@@ -8,18 +8,10 @@ import json
 import pytest
 from tests.agents.intake_table import CASES, Case
 
-from accord.agents.models import (
-    ChatModel,
-    CompletionRequest,
-    CompletionResponse,
-    Expecting,
-    Intake,
-    IntakeContext,
-    Intent,
-    Language,
-)
+from accord.agents.models import ChatModel, Expecting, Intake, IntakeContext, Intent, Language
 from accord.agents.models.intake import clean_text, read_intake
 from accord.refund_contracts.domain import RefundReason
+from accord.runtime.models import CompletionRequest, CompletionResponse
 
 
 def _reading(found: Intake) -> tuple[object, ...]:

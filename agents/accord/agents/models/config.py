@@ -23,15 +23,16 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from accord.agents.models.base import Model
-from accord.agents.models.budget import Costs
-from accord.agents.models.cache import DEFAULT_CAPACITY, DEFAULT_TTL_S, AnswerCache
-from accord.agents.models.metrics import Metrics
+from accord.agents.models.chat import OpenAIChatModel
 from accord.agents.models.offline import OfflineModel
-from accord.agents.models.openai_compat import JsonMode, OpenAICompatModel
 from accord.agents.models.routing import Router, Tier
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.validation import first_broken
 from accord.protocol.settings import AccordSettings, current
+from accord.runtime.models.budget import Costs
+from accord.runtime.models.cache import DEFAULT_CAPACITY, DEFAULT_TTL_S, AnswerCache
+from accord.runtime.models.metrics import Metrics
+from accord.runtime.models.openai_compat import JsonMode
 
 DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 KEY_VARIABLES: Final = ("MODEL_API_KEY", "OPENAI_API_KEY")
@@ -126,7 +127,7 @@ def build_model(tier: TierConfig, env: Mapping[str, str] | None = None) -> Model
         return OfflineModel()
     names = (tier.api_key_env,) if tier.api_key_env else KEY_VARIABLES
     api_key = next((env[n] for n in names if env.get(n)), None)
-    return OpenAICompatModel(
+    return OpenAIChatModel(
         tier.model or "",
         tier.base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
         api_key=api_key,

@@ -17,21 +17,23 @@ from pydantic import ValidationError
 from accord.agents.models import intake as rules
 from accord.agents.models.base import (
     MAX_FIELD_CHARS,
-    CompletionRequest,
-    CompletionResponse,
     DecisionFacts,
     Expecting,
     Intake,
     IntakeContext,
     Intent,
     Language,
-    Message,
-    OutputSchema,
-    Role,
     Task,
 )
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.refund_contracts.domain import RefundReason
+from accord.runtime.models.completion import (
+    CompletionRequest,
+    CompletionResponse,
+    Message,
+    OutputSchema,
+    Role,
+)
 
 MAX_EXPLANATION_CHARS: Final = 1000
 

@@ -31,20 +31,13 @@ from enum import StrEnum
 from typing import Any, Final, Generic, TypeVar, cast
 
 from accord.agents.models import intake as rules
-from accord.agents.models.base import (
-    CompletionRequest,
-    CompletionResponse,
-    DecisionFacts,
-    Intake,
-    IntakeContext,
-    Model,
-    Role,
-)
-from accord.agents.models.budget import Costs, UnitBudget
-from accord.agents.models.cache import AnswerCache, CacheScope, Versions, cache_key
-from accord.agents.models.metrics import Metrics, ModelRoute, RunRecord
+from accord.agents.models.base import DecisionFacts, Intake, IntakeContext, Model
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
+from accord.runtime.models.budget import Costs, UnitBudget
+from accord.runtime.models.cache import AnswerCache, CacheScope, Versions, cache_key
+from accord.runtime.models.completion import CompletionRequest, CompletionResponse, Role
+from accord.runtime.models.metrics import Metrics, ModelRoute, RunRecord
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -210,9 +203,9 @@ class Router:
         try:
             rules.clean_text(last_user)  # refuse oversized text before anything else
         except AccordError as exc:
-            return self._finish(request.task.value, _Run(), ModelRoute.NONE, exc)
+            return self._finish(request.task, _Run(), ModelRoute.NONE, exc)
         return await self.run(
-            request.task.value,
+            request.task,
             request.model_dump_json(),
             lambda m: m.complete(request),
             budget=budget,

@@ -32,8 +32,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from accord.agents.models import DecisionFacts, Intake, IntakeContext, Language, RoutedModel
-from accord.agents.models.base import CompletionRequest, CompletionResponse, Model
-from accord.agents.models.budget import UnitBudget
+from accord.agents.models.base import Model
 from accord.agents.models.explanations import explain_facts
 from accord.agents.models.intake import detect_language
 from accord.agents.models.messages import say
@@ -42,6 +41,8 @@ from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
     ENVELOPE_META_KEY,
 )
+from accord.runtime.models.budget import UnitBudget
+from accord.runtime.models.completion import CompletionRequest, CompletionResponse
 from accord.runtime.workflow import NodeContext
 
 UNITS: Final = "units"

@@ -10,7 +10,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from accord.agents.models import CacheScope, Router
+from accord.agents.models import Router
 from accord.agents.refund.attention import Flag
 from accord.agents.refund.budget import BudgetedModel, RequestBudget
 from accord.agents.refund.config import RefundSettings
@@ -22,6 +22,7 @@ from accord.contracts.errors import AccordError
 from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.sent import never_sent
+from accord.runtime.models import CacheScope
 from accord.runtime.workflow import NodeContext
 
 

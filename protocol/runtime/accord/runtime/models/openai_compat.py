@@ -25,9 +25,13 @@ from typing import Any
 import httpx
 import jsonschema
 
-from accord.agents.models.base import CompletionRequest, CompletionResponse, TokenUsage
-from accord.agents.models.chat import ChatModel
 from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
+from accord.runtime.models.completion import (
+    CompletionModel,
+    CompletionRequest,
+    CompletionResponse,
+    TokenUsage,
+)
 
 
 class JsonMode(StrEnum):
@@ -37,7 +41,7 @@ class JsonMode(StrEnum):
     OBJECT = "json_object"
 
 
-class OpenAICompatModel(ChatModel):
+class OpenAICompatModel(CompletionModel):
     def __init__(
         self,
         model: str,
@@ -60,7 +64,7 @@ class OpenAICompatModel(ChatModel):
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:
-        return f"OpenAICompatModel({self.name!r}, {self.base_url!r})"
+        return f"{type(self).__name__}({self.name!r}, {self.base_url!r})"
 
     @property
     def name(self) -> str:
