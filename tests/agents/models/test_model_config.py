@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from accord.agents.models import (
-    OfflineModel,
-    OpenAIChatModel,
-    build_router,
-    load_config,
-    parse_spec,
-)
-from accord.agents.models.config import Provider
+from accord.agents.models import OfflineModel, OpenAIChatModel, build_router
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.settings import AccordSettings
-from accord.runtime.models import Costs, JsonMode, UnitBudget
+from accord.runtime.models import Costs, JsonMode, Provider, UnitBudget, load_config, parse_spec
 
 
 def test_nothing_set_means_offline_everywhere() -> None:

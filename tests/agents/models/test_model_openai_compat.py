@@ -15,7 +15,6 @@ from accord.agents.models import (
     OpenAIChatModel,
     Outcome,
     Router,
-    Tier,
 )
 from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
 from accord.contracts.status import Status
@@ -28,6 +27,7 @@ from accord.runtime.models import (
     Message,
     ModelRoute,
     Role,
+    Tier,
     UnitBudget,
 )
 

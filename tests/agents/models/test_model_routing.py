@@ -5,14 +5,11 @@ from __future__ import annotations
 import pytest
 
 from accord.agents.models import (
-    Complexity,
     DecisionFacts,
     Language,
     OfflineModel,
     Outcome,
     Router,
-    Tier,
-    choose_route,
     estimate_complexity,
 )
 from accord.contracts.errors import AccordError, ErrorCode
@@ -20,11 +17,14 @@ from accord.contracts.status import Status
 from accord.runtime.models import (
     AnswerCache,
     CacheScope,
+    Complexity,
     Costs,
     Metrics,
     ModelRoute,
+    Tier,
     UnitBudget,
     Versions,
+    choose_route,
 )
 
 from .scripted import Scripted

@@ -2,8 +2,9 @@
 explain a decision), the offline rules that answer them, the prompts an LLM answers them with,
 and the router and configuration that serve them.
 
-The completion level, budgets, the answer cache, run metrics and the OpenAI-compatible provider
-are the framework's (``accord.runtime.models``). Typical use in a workflow node::
+The completion level, the router (cache, budget, route, fallback), the tiers' configuration,
+budgets, the answer cache, run metrics, text cleaning and the OpenAI-compatible provider are the
+framework's (``accord.runtime.models``). Typical use in a workflow node::
 
     router = build_router()                       # from MODEL_FAST / MODEL_DEEP, else offline
     model = router.bind(budget=UnitBudget.from_envelope(envelope),
@@ -26,28 +27,12 @@ from accord.agents.models.base import (
     Task,
 )
 from accord.agents.models.chat import ChatModel, OpenAIChatModel
-from accord.agents.models.config import (
-    ModelsConfig,
-    TierConfig,
-    build_model,
-    build_router,
-    load_config,
-    parse_spec,
-)
+from accord.agents.models.config import build_model, build_router
 from accord.agents.models.offline import OfflineModel
-from accord.agents.models.routing import (
-    Complexity,
-    Routed,
-    RoutedModel,
-    Router,
-    Tier,
-    choose_route,
-    estimate_complexity,
-)
+from accord.agents.models.routing import RoutedModel, Router, estimate_complexity
 
 __all__ = [
     "ChatModel",
-    "Complexity",
     "DecisionFacts",
     "Expecting",
     "Intake",
@@ -56,21 +41,14 @@ __all__ = [
     "Language",
     "Missing",
     "Model",
-    "ModelsConfig",
     "OfflineModel",
     "OpenAIChatModel",
     "Outcome",
     "RequestedAmount",
-    "Routed",
     "RoutedModel",
     "Router",
     "Task",
-    "Tier",
-    "TierConfig",
     "build_model",
     "build_router",
-    "choose_route",
     "estimate_complexity",
-    "load_config",
-    "parse_spec",
 ]

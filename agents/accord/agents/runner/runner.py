@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from accord.agents.models import ModelsConfig, build_router
+from accord.agents.models import build_router
 from accord.agents.refund.approvals import approval_input, approval_queue, decide_refund
 from accord.agents.refund.assembly import assemble
 from accord.agents.refund.config import SERVICE_NAME, TOOLS_FILE, RefundSettings
@@ -57,7 +57,7 @@ from accord.protocol.mcp.config import ServerSpec, ToolsConfig
 from accord.protocol.mcp.credentials import ServiceCredential
 from accord.protocol.settings import data_dir, service_url
 from accord.refund_contracts.domain import is_customer_id
-from accord.runtime.models import Metrics
+from accord.runtime.models import Metrics, ModelsConfig
 from accord.runtime.workflow import Clock, EventType, LogEvent, Runtime, WorkflowSnapshot
 
 # The Runner's app is the tenant app of its sessions and of every tool call it makes: orders and
