@@ -250,4 +250,5 @@ async def test_a_call_for_another_tenant_is_refused_through_the_member(ts_mesh: 
     assert "app" in view.error.message
     # A refused tool call ends the task, not the member (an unawaited read's rejection did).
     assert ts_mesh.services["risk"].process.poll() is None, ts_mesh.services["risk"].log()
-    assert httpx.get(ts_mesh.url("risk") + "/healthz", timeout=10).status_code == 200
+    async with httpx.AsyncClient(timeout=10) as http:
+        assert (await http.get(ts_mesh.url("risk") + "/healthz")).status_code == 200
