@@ -101,6 +101,9 @@ ts-member: setup ## Build and start the TypeScript risk-check and run `accord co
 	@test -d $(TS_MEMBER)/node_modules || $(MAKE) npm
 	BIN=$(abspath $(BIN)) $(TS_MEMBER)/scripts/kit.sh
 
+java-member: setup ## Build the Java commerce server (mvn) and run `accord contract-test` on it
+	BIN=$(abspath $(BIN)) $(JAVA_MEMBERS)/commerce/scripts/kit.sh
+
 # The TypeScript contract package's generated sources, from the export (docs/contracts-ts.md).
 # CHECK=1 writes nothing and fails when the committed sources differ from a fresh generation.
 contracts-ts: setup ## Regenerate contracts/ts/src/generated from the contract (CHECK=1: report drift)

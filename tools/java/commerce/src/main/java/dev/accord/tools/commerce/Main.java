@@ -1,0 +1,191 @@
+package dev.accord.tools.commerce;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.accord.contract.AccordError;
+import dev.accord.contract.auth.Principal;
+import dev.accord.contract.auth.ServiceTokenVerifier;
+import dev.accord.contract.auth.TrustTable;
+import dev.accord.contract.generated.Keys;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.transport.HttpServletStatelessServerTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.catalina.Context;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.FilterDef;
+import org.apache.tomcat.util.descriptor.web.FilterMap;
+
+/**
+ * commerce-java: Accord's commerce MCP tool server (orders.lookup, customers.history,
+ * orders.customer_history) on the MCP Java SDK's stateless streamable-HTTP servlet transport in
+ * an embedded Tomcat. Settings are the Python services' environment variables (README.md).
+ */
+public final class Main {
+    static final String MCP_PATH = "/mcp";
+    static final String RESOURCE_METADATA = Keys.PROTECTED_RESOURCE_PATH;
+    static final List<String> TOOLS = List.of("orders.lookup", "customers.history", "orders.customer_history");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private Main() {}
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> env = System.getenv();
+        String host = env.getOrDefault("HOST", "127.0.0.1");
+        int port = Integer.parseInt(env.getOrDefault("PORT", "8710"));  // commerce's documented port
+        Path keysDir = Path.of(env.getOrDefault("ACCORD_KEYS_DIR",
+                Path.of(env.getOrDefault("ACCORD_DATA_DIR", ".accord"), "keys").toString()));
+        String trustFile = env.get("ACCORD_SERVICE_TRUST");
+        if (trustFile == null || trustFile.isBlank()) {
+            throw new IllegalStateException("ACCORD_SERVICE_TRUST must name the trust table (docs/service-keys.md)");
+        }
+        String tokenFile = env.get("ACCORD_SERVICE_TOKEN_FILE");
+        if (tokenFile == null || tokenFile.isBlank()) {
+            throw new IllegalStateException("ACCORD_SERVICE_TOKEN_FILE must hold commerce's token for refunds.list");
+        }
+        Set<String> tenantApps = Arrays.stream(env.getOrDefault("ACCORD_TENANT_APPS", "accord").split(","))
+                .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        URI payments = URI.create(env.getOrDefault("ACCORD_PAYMENTS_URL", "http://127.0.0.1:8711") + MCP_PATH);
+
+        ServiceTokenVerifier verifier = new ServiceTokenVerifier(
+                TrustTable.load(Path.of(trustFile), keysDir), env.getOrDefault("ACCORD_JWT_AUDIENCE", "accord"));
+        List<ToolContract> contracts = new ArrayList<>();
+        for (String name : TOOLS) {
+            contracts.add(ToolContract.load(name));
+        }
+        CommerceTools tools = new CommerceTools(DemoData.load(Instant.now()),
+                new Ledger(payments, Path.of(tokenFile)), new Access(tenantApps));
+
+        HttpServletStatelessServerTransport transport = HttpServletStatelessServerTransport.builder()
+                .jsonMapper(McpJsonDefaults.getMapper())
+                .messageEndpoint(MCP_PATH)
+                .maxRequestSize(1 << 20)  // 1 MiB, as Accord's Python servers
+                .contextExtractor(request -> McpTransportContext.create(
+                        Map.of(CommerceTools.PRINCIPAL, request.getAttribute(CommerceTools.PRINCIPAL))))
+                .build();
+        McpServer.sync(transport)
+                .serverInfo("accord-commerce", "0.1.0")
+                .instructions("Orders and customer history of the Accord demo shop. Money is in cents.")
+                .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+                .validateToolInputs(false)  // Access validates, answering INVALID_INPUT in _meta
+                .tools(tools.specifications(contracts))
+                .build();
+
+        Tomcat tomcat = new Tomcat();
+        tomcat.setBaseDir(Files.createTempDirectory("commerce-java").toString());
+        Connector connector = tomcat.getConnector();
+        connector.setPort(port);
+        connector.setProperty("address", host);
+        Context context = tomcat.addContext("", null);
+        Tomcat.addServlet(context, "mcp", transport).setAsyncSupported(true);
+        context.addServletMappingDecoded(MCP_PATH, "mcp");
+        Tomcat.addServlet(context, "health", json(req -> Map.of("status", "ok")));
+        context.addServletMappingDecoded(Keys.HEALTH_PATH, "health");
+        context.addServletMappingDecoded(Keys.READY_PATH, "health");
+        Tomcat.addServlet(context, "resource", json(Main::resourceMetadata));
+        context.addServletMappingDecoded(RESOURCE_METADATA, "resource");
+        context.addServletMappingDecoded(RESOURCE_METADATA + MCP_PATH, "resource");
+        FilterDef gate = new FilterDef();
+        gate.setFilterName("credential");
+        gate.setFilter(new CredentialGate(verifier));
+        gate.setAsyncSupported("true");
+        context.addFilterDef(gate);
+        FilterMap map = new FilterMap();
+        map.setFilterName("credential");
+        map.addURLPatternDecoded(MCP_PATH);
+        context.addFilterMap(map);
+        tomcat.start();
+        System.out.println("commerce-java serving http://" + host + ":" + port + MCP_PATH);
+        tomcat.getServer().await();
+    }
+
+    /** The origin the client used (the document is public: reflecting Host discloses nothing). */
+    static String origin(HttpServletRequest req) {
+        String hostHeader = req.getHeader("Host");
+        return req.getScheme() + "://" + (hostHeader != null ? hostHeader : req.getServerName() + ":" + req.getServerPort());
+    }
+
+    /** RFC 9728 protected-resource metadata, as the Python tool servers serve it (TOOL-010). */
+    static Map<String, Object> resourceMetadata(HttpServletRequest req) {
+        String origin = origin(req);
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("resource", origin + MCP_PATH);
+        doc.put("authorization_servers", List.of(origin + "/"));
+        doc.put("scopes_supported", TOOLS.stream().sorted().toList());
+        doc.put("bearer_methods_supported", List.of("header"));
+        doc.put("resource_name", "accord-commerce");
+        return doc;
+    }
+
+    interface Body {
+        Map<String, Object> of(HttpServletRequest req);
+    }
+
+    private static HttpServlet json(Body body) {
+        return new HttpServlet() {
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                resp.setContentType("application/json");
+                resp.getWriter().write(JSON.writeValueAsString(body.of(req)));
+            }
+        };
+    }
+
+    /**
+     * Every MCP request carries a verified credential, checked before its body is read: none or
+     * a bad one is 401 UNAUTHENTICATED naming the protected-resource metadata (TOOL-010).
+     */
+    static final class CredentialGate implements Filter {
+        private final ServiceTokenVerifier verifier;
+
+        CredentialGate(ServiceTokenVerifier verifier) {
+            this.verifier = verifier;
+        }
+
+        @Override
+        public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+                throws IOException, ServletException {
+            HttpServletRequest req = (HttpServletRequest) request;
+            HttpServletResponse resp = (HttpServletResponse) response;
+            String authorization = req.getHeader("Authorization");
+            Principal principal;
+            try {
+                principal = verifier.verifyHeader(authorization);
+            } catch (AccordError e) {
+                String challenge = "Bearer realm=\"accord\", resource_metadata=\"" + origin(req)
+                        + RESOURCE_METADATA + MCP_PATH + "\"";
+                if (authorization != null) {  // RFC 6750: a presented credential that failed
+                    challenge += ", error=\"invalid_token\", error_description=\"" + e.getMessage() + "\"";
+                }
+                resp.setStatus(401);
+                resp.setHeader("WWW-Authenticate", challenge);
+                resp.setContentType("application/json");
+                resp.getWriter().write(JSON.writeValueAsString(Map.of("error", e.toDict())));
+                return;
+            }
+            req.setAttribute(CommerceTools.PRINCIPAL, principal);
+            chain.doFilter(request, response);
+        }
+    }
+}
