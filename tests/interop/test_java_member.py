@@ -38,6 +38,7 @@ from tests.tools.helpers import ServiceClient
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
+from accord.protocol.service_keys import ensure_ring, keys_dir
 from accord.tools import seed
 
 pytestmark = pytest.mark.timeout(600)
@@ -120,18 +121,17 @@ def test_kit_finds_no_violation_in_the_java_commerce(jar: Path, tmp_path: Path) 
 
 
 @contextmanager
-def java_commerce(jar: Path, mesh: Mesh, port: int) -> Iterator[str]:
+def java_commerce(
+    jar: Path, mesh: Mesh, port: int, token_file: Path | None = None
+) -> Iterator[str]:
     """The Java server on ``port`` beside ``mesh``'s payments, trusting what the mesh's
-    services trust (the session's keys and trust table), with commerce's own token for
-    refunds.list; its base URL until the block ends."""
-    token_file = mesh.data_dir / "commerce-java.token"
-    token_file.write_text(sign_as("commerce", scopes=["refunds.list"]))
-    env = {
-        **os.environ,
-        **mesh.env,
-        "PORT": str(port),
-        "ACCORD_SERVICE_TOKEN_FILE": str(token_file),
-    }
+    services trust (the session's keys and trust table); it signs its token for refunds.list
+    with commerce's own key ring, or sends the one in ``token_file``. Its base URL until the
+    block ends."""
+    ensure_ring("commerce", keys_dir())  # as `accord keys rotate commerce` provisions it
+    env = {**os.environ, **mesh.env, "PORT": str(port)}
+    if token_file is not None:
+        env["ACCORD_SERVICE_TOKEN_FILE"] = str(token_file)
     log = (mesh.log_dir / f"commerce-java-{port}.log").open("wb")
     process = subprocess.Popen(
         ["java", "-jar", str(jar)],
@@ -209,12 +209,23 @@ def _same_instant(python: dict[str, Any], java: dict[str, Any], key: str) -> Non
 
 
 async def test_java_commerce_answers_as_the_python_one(jar: Path, tmp_path: Path) -> None:
-    with (
-        running_mesh(tmp_path, services=("payments", "commerce")) as mesh,
-        java_commerce(jar, mesh, free_port()) as java_url,
-    ):
-        python = await _answers(mesh.url("commerce"))
-        java = await _answers(java_url)
+    with running_mesh(tmp_path, services=("payments", "commerce")) as mesh:
+        with java_commerce(jar, mesh, free_port()) as java_url:
+            python = await _answers(mesh.url("commerce"))
+            java = await _answers(java_url)
+        # ACCORD_SERVICE_TOKEN_FILE: the token someone else rotates, sent instead of its own.
+        token_file = tmp_path / "commerce.token"
+        token_file.write_text(sign_as("commerce", scopes=["refunds.list"]))
+        with java_commerce(jar, mesh, free_port(), token_file) as java_url:
+            async with ServiceClient(java_url + "/mcp") as client:
+                c04 = await client.call_tool("customers.history", {"customer_id": "C-04"})
+        token_file.write_text("not a token")
+        with java_commerce(jar, mesh, free_port(), token_file) as java_url:
+            async with ServiceClient(java_url + "/mcp") as client:
+                refused = await client.call_tool("customers.history", {"customer_id": "C-04"})
+    assert _answer(c04)["refunded_cents_90d"] == 33199
+    # Payments refuses the bad token: commerce reports payments' error, never stale money.
+    assert _answer(refused) == {"error": ErrorCode.UNAUTHENTICATED.value}
     assert len(python) == len(java) == len(_calls())
     codes = []
     for (tool, args, _), py, jv in zip(_calls(), python, java, strict=True):

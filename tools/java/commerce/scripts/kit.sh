@@ -41,14 +41,12 @@ setsid "$BIN/accord" serve payments --port "$PAYMENTS_PORT" \
   >"$ACCORD_DATA_DIR/payments.log" 2>&1 & pids+=($!)
 wait_up "$ACCORD_PAYMENTS_URL/healthz"
 
-# commerce's own key (payments trusts svc:commerce by ACCORD_KEYS_DIR/commerce/jwks.json) and
-# its token for refunds.list; the kit's key, which commerce trusts by the same table.
+# commerce's own key, which signs its token for refunds.list (payments trusts svc:commerce by
+# ACCORD_KEYS_DIR/commerce/jwks.json); the kit's key, which commerce trusts by the same table.
 "$BIN/accord" keys rotate commerce >/dev/null
 "$BIN/accord" keys rotate kit >/dev/null
-"$BIN/accord" keys token commerce --scope refunds.list >"$ACCORD_DATA_DIR/commerce.token"
 TRUST="$ROOT/protocol/accord/protocol/default_trust.yaml"
 PORT=$COMMERCE_PORT ACCORD_SERVICE_TRUST="$TRUST" \
-  ACCORD_SERVICE_TOKEN_FILE="$ACCORD_DATA_DIR/commerce.token" \
   setsid java -jar "$JAR" >"$ACCORD_DATA_DIR/commerce-java.log" 2>&1 & pids+=($!)
 wait_up "http://127.0.0.1:$COMMERCE_PORT/healthz"
 

@@ -1,20 +1,20 @@
 package dev.accord.tools.commerce;
 
 import dev.accord.contract.AccordError;
+import dev.accord.contract.Contract;
 import dev.accord.contract.generated.ErrorCode;
 import dev.accord.contract.generated.Keys;
 import dev.accord.contract.mcp.ToolResults;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Commerce's view of refunds: the payments ledger's {@code refunds.list}, read on every call
@@ -29,11 +29,12 @@ final class Ledger {
     static final String SESSION = "commerce-lookup";
 
     private final URI url;
-    private final Path tokenFile;
+    private final Supplier<String> token;
 
-    Ledger(URI url, Path tokenFile) {
+    /** {@code token}: commerce's bearer token for refunds.list, asked for on every call. */
+    Ledger(URI url, Supplier<String> token) {
         this.url = url;
-        this.tokenFile = tokenFile;
+        this.token = token;
     }
 
     /** refunds.list for one customer; {@code tenant} is the delegation's tenant to forward. */
@@ -48,11 +49,10 @@ final class Ledger {
         if (sinceDays != null) {
             args.put("since_days", sinceDays);
         }
-        // Read for every call: whoever writes the file rotates the token (ACCORD_SERVICE_TOKEN_FILE).
-        String token;
+        String bearer;
         try {
-            token = Files.readString(tokenFile).trim();
-        } catch (IOException e) {
+            bearer = token.get();
+        } catch (RuntimeException e) {
             throw new AccordError(ErrorCode.UNAVAILABLE, "commerce has no service token to read the ledger with");
         }
         String base = url.getScheme() + "://" + url.getRawAuthority();
@@ -60,7 +60,7 @@ final class Ledger {
                 .endpoint(url.getRawPath())
                 .connectTimeout(Duration.ofSeconds(5))
                 .httpRequestCustomizer((request, method, uri, body, context) ->
-                        request.header("Authorization", "Bearer " + token))
+                        request.header("Authorization", "Bearer " + bearer))
                 .build();
         McpSyncClient client = McpClient.sync(transport)
                 .clientInfo(new McpSchema.Implementation("accord-commerce-java", "0.1.0"))
@@ -72,7 +72,7 @@ final class Ledger {
             result = client.callTool(new McpSchema.CallToolRequest(LIST_TOOL, args,
                     Map.of(Keys.TOOL_DELEGATION_META_KEY, Map.of("tenant", tenant))));
         } catch (RuntimeException e) {
-            throw new AccordError(ErrorCode.UNAVAILABLE, "the payments ledger is unreachable");
+            throw failure(e);
         } finally {
             client.closeGracefully();
         }
@@ -83,5 +83,23 @@ final class Ledger {
             throw new AccordError(ErrorCode.CONTRACT_VIOLATION, LIST_TOOL + " answered no structured content");
         }
         return (Map<String, Object>) found;
+    }
+
+    /**
+     * A call that failed below MCP: an HTTP refusal of commerce's credential reads as the
+     * contract reads a bare status (Contract.codeForHttpStatus, as Python's client does), any
+     * other failure to reach payments as UNAVAILABLE (retried by callers).
+     */
+    private static AccordError failure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof McpHttpClientTransportAuthorizationException refused
+                    && refused.getResponseInfo() != null) {
+                int status = refused.getResponseInfo().statusCode();
+                return new AccordError(Contract.codeForHttpStatus(status),
+                        "tool server 'payments' answered HTTP " + status,
+                        Map.of("server", "payments", "http_status", status));
+            }
+        }
+        return new AccordError(ErrorCode.UNAVAILABLE, "the payments ledger is unreachable");
     }
 }

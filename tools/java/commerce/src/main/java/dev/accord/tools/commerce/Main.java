@@ -3,6 +3,7 @@ package dev.accord.tools.commerce;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.accord.contract.AccordError;
 import dev.accord.contract.auth.Principal;
+import dev.accord.contract.auth.ServiceTokenSigner;
 import dev.accord.contract.auth.ServiceTokenVerifier;
 import dev.accord.contract.auth.TrustTable;
 import dev.accord.contract.generated.Keys;
@@ -30,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.catalina.Context;
 import org.apache.catalina.connector.Connector;
@@ -43,6 +45,7 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  * an embedded Tomcat. Settings are the Python services' environment variables (README.md).
  */
 public final class Main {
+    static final String SERVICE = "commerce";
     static final String MCP_PATH = "/mcp";
     static final String RESOURCE_METADATA = Keys.PROTECTED_RESOURCE_PATH;
     static final List<String> TOOLS = List.of("orders.lookup", "customers.history", "orders.customer_history");
@@ -60,22 +63,26 @@ public final class Main {
         if (trustFile == null || trustFile.isBlank()) {
             throw new IllegalStateException("ACCORD_SERVICE_TRUST must name the trust table (docs/service-keys.md)");
         }
+        String audience = env.getOrDefault("ACCORD_JWT_AUDIENCE", "accord");
+        // commerce's token for refunds.list: the file's when ACCORD_SERVICE_TOKEN_FILE names one
+        // (rotated by whoever writes it, read for every call), else signed by its own key ring.
         String tokenFile = env.get("ACCORD_SERVICE_TOKEN_FILE");
-        if (tokenFile == null || tokenFile.isBlank()) {
-            throw new IllegalStateException("ACCORD_SERVICE_TOKEN_FILE must hold commerce's token for refunds.list");
-        }
+        ServiceTokenSigner signer = new ServiceTokenSigner(keysDir, SERVICE, audience, 3600);
+        Supplier<String> token = tokenFile != null && !tokenFile.isBlank()
+                ? () -> readToken(Path.of(tokenFile))
+                : () -> signer.token(Set.of("refunds.list"));
         Set<String> tenantApps = Arrays.stream(env.getOrDefault("ACCORD_TENANT_APPS", "accord").split(","))
                 .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
         URI payments = URI.create(env.getOrDefault("ACCORD_PAYMENTS_URL", "http://127.0.0.1:8711") + MCP_PATH);
 
         ServiceTokenVerifier verifier = new ServiceTokenVerifier(
-                TrustTable.load(Path.of(trustFile), keysDir), env.getOrDefault("ACCORD_JWT_AUDIENCE", "accord"));
+                TrustTable.load(Path.of(trustFile), keysDir), audience);
         List<ToolContract> contracts = new ArrayList<>();
         for (String name : TOOLS) {
             contracts.add(ToolContract.load(name));
         }
         CommerceTools tools = new CommerceTools(DemoData.load(Instant.now()),
-                new Ledger(payments, Path.of(tokenFile)), new Access(tenantApps));
+                new Ledger(payments, token), new Access(tenantApps));
 
         HttpServletStatelessServerTransport transport = HttpServletStatelessServerTransport.builder()
                 .jsonMapper(McpJsonDefaults.getMapper())
@@ -106,6 +113,20 @@ public final class Main {
         Tomcat.addServlet(context, "resource", json(Main::resourceMetadata));
         context.addServletMappingDecoded(RESOURCE_METADATA, "resource");
         context.addServletMappingDecoded(RESOURCE_METADATA + MCP_PATH, "resource");
+        // Its public keys, as every Accord service publishes them (the key ring's JWKS file).
+        Path jwks = keysDir.resolve(SERVICE).resolve("jwks.json");
+        Tomcat.addServlet(context, "jwks", new HttpServlet() {
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                if (!Files.isRegularFile(jwks)) {
+                    resp.sendError(404);
+                    return;
+                }
+                resp.setContentType("application/json");
+                resp.getWriter().write(Files.readString(jwks));
+            }
+        });
+        context.addServletMappingDecoded(Keys.SERVICE_JWKS_PATH, "jwks");
         FilterDef gate = new FilterDef();
         gate.setFilterName("credential");
         gate.setFilter(new CredentialGate(verifier));
@@ -118,6 +139,14 @@ public final class Main {
         tomcat.start();
         System.out.println("commerce-java serving http://" + host + ":" + port + MCP_PATH);
         tomcat.getServer().await();
+    }
+
+    private static String readToken(Path file) {
+        try {
+            return Files.readString(file).trim();
+        } catch (IOException e) {
+            throw new IllegalStateException("no token in " + file, e);
+        }
     }
 
     /** The origin the client used (the document is public: reflecting Host discloses nothing). */
