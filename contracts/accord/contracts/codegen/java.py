@@ -65,7 +65,7 @@ def _type(t: TypeExpr, boxed: bool = False) -> str:
     return f"Map<{_type(t.key, True)}, {_type(t.value, True)}>"
 
 
-class _Values:
+class _JavaValues:
     """Values of a module's constants, rendered by their declared type."""
 
     def __init__(self, records: Mapping[str, Record]) -> None:
@@ -201,7 +201,7 @@ def _json_text(document: Mapping[str, Any], indent: str) -> str:
 
 def _module(module: Module, model: ContractModel, class_name: str, command: str) -> str:
     records = {r.name: r for m in model.modules for r in m.records}
-    values = _Values(records)
+    values = _JavaValues(records)
     body: list[str] = []
     for const in module.constants:
         value = values.render(const.value, const.type, "            ")
