@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from mcp import types
+from mcp import Client, types
 from tests.mesh.mesh_support import ROOT
 from tests.mesh.money_support import ledger_sums
-from tests.mesh.support import Mesh, ask, running_mesh
+from tests.mesh.support import Mesh, ask, running_mesh, token
 from tests.support.processes import free_port, wait_healthy
 from tests.support.service_keys import sign_as
+from tests.support.tool_auth import transport
 from tests.tools.helpers import ServiceClient
 
 from accord.contracts.errors import AccordError, ErrorCode
@@ -187,12 +188,32 @@ def _calls() -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
     return calls
 
 
+# A customer's own token (the mesh's HS256 secret, as `accord token --user C-01` mints one):
+# about themselves with no delegation; another's order NOT_FOUND; naming another customer, or
+# a delegation for another user, PERMISSION_DENIED.
+CUSTOMER_CALLS: Final = [
+    ("orders.lookup", {"order_id": "O-1001", "customer_id": "C-01"}, None),
+    ("customers.history", {"customer_id": "C-01"}, None),
+    ("orders.lookup", {"order_id": "O-1003", "customer_id": "C-01"}, None),
+    ("customers.history", {"customer_id": "C-02"}, None),
+    (
+        "customers.history",
+        {"customer_id": "C-01"},
+        {"tenant": {"app": "accord", "user": "C-02", "session": "s"}},
+    ),
+]
+
+
 async def _answers(url: str) -> list[dict[str, Any]]:
     found = []
     async with ServiceClient(url + "/mcp") as client:
         for tool, args, delegation in _calls():
             options = {} if delegation is None else {"meta": {"dev.accord/delegation": delegation}}
             found.append(_answer(await client.call_tool(tool, args, **options)))
+    async with Client(transport(url + "/mcp", token("C-01"))) as client:
+        for tool, args, delegation in CUSTOMER_CALLS:
+            meta = None if delegation is None else {"dev.accord/delegation": delegation}
+            found.append(_answer(await client.call_tool(tool, args, meta=meta)))
     return found
 
 
@@ -226,15 +247,18 @@ async def test_java_commerce_answers_as_the_python_one(jar: Path, tmp_path: Path
     assert _answer(c04)["refunded_cents_90d"] == 33199
     # Payments refuses the bad token: commerce reports payments' error, never stale money.
     assert _answer(refused) == {"error": ErrorCode.UNAUTHENTICATED.value}
-    assert len(python) == len(java) == len(_calls())
+    asked = [*_calls(), *CUSTOMER_CALLS]
+    assert len(python) == len(java) == len(asked)
     codes = []
-    for (tool, args, _), py, jv in zip(_calls(), python, java, strict=True):
+    for (tool, args, _), py, jv in zip(asked, python, java, strict=True):
         for key in ("ordered_at", "delivered_at"):
             _same_instant(py, jv, key)
         assert jv == py, (tool, args)
         codes.append(py.get("error"))
     # The refusals are the contract's, not some error: every kind was asked and answered alike.
-    assert codes[-9:] == [
+    assert codes[-3:] == [ErrorCode.NOT_FOUND.value, *[ErrorCode.PERMISSION_DENIED.value] * 2]
+    assert python[-5]["refunded_cents"] == 0  # the customer's own view, through the ledger
+    assert codes[-14:-5] == [
         ErrorCode.NOT_FOUND.value,
         ErrorCode.NOT_FOUND.value,
         ErrorCode.NOT_FOUND.value,

@@ -61,14 +61,21 @@ public final class TrustTable {
             String name = e.getKey();
             JsonNode row = e.getValue();
             String where = row.path("jwks").asText("");
-            JWKSource<SecurityContext> keys = where.startsWith("http://") || where.startsWith("https://")
-                    ? JWKSourceBuilder.create(URI.create(where).toURL()).build()
-                    : new FileJwks(where.isEmpty() ? keysDir.resolve(name).resolve("jwks.json") : Path.of(where));
+            JWKSource<SecurityContext> keys =
+                    jwks(where.isEmpty() ? keysDir.resolve(name).resolve("jwks.json").toString() : where);
             Set<String> tenants = strings(row.path("tenants"));
             entries.put(name, new Entry(name, keys, strings(row.path("grants")),
                     tenants.isEmpty() ? Set.of("accord") : tenants, row.path("issuer").asText("accord")));
         }
         return new TrustTable(entries);
+    }
+
+    /** A key set at a URL (fetched and cached by nimbus) or in a file (read again on change). */
+    public static JWKSource<SecurityContext> jwks(String where) throws IOException {
+        if (where.startsWith("http://") || where.startsWith("https://")) {
+            return JWKSourceBuilder.create(URI.create(where).toURL()).build();
+        }
+        return new FileJwks(Path.of(where));
     }
 
     private static Set<String> strings(JsonNode list) {

@@ -2,6 +2,8 @@ package dev.accord.tools.commerce;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.accord.contract.AccordError;
+import dev.accord.contract.auth.Authenticator;
+import dev.accord.contract.auth.PersonTokenVerifier;
 import dev.accord.contract.auth.Principal;
 import dev.accord.contract.auth.ServiceTokenSigner;
 import dev.accord.contract.auth.ServiceTokenVerifier;
@@ -75,8 +77,9 @@ public final class Main {
                 .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
         URI payments = URI.create(env.getOrDefault("ACCORD_PAYMENTS_URL", "http://127.0.0.1:8711") + MCP_PATH);
 
-        ServiceTokenVerifier verifier = new ServiceTokenVerifier(
-                TrustTable.load(Path.of(trustFile), keysDir), audience);
+        Authenticator verifier = new Authenticator(
+                new ServiceTokenVerifier(TrustTable.load(Path.of(trustFile), keysDir), audience),
+                people(env, audience));
         List<ToolContract> contracts = new ArrayList<>();
         for (String name : TOOLS) {
             contracts.add(ToolContract.load(name));
@@ -141,6 +144,25 @@ public final class Main {
         tomcat.getServer().await();
     }
 
+    /**
+     * People's tokens, as Python's services read them: HS256 with ACCORD_JWT_SECRET (in
+     * development, else the data directory's jwt-secret when it exists), RS256/ES256 with the
+     * identity provider's ACCORD_JWKS (a URL or a file), issuers ACCORD_JWT_ISSUERS.
+     */
+    static PersonTokenVerifier people(Map<String, String> env, String audience) throws IOException {
+        String secret = env.get("ACCORD_JWT_SECRET");
+        Path devSecret = Path.of(env.getOrDefault("ACCORD_DATA_DIR", ".accord"), "jwt-secret");
+        if ((secret == null || secret.isBlank()) && !"production".equals(env.get("ACCORD_MODE"))
+                && Files.isRegularFile(devSecret)) {
+            secret = Files.readString(devSecret).trim();
+        }
+        String jwks = env.get("ACCORD_JWKS");
+        Set<String> issuers = Arrays.stream(env.getOrDefault("ACCORD_JWT_ISSUERS", "accord").split(","))
+                .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        return new PersonTokenVerifier(secret, jwks == null || jwks.isBlank() ? null : TrustTable.jwks(jwks),
+                issuers, audience);
+    }
+
     private static String readToken(Path file) {
         try {
             return Files.readString(file).trim();
@@ -186,9 +208,9 @@ public final class Main {
      * a bad one is 401 UNAUTHENTICATED naming the protected-resource metadata (TOOL-010).
      */
     static final class CredentialGate implements Filter {
-        private final ServiceTokenVerifier verifier;
+        private final Authenticator verifier;
 
-        CredentialGate(ServiceTokenVerifier verifier) {
+        CredentialGate(Authenticator verifier) {
             this.verifier = verifier;
         }
 
@@ -200,7 +222,7 @@ public final class Main {
             String authorization = req.getHeader("Authorization");
             Principal principal;
             try {
-                principal = verifier.verifyHeader(authorization);
+                principal = verifier.authenticate(authorization);
             } catch (AccordError e) {
                 String challenge = "Bearer realm=\"accord\", resource_metadata=\"" + origin(req)
                         + RESOURCE_METADATA + MCP_PATH + "\"";
