@@ -2,6 +2,8 @@
 // (contracts/java: the generated tables and the hand-written rules, compiled by javac alone, no
 // dependency) and prints every answer as one JSON document, compared there with the Python
 // contract's own answers. Questions come on stdin, one a line, tab-separated; "~" is null.
+// With one argument, a class name, it prints that class's String constants instead (the
+// skills' schemas of `codegen java-app`).
 import dev.accord.contract.AccordError;
 import dev.accord.contract.Contract;
 import dev.accord.contract.ContractState;
@@ -27,6 +29,11 @@ import java.util.Map;
 
 public final class JavaContractFacts {
     public static void main(String[] args) throws Exception {
+        PrintStream print = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        if (args.length == 1) {  // an application's generated class: its schema constants
+            print.println(json(strings(Class.forName(args[0]))));
+            return;
+        }
         Map<String, Object> out = new LinkedHashMap<>();
         Map<String, Object> statuses = new LinkedHashMap<>();
         for (Status s : Status.values()) {
@@ -93,7 +100,6 @@ public final class JavaContractFacts {
             answers.computeIfAbsent(q[0], k -> new ArrayList<>()).add(answer);
         }
         out.putAll(answers);
-        PrintStream print = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         print.println(json(out));
     }
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.codegen.__main__ import GENERATORS, drift
 from accord.contracts.errors import (
     A2A_ERROR_DOMAIN,
@@ -58,9 +59,10 @@ def test_committed_sources_are_a_fresh_generation() -> None:
     )
 
 
-def test_generation_reads_only_what_the_export_writes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("language", ["java", "java-app"])
+def test_generation_reads_only_what_the_export_writes(language: str, tmp_path: Path) -> None:
     export_all(tmp_path)
-    assert GENERATORS["java"](tmp_path) == GENERATORS["java"](None)
+    assert GENERATORS[language](tmp_path) == GENERATORS[language](None)
 
 
 def test_check_mode_names_the_java_target(tmp_path: Path) -> None:
@@ -140,11 +142,11 @@ def _ask() -> tuple[list[str], dict[str, list[Any]]]:
     return lines, asked
 
 
-def _java_facts(tmp_path: Path) -> dict[str, Any]:
+def _compile(tmp_path: Path, *extra: Path) -> Path:
     if shutil.which("javac") is None or shutil.which("java") is None:
         pytest.skip("no JDK: javac/java are not on PATH (the Java package cannot be compiled)")
     classes = tmp_path / "classes"
-    sources = [*sorted(GENERATED.glob("*.java")), *sorted(SOURCES.glob("*.java")), FACTS]
+    sources = [*sorted(GENERATED.glob("*.java")), *sorted(SOURCES.glob("*.java")), FACTS, *extra]
     done = subprocess.run(
         ["javac", "-encoding", "UTF-8", "--release", "17", "-d", str(classes), *map(str, sources)],
         capture_output=True,
@@ -152,6 +154,11 @@ def _java_facts(tmp_path: Path) -> dict[str, Any]:
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    return classes
+
+
+def _java_facts(tmp_path: Path) -> dict[str, Any]:
+    classes = _compile(tmp_path)
     lines, _ = _ask()
     done = subprocess.run(
         ["java", "-cp", str(classes), "JavaContractFacts"],
@@ -208,3 +215,28 @@ def test_java_answers_as_python(tmp_path: Path) -> None:
         assert got["dict"] == py.to_dict()
         assert got["meta"] == py.to_mcp_result()["_meta"] == {MCP_ERROR_META_KEY: py.to_dict()}
         assert got["read"] == AccordError.from_dict(py.to_dict()).to_dict()
+
+
+def test_java_skill_schemas_are_the_agents_contracts(tmp_path: Path) -> None:
+    """``codegen java-app``: each shipped agent's skill input and output schema, as Java
+    constants that read back as the contract's documents."""
+    files = GENERATORS["java-app"](None)
+    assert sorted(files) == ["Skills.java"]
+    (tmp_path / "Skills.java").write_text(files["Skills.java"], encoding="utf-8")
+    classes = _compile(tmp_path, tmp_path / "Skills.java")
+    done = subprocess.run(
+        ["java", "-cp", str(classes), "JavaContractFacts", "dev.accord.contract.skills.Skills"],
+        capture_output=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = {name: json.loads(text) for name, text in json.loads(done.stdout).items()}
+    expected = {}
+    for agent, contract in shipped_agent_contracts().items():
+        for skill in contract.model_dump(mode="json")["skills"]:
+            base = f"{agent}_{skill['id']}".replace("-", "_").replace(".", "_").upper()
+            expected[f"{base}_INPUT"] = skill["input_schema"]
+            expected[f"{base}_OUTPUT"] = skill["output_schema"]
+    assert found == expected
+    assert "ORCHESTRATOR_REFUND_REQUEST_INPUT" in found

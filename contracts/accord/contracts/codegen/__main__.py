@@ -4,8 +4,9 @@ generation. ``--export`` reads what ``accord contracts export DIR`` wrote instea
 the same documents in this process.
 
 LANGUAGE is ``ts`` (the framework's contract: contracts/ts/src/generated), ``ts-app`` (an
-application's own types: each shipped agent's skill input and output) or ``java`` (the
-framework's contract: contracts/java/src/main/java/dev/accord/contract/generated).
+application's own types: each shipped agent's skill input and output), ``java`` (the
+framework's contract: contracts/java/src/main/java/dev/accord/contract/generated) or
+``java-app`` (the skills' schemas as Java constants).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ GENERATORS: Mapping[str, Callable[[Path | None], dict[str, str]]] = {
     "ts": lambda export: ts.render(contract_model(export), "ts"),
     "ts-app": lambda export: ts.render(app_model(export), "ts-app"),
     "java": lambda export: java.render(contract_model(export), "java"),
+    "java-app": lambda export: java.render(app_model(export), "java-app"),
 }
 # The make target that regenerates each language's package (named when --check finds drift).
 REGENERATE: Mapping[str, str] = {"java": "make contracts-java"}
