@@ -27,13 +27,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+import httpx
 import pytest
 from mcp import Client, types
-from tests.mesh.mesh_support import ROOT
+from tests.mesh.mesh_support import MCP_HEADERS, ROOT
 from tests.mesh.money_support import ledger_sums
 from tests.mesh.support import Mesh, ask, running_mesh, token
 from tests.support.processes import free_port, wait_healthy
-from tests.support.service_keys import sign_as
+from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_auth import transport
 from tests.tools.helpers import ServiceClient
 
@@ -217,6 +218,30 @@ async def _answers(url: str) -> list[dict[str, Any]]:
     return found
 
 
+def _host_refusals(url: str) -> list[int]:
+    """The status of an initialize sent with a foreign Host header (with and without a valid
+    credential), and of one sent with the server's own."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "tests", "version": "1"},
+        },
+    }
+    statuses = []
+    for host, credential in (("evil.example", True), ("evil.example", False), (None, True)):
+        headers = {**MCP_HEADERS, **({"Host": host} if host else {})}
+        if credential:
+            headers["Authorization"] = f"Bearer {sign_as(TEST_SERVICE)}"
+        statuses.append(
+            httpx.post(url + "/mcp", json=body, headers=headers, timeout=10).status_code
+        )
+    return statuses
+
+
 def _same_instant(python: dict[str, Any], java: dict[str, Any], key: str) -> None:
     """The seeds' dates are relative to each server's first start: seconds apart."""
     a, b = python.pop(key, None), java.pop(key, None)
@@ -234,6 +259,7 @@ async def test_java_commerce_answers_as_the_python_one(jar: Path, tmp_path: Path
         with java_commerce(jar, mesh, free_port()) as java_url:
             python = await _answers(mesh.url("commerce"))
             java = await _answers(java_url)
+            hosts = [_host_refusals(url) for url in (mesh.url("commerce"), java_url)]
         # ACCORD_SERVICE_TOKEN_FILE: the token someone else rotates, sent instead of its own.
         token_file = tmp_path / "commerce.token"
         token_file.write_text(sign_as("commerce", scopes=["refunds.list"]))
@@ -247,6 +273,8 @@ async def test_java_commerce_answers_as_the_python_one(jar: Path, tmp_path: Path
     assert _answer(c04)["refunded_cents_90d"] == 33199
     # Payments refuses the bad token: commerce reports payments' error, never stale money.
     assert _answer(refused) == {"error": ErrorCode.UNAUTHENTICATED.value}
+    # A Host header no pattern admits (DNS rebinding): 421 once the credential passed, 401 before.
+    assert hosts[0] == hosts[1] == [421, 401, 200]
     asked = [*_calls(), *CUSTOMER_CALLS]
     assert len(python) == len(java) == len(asked)
     codes = []

@@ -130,15 +130,11 @@ public final class Main {
             }
         });
         context.addServletMappingDecoded(Keys.SERVICE_JWKS_PATH, "jwks");
-        FilterDef gate = new FilterDef();
-        gate.setFilterName("credential");
-        gate.setFilter(new CredentialGate(verifier));
-        gate.setAsyncSupported("true");
-        context.addFilterDef(gate);
-        FilterMap map = new FilterMap();
-        map.setFilterName("credential");
-        map.addURLPatternDecoded(MCP_PATH);
-        context.addFilterMap(map);
+        // The credential first (an unauthenticated caller is answered before anything else, as
+        // by Python's tool servers), then the Host header (DNS-rebinding protection), both
+        // before the body is read.
+        addFilter(context, "credential", new CredentialGate(verifier));
+        addFilter(context, "host", new HostCheck(allowedHosts(env.get("ACCORD_ALLOWED_HOSTS"), host)));
         tomcat.start();
         System.out.println("commerce-java serving http://" + host + ":" + port + MCP_PATH);
         tomcat.getServer().await();
@@ -168,6 +164,78 @@ public final class Main {
             return Files.readString(file).trim();
         } catch (IOException e) {
             throw new IllegalStateException("no token in " + file, e);
+        }
+    }
+
+    private static void addFilter(Context context, String name, Filter filter) {
+        FilterDef def = new FilterDef();
+        def.setFilterName(name);
+        def.setFilter(filter);
+        def.setAsyncSupported("true");
+        context.addFilterDef(def);
+        FilterMap map = new FilterMap();
+        map.setFilterName(name);
+        map.addURLPatternDecoded(MCP_PATH);
+        context.addFilterMap(map);
+    }
+
+    /**
+     * The Host patterns of ACCORD_ALLOWED_HOSTS (comma-separated {@code host[:port]}, a port
+     * {@code *} for any; a bare name matches any port), as Python's tool servers read it:
+     * unset, loopback names on a loopback bind and no check on another bind; {@code *} alone,
+     * no check. Null: no check.
+     */
+    static List<String> allowedHosts(String configured, String bind) {
+        List<String> hosts;
+        if (configured == null || configured.isBlank()) {
+            if (!List.of("127.0.0.1", "localhost", "::1").contains(bind)) {
+                return null;  // the name clients use (a service name, a proxy) is not knowable here
+            }
+            hosts = List.of("127.0.0.1:*", "localhost:*", "[::1]:*");
+        } else {
+            hosts = Arrays.stream(configured.split(",")).map(String::trim).filter(h -> !h.isEmpty()).toList();
+        }
+        if (hosts.contains("*")) {
+            return null;
+        }
+        List<String> patterns = new ArrayList<>();
+        for (String h : hosts) {
+            patterns.add(h);
+            if (!h.contains(":")) {
+                patterns.add(h + ":*");
+            }
+        }
+        return patterns;
+    }
+
+    /** 421 for a Host header no pattern admits (the MCP SDKs' DNS-rebinding protection). */
+    static final class HostCheck implements Filter {
+        private final List<String> patterns;
+
+        HostCheck(List<String> patterns) {
+            this.patterns = patterns;
+        }
+
+        @Override
+        public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+                throws IOException, ServletException {
+            String given = ((HttpServletRequest) request).getHeader("Host");
+            if (patterns != null && (given == null || patterns.stream().noneMatch(p -> matches(p, given)))) {
+                HttpServletResponse resp = (HttpServletResponse) response;
+                resp.setStatus(421);
+                resp.setContentType("text/plain");
+                resp.getWriter().write("Invalid Host header");
+                return;
+            }
+            chain.doFilter(request, response);
+        }
+
+        static boolean matches(String pattern, String host) {
+            if (pattern.endsWith(":*")) {
+                String name = pattern.substring(0, pattern.length() - 2);
+                return host.equals(name) || host.startsWith(name + ":");
+            }
+            return pattern.equals(host);
         }
     }
 
