@@ -144,7 +144,7 @@ def java_commerce(
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, process, deadline_s=60)
+        wait_healthy(url, process, deadline_s=60, service="commerce")
         yield url
     finally:
         process.terminate()
@@ -256,6 +256,8 @@ def _same_instant(python: dict[str, Any], java: dict[str, Any], key: str) -> Non
 
 async def test_java_commerce_answers_as_the_python_one(jar: Path, tmp_path: Path) -> None:
     with running_mesh(tmp_path, services=("payments", "commerce")) as mesh:
+        # Python's commerce connects to payments in the background: asked once it is ready.
+        wait_healthy(mesh.url("commerce"), deadline_s=60, path="/readyz")
         with java_commerce(jar, mesh, free_port()) as java_url:
             python = await _answers(mesh.url("commerce"))
             java = await _answers(java_url)

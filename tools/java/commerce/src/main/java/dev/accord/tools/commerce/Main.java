@@ -110,7 +110,8 @@ public final class Main {
         Context context = tomcat.addContext("", null);
         Tomcat.addServlet(context, "mcp", transport).setAsyncSupported(true);
         context.addServletMappingDecoded(MCP_PATH, "mcp");
-        Tomcat.addServlet(context, "health", json(req -> Map.of("status", "ok")));
+        // Says who answers, as Python's services do: another service on the port is not healthy.
+        Tomcat.addServlet(context, "health", json(req -> Map.of("status", "ok", "service", SERVICE)));
         context.addServletMappingDecoded(Keys.HEALTH_PATH, "health");
         context.addServletMappingDecoded(Keys.READY_PATH, "health");
         Tomcat.addServlet(context, "resource", json(Main::resourceMetadata));
