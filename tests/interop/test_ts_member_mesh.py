@@ -14,6 +14,7 @@ Skipped locally without the npm packages (`make npm`); on CI (CI set) it must ru
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import time
@@ -83,7 +84,11 @@ def ts_member_mesh(base: Path, commerce_faults: dict[str, str] | None = None) ->
             },
         )
         commerce_env = {"ACCORD_SERVICE_TRUST": str(trust), **(commerce_faults or {})}
-        mesh.start("commerce", commerce_env)
+        # Telemetry is set up from this process's environment when the service starts (as
+        # tests/telemetry does it): commerce writes its spans to a file the trace test reads.
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("ACCORD_TRACE_FILE", str(base / "commerce-spans.jsonl"))
+            mesh.start("commerce", commerce_env)
         member_env = {
             **env,
             "RISK_CONTRACT": str(contract),
@@ -264,3 +269,25 @@ async def test_a_call_for_another_tenant_is_refused_through_the_member(ts_mesh: 
     assert ts_mesh.services["risk"].process.poll() is None, ts_mesh.services["risk"].log()
     async with httpx.AsyncClient(timeout=10) as http:
         assert (await http.get(ts_mesh.url("risk") + "/healthz")).status_code == 200
+
+
+async def test_the_members_tool_calls_join_the_requests_trace(ts_mesh: Mesh) -> None:
+    """The member passes the trace context it was called with on to commerce (`_meta`
+    traceparent): commerce's span of the member's orders.customer_history call is in the same
+    trace as its span of the orchestrator's orders.lookup for that request."""
+    done = await ask(ts_mesh, "C-04", "please refund order O-1006, the speaker is too big")
+    assert done.status in (Status.COMPLETED, Status.WAITING), done.error
+    spans_file = ts_mesh.data_dir.parent / "commerce-spans.jsonl"
+    end = time.monotonic() + 30
+    traces: dict[str, set[str]] = {}
+    while time.monotonic() < end:
+        lines = spans_file.read_text().splitlines() if spans_file.exists() else []
+        traces = {}
+        for span in map(json.loads, lines):
+            traces.setdefault(span["name"], set()).add(span["trace_id"])
+        lookup = traces.get("execute_tool orders.lookup", set())
+        history = traces.get("execute_tool orders.customer_history", set())
+        if lookup & history:
+            return
+        await asyncio.sleep(0.1)  # spans are written as they end, bounded by the deadline
+    raise AssertionError(f"no request's trace holds both tools' spans: {traces}")

@@ -10,7 +10,7 @@ import {
 import {
   AccordError, type Allowance, CONTRACT_VERSION_META_KEY, type ContractStateOf, SPENT_META_KEY,
   type StatusWords, TOOL_CALLS_SPENT_META_KEY, admitTurn, dataPart, parseEnvelope, statusMetadata,
-  statusUpdate, taskStatus,
+  statusUpdate, taskStatus, TRACEPARENT_KEY,
 } from "@accord/contract";
 import type { Principal } from "@accord/contract/service-keys";
 import { assess, readHistory } from "./rules.js";
@@ -115,12 +115,16 @@ export class RiskExecutor implements AgentExecutor {
       if (!isService && principal.subject !== request.customer_id) {
         throw new AccordError("PERMISSION_DENIED", `${SCOPE}: only about your own orders`);
       }
+      // The caller's trace context: the message's (A2A metadata), else the envelope's.
+      const sent = message.metadata?.[TRACEPARENT_KEY];
+      const traceparent = typeof sent === "string" ? sent : envelope?.traceparent ?? undefined;
       const delegation: Delegation = {
         tenant: {
           app: envelope?.tenant.app ?? principal.app,
           user: request.customer_id,
           session: envelope?.tenant.session ?? ctx.contextId,
         },
+        ...(traceparent === undefined ? {} : { traceparent }),
       };
       bus.publish(this.update(running, { ...words(), node: "orders.customer_history",
         text: `reading the refund history of customer ${request.customer_id}` }, allowance));

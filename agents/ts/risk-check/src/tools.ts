@@ -3,11 +3,15 @@
 // delegation of the customer the request is about.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { AccordError, TOOL_DELEGATION_META_KEY, fromMcpResult } from "@accord/contract";
+import {
+  AccordError, TOOL_DELEGATION_META_KEY, TRACEPARENT_KEY, fromMcpResult,
+} from "@accord/contract";
 import type { ServiceCredential } from "@accord/contract/service-keys";
 
 export interface Delegation {
   readonly tenant: { readonly app: string; readonly user: string; readonly session?: string };
+  /** The caller's W3C trace context, passed on so the tool's span joins the request's trace. */
+  readonly traceparent?: string;
 }
 
 export class Commerce {
@@ -28,9 +32,13 @@ export class Commerce {
       throw new AccordError("UNAVAILABLE", `commerce is unreachable: ${String(cause)}`);
     }
     try {
-      const result = await client.callTool({
-        name: tool, arguments: args, _meta: { [TOOL_DELEGATION_META_KEY]: delegation },
-      }, undefined, { signal });
+      // The delegation names the tenant; the trace context rides in `_meta` too (SEP-414).
+      const { traceparent, ...acting } = delegation;
+      const meta: Record<string, unknown> = { [TOOL_DELEGATION_META_KEY]: acting };
+      if (traceparent !== undefined) meta[TRACEPARENT_KEY] = traceparent;
+      const result = await client.callTool(
+        { name: tool, arguments: args, _meta: meta }, undefined, { signal },
+      );
       if (result.isError === true) throw fromMcpResult(result);
       const structured = result.structuredContent;
       if (typeof structured !== "object" || structured === null) {
