@@ -3,7 +3,8 @@ package's generated sources into OUT, or (``--check``) report where OUT differs 
 generation. ``--export`` reads what ``accord contracts export DIR`` wrote instead of building
 the same documents in this process.
 
-LANGUAGE is ``ts`` (the framework's contract: contracts/ts/src/generated) or ``ts-app`` (an
+LANGUAGE is ``ts`` (the framework's contract: contracts/ts/src/generated), ``go`` (the same, as
+the Go package contracts/go/generated, laid out by gofmt), or ``ts-app``/``go-app`` (an
 application's own types: each shipped agent's skill input and output).
 """
 
@@ -14,13 +15,16 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from accord.contracts.codegen import ts
+from accord.contracts.codegen import go, ts
 from accord.contracts.codegen.model import app_model, contract_model
 
 GENERATORS: Mapping[str, Callable[[Path | None], dict[str, str]]] = {
     "ts": lambda export: ts.render(contract_model(export), "ts"),
     "ts-app": lambda export: ts.render(app_model(export), "ts-app"),
+    "go": lambda export: go.gofmt(go.render(contract_model(export), "generated", "go")),
+    "go-app": lambda export: go.gofmt(go.render(app_model(export), "skills", "go-app")),
 }
+REGENERATE = {"ts": "make contracts-ts", "ts-app": "make contracts-ts", "go": "make contracts-go"}
 
 
 def drift(files: Mapping[str, str], out: Path) -> list[str]:
@@ -58,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         for line in problems:
             print(f"{args.out}: {line}", file=sys.stderr)
         if problems:
-            print("regenerate: make contracts-ts", file=sys.stderr)
+            regenerate = REGENERATE.get(args.language, f"python -m accord.contracts.codegen {args.language}")
+            print(f"regenerate: {regenerate}", file=sys.stderr)
         return 1 if problems else 0
     write(files, args.out)
     return 0

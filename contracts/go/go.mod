@@ -1,0 +1,3 @@
+module accord.dev/contract
+
+go 1.26
