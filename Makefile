@@ -14,6 +14,10 @@ MEMBERS := contracts contracts/refund protocol protocol/kit tools agents
 JS_TESTS := tests/interop/js
 TS_CONTRACT := contracts/ts
 TS_MEMBER := agents/ts/risk-check
+GO_CONTRACT := contracts/go
+GO_MEMBER := agents/go/policy-check
+# The Go toolchain: on PATH, else where the official archive installs it.
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 # pytest-randomly shuffles the tests; the seed is printed so a failing order can be repeated
 # with `make unit SEED=N` (or `pytest -p randomly --randomly-seed=N ...`).
 ifndef SEED
@@ -29,7 +33,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member contracts-go go-member clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -103,6 +107,12 @@ ts-member: setup ## Build and start the TypeScript risk-check and run `accord co
 # CHECK=1 writes nothing and fails when the committed sources differ from a fresh generation.
 contracts-ts: setup ## Regenerate contracts/ts/src/generated from the contract (CHECK=1: report drift)
 	$(BIN)/python -m accord.contracts.codegen ts $(TS_CONTRACT)/src/generated $(if $(CHECK),--check)
+
+# The Go contract package's generated sources, from the same model (docs/contracts-go.md), laid
+# out by gofmt; then the package must build and vet. CHECK=1: report drift, write nothing.
+contracts-go: setup ## Regenerate contracts/go/generated from the contract (CHECK=1: report drift)
+	PATH="$(dir $(GO)):$$PATH" $(BIN)/python -m accord.contracts.codegen go $(GO_CONTRACT)/generated $(if $(CHECK),--check)
+	cd $(GO_CONTRACT) && $(GO) vet ./...
 
 # Two passes: every test on WORKERS workers (a module's tests stay on one worker, so a module's
 # mesh starts once), then the run_summary tests, which read what the whole first pass produced.

@@ -1,0 +1,285 @@
+"""accord.dev/contract (contracts/go) says what the Python contract says.
+
+Drift: the committed generated sources are exactly what ``python -m accord.contracts.codegen go``
+writes now (gofmt's layout). Agreement: the package, built by the Go toolchain, answers every
+question about statuses, codes and keys as accord.contracts does, so Go cannot disagree with
+Python; and its hand-written helpers write the status metadata, the error forms and the envelope
+as Accord's Python server does, and refuse the same envelopes with the same error. The
+questions and Python's answers are the TypeScript test's (tests/contracts/test_ts_contract.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from accord.contracts.codegen.__main__ import GENERATORS, drift
+from accord.contracts.codegen.jsonschema_go import go_name
+from accord.contracts.errors import FOREIGN_JSONRPC_TO_CODE, HTTP_STATUS_TO_CODE
+from accord.contracts.export import export_all, keys_document
+from accord.contracts.status import REJECTABLE
+from tests.contracts import test_ts_contract as ts
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "contracts" / "go"
+FACTS = Path(__file__).with_name("go_contract_facts.go")
+# Where the Go toolchain is when it is not on PATH (the machine's and CI's install).
+USUAL_GO = Path("/usr/local/go/bin/go")
+
+
+def _go() -> str:
+    found = shutil.which("go") or (str(USUAL_GO) if USUAL_GO.is_file() else None)
+    if found is None:
+        pytest.skip("go is not installed (the Go contract package needs the Go toolchain)")
+    return found
+
+
+@pytest.mark.go
+def test_committed_sources_are_a_fresh_generation() -> None:
+    _go()  # the layout is gofmt's
+    assert drift(GENERATORS["go"](None), PACKAGE / "generated") == [], (
+        "contracts/go is stale: run `make contracts-go`"
+    )
+
+
+@pytest.mark.go
+@pytest.mark.parametrize("language", ["go", "go-app"])
+def test_generation_reads_only_what_the_export_writes(language: str, tmp_path: Path) -> None:
+    _go()
+    export_all(tmp_path)
+    assert GENERATORS[language](tmp_path) == GENERATORS[language](None)
+
+
+def _program(tmp_path: Path, go: str, extra: dict[str, str] | None = None) -> Path:
+    """A module that uses the package in place (replace), built into one binary."""
+    module = tmp_path / "facts"
+    module.mkdir()
+    (module / "go.mod").write_text(
+        "module facts\n\ngo 1.26\n\nrequire accord.dev/contract v0.0.0\n\n"
+        f"replace accord.dev/contract => {PACKAGE}\n",
+        encoding="utf-8",
+    )
+    shutil.copy(FACTS, module / "main.go")
+    for name, text in (extra or {}).items():
+        (module / name).write_text(text, encoding="utf-8")
+    binary = tmp_path / "facts-bin"
+    env = {**os.environ, "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}
+    done = subprocess.run(
+        [go, "build", "-o", str(binary), "."],
+        cwd=module,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return binary
+
+
+def _names_file() -> str:
+    """Go source naming every key and schema constant by its export name: a constant the
+    package lacks, or names differently than the renderer says, does not compile."""
+    keys = {"CONTRACT_VERSION": "ContractVersion"} | {k: go_name(k) for k in keys_document()}
+    schemas = {
+        name.removesuffix(".schema.json").replace("-", "_").upper() + "_SCHEMA": ""
+        for name, doc in ts.schema_documents().items()
+        if doc.get("type") == "object"
+    }
+    lines = ["package main", "", 'import g "accord.dev/contract/generated"', ""]
+    lines.append("var keyConstants = map[string]string{")
+    lines += [f'\t"{k}": g.{v},' for k, v in keys.items()]
+    lines += ["}", "", "var schemaDocuments = map[string]string{"]
+    lines += [f'\t"{k}": g.{go_name(k)},' for k in schemas]
+    return "\n".join([*lines, "}", ""])
+
+
+def _ask(binary: Path, question: Any, *args: str) -> Any:
+    done = subprocess.run(
+        [str(binary), *args],
+        input=json.dumps(question),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.go
+def test_go_answers_as_python(tmp_path: Path) -> None:
+    binary = _program(tmp_path, _go(), {"names.go": _names_file()})
+    ask = ts._questions()
+    got = _ask(binary, ask)
+    # The TypeScript test's own comparison, on Go's answers.
+    expected = _python_facts(ask)
+    for key, value in expected.items():
+        assert got[key] == value, key
+    assert got["rejectable"] == sorted(c.value for c in REJECTABLE)
+    assert got["foreign_jsonrpc"] == {str(k): v.value for k, v in FOREIGN_JSONRPC_TO_CODE.items()}
+    assert got["http_codes"] == {str(k): v.value for k, v in HTTP_STATUS_TO_CODE.items()}
+
+
+def _python_facts(ask: dict[str, Any]) -> dict[str, Any]:
+    """Python's answers to the questions the TypeScript facts answer."""
+    from accord.contracts.errors import (
+        A2A_ERROR_DOMAIN,
+        A2A_REASON_OF_JSONRPC,
+        ERROR_DOMAIN,
+        REGISTRY,
+        ErrorCode,
+        RetryClass,
+        code_for_http_status,
+        code_for_jsonrpc,
+        parse_code,
+    )
+    from accord.contracts.keys import CONTRACT_VERSION
+    from accord.contracts.status import (
+        TERMINAL,
+        TRANSITIONS,
+        A2AState,
+        Status,
+        WaitingReason,
+        from_a2a,
+        to_a2a,
+    )
+
+    return {
+        "statuses": {
+            s.value: {
+                "terminal": s in TERMINAL,
+                "transitions": sorted(t.value for t in TRANSITIONS[s]),
+            }
+            for s in Status
+        },
+        "waiting_reasons": [r.value for r in WaitingReason],
+        "a2a_states": [a.value for a in A2AState],
+        "retry_classes": [r.value for r in RetryClass],
+        "codes": {
+            code.value: {
+                **spec.model_dump(mode="json"),
+                "retry_class": spec.retry.value,
+                "parsed": code.value,
+            }
+            for code, spec in REGISTRY.items()
+        },
+        "error_domains": [ERROR_DOMAIN, A2A_ERROR_DOMAIN],
+        "a2a_reasons": {str(k): v for k, v in A2A_REASON_OF_JSONRPC.items()},
+        "to_a2a": [to_a2a(s).value for s in ts._states()],
+        "from_a2a": [
+            from_a2a(a, waiting_reason=r, error_code=c).model_dump(mode="json")
+            for a, r, c in ask["from_a2a"]
+        ],
+        "parse": [parse_code(v).value for v in ask["parse"]],
+        "jsonrpc": [c.value if (c := code_for_jsonrpc(n)) else None for n in ask["jsonrpc"]],
+        "http": [code_for_http_status(n).value for n in ask["http"]],
+        "keys": {"CONTRACT_VERSION": CONTRACT_VERSION, **keys_document()},
+        "schemas": {
+            name.removesuffix(".schema.json").replace("-", "_").upper() + "_SCHEMA": doc
+            for name, doc in ts.schema_documents().items()
+            if doc.get("type") == "object"
+        },
+    }
+
+
+# -- the hand-written helpers against Accord's Python server ---------------------------------
+
+
+def _text_as_json(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answers with each MCP text block read as JSON: Go writes a details object's keys
+    sorted (a Go map has no order), Python in the order they were given."""
+    out = json.loads(json.dumps(errors))
+    for e in out:
+        for block in e["mcp"]["content"]:
+            block["text"] = json.loads(block["text"])
+    return out
+
+
+@pytest.mark.go
+def test_go_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
+    from datetime import datetime
+
+    from accord.contracts.envelope import DelegationEnvelope
+    from accord.contracts.errors import AccordError, ErrorCode
+    from accord.contracts.keys import DELEGATION_EXTENSION_URI
+
+    binary = _program(tmp_path, _go(), {"names.go": _names_file()})
+    deadline_ms = int(datetime.fromisoformat(ts.HOURS).timestamp() * 1000)
+    plain_errors = [AccordError(c) for c in ErrorCode]
+    errors = plain_errors + [AccordError(c, "nicht möglich", ts.DETAILS) for c in ErrorCode]
+    good, budget = ts.GOOD, ts._budget
+    admits = [
+        {
+            "spent": s,
+            "toolCallsSpent": t,
+            "unitsPerTurn": u,
+            "toolCallsPerTurn": p,
+            "now": n,
+            "envelope": e,
+        }
+        for s, t, u, p, n, e in [
+            (0, 0, 1, 0, deadline_ms - 90_000, good),
+            (39, 5, 1, 0, deadline_ms - 1, good),
+            (40, 0, 1, 0, deadline_ms - 1, good),
+            (0, 5, 1, 1, deadline_ms - 1, good),
+            (0, 0, 1, 0, deadline_ms, good),
+            (0, 0, 1, 0, deadline_ms + 7_300_000, budget(deadline="2030-01-01T02:00:00.5+02:00")),
+        ]
+    ]
+    ask = {
+        "status": ts._status_cases(),
+        "errors": [e.to_dict() for e in errors],
+        "mcp_foreign": [
+            {"isError": True, "content": [{"type": "text", "text": "boom"}]},
+            {"isError": True, "_meta": {}, "meta": {"dev.accord/error": {"code": "UNAVAILABLE"}}},
+        ],
+        "envelopes": [{DELEGATION_EXTENSION_URI: e} for e in ts._envelopes()] + [{}],
+        "bad_dates": [{DELEGATION_EXTENSION_URI: budget(deadline=d)} for d in ts.BAD_DATES],
+        "admit": admits,
+        "child_of": {DELEGATION_EXTENSION_URI: ts._with(traceparent=ts.TRACE, parent_task="wf-0")},
+    }
+    got = _ask(binary, ask, "helpers")
+
+    for case, answer in zip(ask["status"], got["status"], strict=True):
+        ts._same(answer, ts._py_status(case))
+    python_errors = [
+        {
+            "dict": e.to_dict(),
+            "jsonrpc": e.to_jsonrpc_error(),
+            "mcp": e.to_mcp_result(),
+            "mcp_read": AccordError.from_mcp_result(e.to_mcp_result()).to_dict(),
+            "info_parse_failure": e.error_info(-32700),
+            "rest": list(e.to_rest()),
+            "http": list(e.to_http()),
+        }
+        for e in errors
+    ]
+    ts._same(_text_as_json(got["errors"]), _text_as_json(python_errors))
+    # Without details the text block is Python's to the byte.
+    ts._same(got["errors"][: len(plain_errors)], python_errors[: len(plain_errors)])
+    ts._same(
+        got["mcp_foreign"], [AccordError.from_mcp_result(r).to_dict() for r in ask["mcp_foreign"]]
+    )
+    for metadata, answer in zip(ask["envelopes"], got["envelopes"], strict=True):
+        ts._same(answer, ts._py_envelope(metadata))
+    for metadata, answer in zip(ask["bad_dates"], got["bad_dates"], strict=True):
+        ts._same(answer["error"]["details"], ts._py_envelope(metadata)["error"]["details"])
+    assert sum("error" in e for e in got["envelopes"]) == 27  # every way to break one refused
+    incoming = DelegationEnvelope.model_validate(ask["child_of"][DELEGATION_EXTENSION_URI])
+    child = DelegationEnvelope(
+        goal="check risk",
+        budget=incoming.budget.model_copy(update={"units": 30, "tool_calls": 3}),
+        tenant=incoming.tenant,
+        parent_task="task-9",
+        traceparent=incoming.traceparent,
+    )
+    ts._same(got["child"], child.to_metadata())
+    assert got["child_overspent"]["code"] == ErrorCode.BUDGET_EXHAUSTED.value
+    ts._same(got["admit"], [ts._py_admit(case) for case in ask["admit"]])
