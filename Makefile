@@ -103,6 +103,12 @@ ts-member: setup ## Build and start the TypeScript risk-check and run `accord co
 	@test -d $(TS_MEMBER)/node_modules || $(MAKE) npm
 	BIN=$(abspath $(BIN)) $(TS_MEMBER)/scripts/kit.sh
 
+# The Go policy-check (agents/go/policy-check/README.md): build it (go build fetches the pinned
+# modules), start it beside commerce and payments in a fresh data directory, and run the
+# contract test kit against it.
+go-member: setup ## Build and start the Go policy-check and run `accord contract-test` on it
+	BIN=$(abspath $(BIN)) GO=$(GO) $(GO_MEMBER)/scripts/kit.sh
+
 # The TypeScript contract package's generated sources, from the export (docs/contracts-ts.md).
 # CHECK=1 writes nothing and fails when the committed sources differ from a fresh generation.
 contracts-ts: setup ## Regenerate contracts/ts/src/generated from the contract (CHECK=1: report drift)
