@@ -135,13 +135,15 @@ up: setup ## Start all five services and the web console on 127.0.0.1 (Ctrl-C st
 contract: setup ## Print the contract: statuses, transitions, error registry
 	$(BIN)/accord contracts show
 
-docs: setup ## Regenerate docs/contract.md, docs/configuration.md, specs/registry.json, the rules and compatibility tables, contracts/ts
+docs: setup ## Regenerate docs/contract.md, docs/configuration.md, specs/registry.json, the rules and compatibility tables, contracts/ts, contracts/go
 	$(BIN)/python -m accord.contracts.manifest > docs/contract.md
 	$(BIN)/python -m accord.protocol.settings_docs > docs/configuration.md
 	$(BIN)/python -m accord.contracts.evolution.registry_snapshot > contracts/accord/contracts/specs/registry.json
 	$(BIN)/python -m accord.contracts.evolution.rules docs/contract-evolution.md
 	$(BIN)/python -m accord.contracts.compat docs/contract-evolution.md
 	$(BIN)/python -m accord.contracts.codegen ts $(TS_CONTRACT)/src/generated
+	@if [ -x "$(GO)" ]; then PATH="$(dir $(GO)):$$PATH" $(BIN)/python -m accord.contracts.codegen go $(GO_CONTRACT)/generated; \
+	  else echo "go not found: contracts/go/generated not regenerated (make contracts-go)"; fi
 
 matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.md from them
 	ACCORD_MATRIX_WRITE=1 $(BIN)/pytest -q tests/interop/test_refund_python.py \

@@ -5,7 +5,7 @@ writes now (gofmt's layout). Agreement: the package, built by the Go toolchain, 
 question about statuses, codes and keys as accord.contracts does, so Go cannot disagree with
 Python; and its hand-written helpers write the status metadata, the error forms and the envelope
 as Accord's Python server does, and refuse the same envelopes with the same error. The
-questions and Python's answers are the TypeScript test's (tests/contracts/test_ts_contract.py).
+questions and Python's answers are the TypeScript test's (tests/contracts/contract_cases.py).
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.contracts import contract_cases as cases
 
 from accord.contracts.codegen.__main__ import GENERATORS, drift
 from accord.contracts.codegen.jsonschema_go import go_name
 from accord.contracts.errors import FOREIGN_JSONRPC_TO_CODE, HTTP_STATUS_TO_CODE
-from accord.contracts.export import export_all, keys_document
+from accord.contracts.export import export_all, keys_document, schema_documents
 from accord.contracts.status import REJECTABLE
-from tests.contracts import test_ts_contract as ts
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "contracts" / "go"
@@ -89,7 +89,7 @@ def _names_file() -> str:
     keys = {"CONTRACT_VERSION": "ContractVersion"} | {k: go_name(k) for k in keys_document()}
     schemas = {
         name.removesuffix(".schema.json").replace("-", "_").upper() + "_SCHEMA": ""
-        for name, doc in ts.schema_documents().items()
+        for name, doc in schema_documents().items()
         if doc.get("type") == "object"
     }
     lines = ["package main", "", 'import g "accord.dev/contract/generated"', ""]
@@ -116,7 +116,7 @@ def _ask(binary: Path, question: Any, *args: str) -> Any:
 @pytest.mark.go
 def test_go_answers_as_python(tmp_path: Path) -> None:
     binary = _program(tmp_path, _go(), {"names.go": _names_file()})
-    ask = ts._questions()
+    ask = cases.questions()
     got = _ask(binary, ask)
     # The TypeScript test's own comparison, on Go's answers.
     expected = _python_facts(ask)
@@ -134,7 +134,6 @@ def _python_facts(ask: dict[str, Any]) -> dict[str, Any]:
         A2A_REASON_OF_JSONRPC,
         ERROR_DOMAIN,
         REGISTRY,
-        ErrorCode,
         RetryClass,
         code_for_http_status,
         code_for_jsonrpc,
@@ -172,7 +171,7 @@ def _python_facts(ask: dict[str, Any]) -> dict[str, Any]:
         },
         "error_domains": [ERROR_DOMAIN, A2A_ERROR_DOMAIN],
         "a2a_reasons": {str(k): v for k, v in A2A_REASON_OF_JSONRPC.items()},
-        "to_a2a": [to_a2a(s).value for s in ts._states()],
+        "to_a2a": [to_a2a(s).value for s in cases.states()],
         "from_a2a": [
             from_a2a(a, waiting_reason=r, error_code=c).model_dump(mode="json")
             for a, r, c in ask["from_a2a"]
@@ -183,7 +182,7 @@ def _python_facts(ask: dict[str, Any]) -> dict[str, Any]:
         "keys": {"CONTRACT_VERSION": CONTRACT_VERSION, **keys_document()},
         "schemas": {
             name.removesuffix(".schema.json").replace("-", "_").upper() + "_SCHEMA": doc
-            for name, doc in ts.schema_documents().items()
+            for name, doc in schema_documents().items()
             if doc.get("type") == "object"
         },
     }
@@ -211,10 +210,10 @@ def test_go_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
     from accord.contracts.keys import DELEGATION_EXTENSION_URI
 
     binary = _program(tmp_path, _go(), {"names.go": _names_file()})
-    deadline_ms = int(datetime.fromisoformat(ts.HOURS).timestamp() * 1000)
+    deadline_ms = int(datetime.fromisoformat(cases.HOURS).timestamp() * 1000)
     plain_errors = [AccordError(c) for c in ErrorCode]
-    errors = plain_errors + [AccordError(c, "nicht möglich", ts.DETAILS) for c in ErrorCode]
-    good, budget = ts.GOOD, ts._budget
+    errors = plain_errors + [AccordError(c, "nicht möglich", cases.DETAILS) for c in ErrorCode]
+    good, budget = cases.GOOD, cases.budget
     admits = [
         {
             "spent": s,
@@ -234,21 +233,25 @@ def test_go_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
         ]
     ]
     ask = {
-        "status": ts._status_cases(),
+        "status": cases.status_cases(),
         "errors": [e.to_dict() for e in errors],
         "mcp_foreign": [
             {"isError": True, "content": [{"type": "text", "text": "boom"}]},
             {"isError": True, "_meta": {}, "meta": {"dev.accord/error": {"code": "UNAVAILABLE"}}},
         ],
-        "envelopes": [{DELEGATION_EXTENSION_URI: e} for e in ts._envelopes()] + [{}],
-        "bad_dates": [{DELEGATION_EXTENSION_URI: budget(deadline=d)} for d in ts.BAD_DATES],
+        "envelopes": [{DELEGATION_EXTENSION_URI: e} for e in cases.envelopes()] + [{}],
+        "bad_dates": [{DELEGATION_EXTENSION_URI: budget(deadline=d)} for d in cases.BAD_DATES],
         "admit": admits,
-        "child_of": {DELEGATION_EXTENSION_URI: ts._with(traceparent=ts.TRACE, parent_task="wf-0")},
+        "child_of": {
+            DELEGATION_EXTENSION_URI: cases.envelope_with(
+                traceparent=cases.TRACE, parent_task="wf-0"
+            )
+        },
     }
     got = _ask(binary, ask, "helpers")
 
     for case, answer in zip(ask["status"], got["status"], strict=True):
-        ts._same(answer, ts._py_status(case))
+        cases.same(answer, cases.py_status(case))
     python_errors = [
         {
             "dict": e.to_dict(),
@@ -261,16 +264,16 @@ def test_go_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
         }
         for e in errors
     ]
-    ts._same(_text_as_json(got["errors"]), _text_as_json(python_errors))
+    cases.same(_text_as_json(got["errors"]), _text_as_json(python_errors))
     # Without details the text block is Python's to the byte.
-    ts._same(got["errors"][: len(plain_errors)], python_errors[: len(plain_errors)])
-    ts._same(
+    cases.same(got["errors"][: len(plain_errors)], python_errors[: len(plain_errors)])
+    cases.same(
         got["mcp_foreign"], [AccordError.from_mcp_result(r).to_dict() for r in ask["mcp_foreign"]]
     )
     for metadata, answer in zip(ask["envelopes"], got["envelopes"], strict=True):
-        ts._same(answer, ts._py_envelope(metadata))
+        cases.same(answer, cases.py_envelope(metadata))
     for metadata, answer in zip(ask["bad_dates"], got["bad_dates"], strict=True):
-        ts._same(answer["error"]["details"], ts._py_envelope(metadata)["error"]["details"])
+        cases.same(answer["error"]["details"], cases.py_envelope(metadata)["error"]["details"])
     assert sum("error" in e for e in got["envelopes"]) == 27  # every way to break one refused
     incoming = DelegationEnvelope.model_validate(ask["child_of"][DELEGATION_EXTENSION_URI])
     child = DelegationEnvelope(
@@ -280,6 +283,6 @@ def test_go_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
         parent_task="task-9",
         traceparent=incoming.traceparent,
     )
-    ts._same(got["child"], child.to_metadata())
+    cases.same(got["child"], child.to_metadata())
     assert got["child_overspent"]["code"] == ErrorCode.BUDGET_EXHAUSTED.value
-    ts._same(got["admit"], [ts._py_admit(case) for case in ask["admit"]])
+    cases.same(got["admit"], [cases.py_admit(case) for case in ask["admit"]])

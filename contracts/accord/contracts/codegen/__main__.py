@@ -62,8 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         for line in problems:
             print(f"{args.out}: {line}", file=sys.stderr)
         if problems:
-            regenerate = REGENERATE.get(args.language, f"python -m accord.contracts.codegen {args.language}")
-            print(f"regenerate: {regenerate}", file=sys.stderr)
+            again = REGENERATE.get(
+                args.language, f"python -m accord.contracts.codegen {args.language}"
+            )
+            print(f"regenerate: {again}", file=sys.stderr)
         return 1 if problems else 0
     write(files, args.out)
     return 0

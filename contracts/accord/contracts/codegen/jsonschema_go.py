@@ -58,7 +58,7 @@ class GoTypes:
         """The one non-null alternative of ``X or null``, else None."""
         for key in ("anyOf", "oneOf"):
             if key in schema:
-                rest = [s for s in schema[key] if not (isinstance(s, Mapping) and s == {"type": "null"})]
+                rest = [s for s in schema[key] if s != {"type": "null"}]
                 if len(rest) == 1 and len(rest) < len(schema[key]) and isinstance(rest[0], Mapping):
                     return rest[0]
         kind = schema.get("type")
@@ -136,11 +136,10 @@ class GoTypes:
 
     def declare(self, name: str, schema: Mapping[str, Any]) -> None:
         """Declare ``name`` as ``schema`` (a struct, a string enum or an alias-free type)."""
-        if schema.get("properties") or schema.get("type") == "object":
-            if schema.get("properties"):
-                self.declared[name] = []
-                self.declared[name] = self.struct(name, schema)
-                return
+        if schema.get("properties"):
+            self.declared[name] = []  # reserve the name before the fields (recursion)
+            self.declared[name] = self.struct(name, schema)
+            return
         about = schema.get("description")
         lines = _comment(about, "") if isinstance(about, str) else []
         values = schema.get("enum")
