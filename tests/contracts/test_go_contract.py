@@ -56,6 +56,27 @@ def test_generation_reads_only_what_the_export_writes(language: str, tmp_path: P
     assert GENERATORS[language](tmp_path) == GENERATORS[language](None)
 
 
+@pytest.mark.go
+def test_application_types_build(tmp_path: Path) -> None:
+    go = _go()
+    files = GENERATORS["go-app"](None)
+    (tmp_path / "go.mod").write_text("module skills\n\ngo 1.26\n", encoding="utf-8")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert "type PolicyCheckRefundPolicyInput struct" in files["skills.go"]
+    env = {**os.environ, "GOTOOLCHAIN": "local"}
+    done = subprocess.run(
+        [go, "vet", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def _program(tmp_path: Path, go: str, extra: dict[str, str] | None = None) -> Path:
     """A module that uses the package in place (replace), built into one binary."""
     module = tmp_path / "facts"
