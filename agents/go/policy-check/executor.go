@@ -62,7 +62,7 @@ func messageID() string { return strings.ReplaceAll(uuid.NewString(), "-", "") }
 
 // statusEvent is a status update (wire JSON from the helpers) that also names the contract
 // version the agent speaks.
-func (x *PolicyExecutor) statusEvent(execCtx *a2asrv.ExecutorContext, state c.State, words c.StatusWords) *a2a.TaskStatusUpdateEvent {
+func (x *PolicyExecutor) statusEvent(execCtx *a2asrv.ExecutorContext, state c.State, words c.StatusWords, taskMeta ...c.Object) *a2a.TaskStatusUpdateEvent {
 	words.TaskID, words.ContextID, words.MessageID = string(execCtx.TaskID), execCtx.ContextID, messageID()
 	status, err := c.TaskStatus(state, words)
 	if err != nil {
@@ -70,6 +70,11 @@ func (x *PolicyExecutor) statusEvent(execCtx *a2asrv.ExecutorContext, state c.St
 	}
 	metadata := c.StatusMetadata(state, words.StatusSaid)
 	metadata[g.ContractVersionMetaKey] = x.Version
+	for _, extra := range taskMeta {
+		for k, v := range extra {
+			metadata[k] = v
+		}
+	}
 	var event a2a.TaskStatusUpdateEvent
 	wire := c.Object{"taskId": words.TaskID, "contextId": words.ContextID, "status": status, "metadata": metadata}
 	mustRoundTrip(wire, &event)
@@ -106,10 +111,18 @@ func (x *PolicyExecutor) Execute(ctx context.Context, execCtx *a2asrv.ExecutorCo
 			if !yield(&task, nil) {
 				return
 			}
-		} else if !yield(x.statusEvent(execCtx, running, c.StatusWords{}), nil) {
+		}
+		// Once the turn is admitted: RUNNING, with what the task keeps in its metadata (the
+		// budget spent, the skill, the caller's envelope), as Python's executor writes it.
+		stopped := false
+		admitted := func(taskMeta c.Object) bool {
+			stopped = !yield(x.statusEvent(execCtx, running, c.StatusWords{}, taskMeta), nil)
+			return !stopped
+		}
+		events := x.turn(ctx, execCtx, principal, admitted)
+		if stopped {
 			return
 		}
-		events := x.turn(ctx, execCtx, principal)
 		last := events[len(events)-1].(*a2a.TaskStatusUpdateEvent)
 		if last.Status.State.Terminal() {
 			x.forget(execCtx.TaskID)
@@ -124,13 +137,13 @@ func (x *PolicyExecutor) Execute(ctx context.Context, execCtx *a2asrv.ExecutorCo
 
 // turn is the end of a turn: the result artifact and completed, waiting for input, or
 // failed (the last event is always the status update).
-func (x *PolicyExecutor) turn(ctx context.Context, execCtx *a2asrv.ExecutorContext, principal *Principal) (events []a2a.Event) {
+func (x *PolicyExecutor) turn(ctx context.Context, execCtx *a2asrv.ExecutorContext, principal *Principal, admitted func(c.Object) bool) (events []a2a.Event) {
 	defer func() {
 		if r := recover(); r != nil {
 			events = []a2a.Event{x.failed(execCtx, c.NewError(g.ErrorCodeInternal, "policy-check failed", nil))}
 		}
 	}()
-	decision, question, err := x.decide(ctx, execCtx, principal)
+	decision, question, err := x.decide(ctx, execCtx, principal, admitted)
 	if err != nil {
 		accordErr, ok := c.AsAccordError(err)
 		if !ok {
@@ -181,7 +194,7 @@ func principalOf(execCtx *a2asrv.ExecutorContext) *Principal {
 
 // decide reads the turn and applies the rules: a decision, or the question of a turn that
 // waits for input, or the contract error that refuses it.
-func (x *PolicyExecutor) decide(ctx context.Context, execCtx *a2asrv.ExecutorContext, principal *Principal) (*Decision, string, error) {
+func (x *PolicyExecutor) decide(ctx context.Context, execCtx *a2asrv.ExecutorContext, principal *Principal, admitted func(c.Object) bool) (*Decision, string, error) {
 	message := execCtx.Message
 	if err := x.checkVersion(message.Metadata[g.ContractVersionMetaKey]); err != nil {
 		return nil, "", err
@@ -200,6 +213,7 @@ func (x *PolicyExecutor) decide(ctx context.Context, execCtx *a2asrv.ExecutorCon
 		envelope = memory.envelope
 	}
 	memory.envelope = envelope
+	taskMeta := c.Object{g.SkillTaskMetaKey: skillID, g.SpentMetaKey: memory.turns + 1, g.ToolCallsSpentMetaKey: 0}
 	if envelope != nil {
 		allowance, err := c.AdmitTurn(envelope, c.Turn{Spent: memory.turns, UnitsPerTurn: 1})
 		if err != nil {
@@ -208,8 +222,12 @@ func (x *PolicyExecutor) decide(ctx context.Context, execCtx *a2asrv.ExecutorCon
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, allowance.Remaining)
 		defer cancel()
+		taskMeta[g.EnvelopeMetaKey] = c.EnvelopeMetadata(envelope)[g.DelegationExtensionURI]
 	}
 	memory.turns++
+	if !admitted(taskMeta) {
+		return nil, "", c.NewError(g.ErrorCodeCanceled, "", nil)
+	}
 	if err := checkCaller(principal); err != nil {
 		return nil, "", err
 	}
