@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -279,7 +280,16 @@ func str(o Object, key, prefix string, rule Object) (string, error) {
 	return checkString(value, prefix+key, rule)
 }
 
-var patterns = map[string]*regexp.Regexp{}
+// patterns are the schema's patterns, compiled once (requests check envelopes concurrently).
+var patterns sync.Map
+
+func pattern(text string) *regexp.Regexp {
+	if re, ok := patterns.Load(text); ok {
+		return re.(*regexp.Regexp)
+	}
+	re, _ := patterns.LoadOrStore(text, regexp.MustCompile(text))
+	return re.(*regexp.Regexp)
+}
 
 func checkString(value any, field string, rule Object) (string, error) {
 	s, ok := value.(string)
@@ -293,15 +303,8 @@ func checkString(value any, field string, rule Object) (string, error) {
 	if max, ok := schemaInt(rule, "maxLength"); ok && length > max {
 		return "", &broken{field, "string_too_long", fmt.Sprintf("String should have at most %d characters", max)}
 	}
-	if pattern, ok := rule["pattern"].(string); ok {
-		re := patterns[pattern]
-		if re == nil {
-			re = regexp.MustCompile(pattern)
-			patterns[pattern] = re
-		}
-		if !re.MatchString(s) {
-			return "", &broken{field, "string_pattern_mismatch", fmt.Sprintf("String should match pattern '%s'", pattern)}
-		}
+	if text, ok := rule["pattern"].(string); ok && !pattern(text).MatchString(s) {
+		return "", &broken{field, "string_pattern_mismatch", fmt.Sprintf("String should match pattern '%s'", text)}
 	}
 	return s, nil
 }

@@ -57,6 +57,30 @@ def test_generation_reads_only_what_the_export_writes(language: str, tmp_path: P
 
 
 @pytest.mark.go
+def test_go_sources_are_gofmt_clean_and_vet_clean() -> None:
+    go = _go()
+    gofmt = str(Path(go).with_name("gofmt"))
+    sources = [PACKAGE, ROOT / "agents" / "go", FACTS]
+    done = subprocess.run(
+        [gofmt, "-l", *map(str, sources)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "", f"not gofmt-formatted:\n{done.stdout}"
+    env = {**os.environ, "GOTOOLCHAIN": "local"}
+    for module in (PACKAGE, ROOT / "agents" / "go" / "policy-check"):
+        vet = subprocess.run(
+            [go, "vet", "./..."],
+            cwd=module,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+            check=False,
+        )
+        assert vet.returncode == 0, vet.stdout + vet.stderr
+
+
+@pytest.mark.go
 def test_application_types_build(tmp_path: Path) -> None:
     go = _go()
     files = GENERATORS["go-app"](None)
