@@ -80,7 +80,7 @@ def _lit(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-class _Values:
+class _GoValues:
     """Values of a module's constants, rendered by their declared type."""
 
     def __init__(self, records: Mapping[str, Record], names: _Names) -> None:
@@ -196,7 +196,7 @@ def _module(module: Module, model: ContractModel, package: str, command: str) ->
         body += ["", *_enum(enum, names)]
     for record in module.records:
         body += ["", *_record(record)]
-    values = _Values(records, names)
+    values = _GoValues(records, names)
     for const in module.constants:
         name = go_name(const.name)
         value = values.render(const.value, const.type, "")

@@ -16,8 +16,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from accord.contracts.codegen.jsonschema_ts import Names
+
 _SCALARS = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
-# Go spells these initialisms in capitals (OrderID, not OrderId).
+# Go spells these initialisms in capitals (TaskID, not TaskId).
 INITIALISMS = frozenset(
     {"id", "url", "uri", "http", "json", "jsonrpc", "mcp", "a2a", "api", "jwks", "ttl", "sql"}
 )
@@ -25,7 +27,7 @@ _WORD = re.compile(r"[A-Za-z][a-z0-9]*|[0-9]+")
 
 
 def go_name(text: str) -> str:
-    """An exported Go identifier for a wire name: ``order_id`` -> ``OrderID``,
+    """An exported Go identifier for a wire name: ``task_id`` -> ``TaskID``,
     ``STATUS_META_KEY`` -> ``StatusMetaKey``, ``dev.accord/status`` -> ``DevAccordStatus``."""
     words: list[str] = []
     for chunk in re.split(r"[^A-Za-z0-9]+", text):
@@ -41,10 +43,6 @@ def go_name(text: str) -> str:
 
 def _comment(text: str, indent: str) -> list[str]:
     return [f"{indent}// {line}".rstrip() for line in text.strip().splitlines()]
-
-
-Names = Mapping[tuple[Any, ...], str]
-"""The values of enums that already have a type, by those values (as in :mod:`.jsonschema_ts`)."""
 
 
 class GoTypes:
