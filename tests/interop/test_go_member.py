@@ -26,6 +26,9 @@ from tests.mesh.mesh_support import ROOT
 from tests.support.ports import free_port
 
 from accord.agents.policy_rules import EvidenceNeeded, PolicyRequest, evaluate
+from accord.contracts.agents import agent_contract
+from accord.contracts.errors import AccordError
+from accord.protocol.a2a.server.skill_schemas import SkillSchemas
 
 pytestmark = [pytest.mark.go, pytest.mark.timeout(300)]
 
@@ -129,12 +132,74 @@ def _cases() -> list[dict[str, Any]]:
     return cases
 
 
+# Inputs the skill's schema refuses, each a way to break it (one fault each: where several keys
+# are wrong, Go names them sorted, Python as sent).
+IDS: Final = {"order_id": "O-1001", "customer_id": "C-01"}
+FACTS: Final = {
+    "order_id": "O-1",
+    "total_cents": 1,
+    "refunded_cents": 0,
+    "refundable_cents": 1,
+    "final_sale": False,
+    "days_since_delivery": 1,
+    "status": "delivered",
+}
+INVALID: Final[list[Any]] = [
+    {"reason": "damaged", **IDS, "x": 1},
+    IDS,
+    {},
+    {"reason": "nope", **IDS},
+    {"reason": 5, **IDS},
+    {"reason": "damaged", "order_id": "bad", "customer_id": "C-01"},
+    {"reason": "damaged", "order_id": "O-1001", "customer_id": "it's"},
+    {"reason": "damaged"},
+    {"reason": "damaged", "order_id": "O-1001"},
+    {"reason": "damaged", **IDS, "requested_cents": 0},
+    {"reason": "damaged", **IDS, "requested_cents": "5"},
+    {"reason": "damaged", **IDS, "requested_cents": 1.5},
+    {"reason": "damaged", **IDS, "requested_cents": True},
+    {"reason": "damaged", **IDS, "evidence": "x" * 2001},
+    {"reason": "damaged", **IDS, "evidence": 7},
+    {"reason": "damaged", "order": {"order_id": "O-1"}},
+    {"reason": "damaged", "order": {**FACTS, "total_cents": -1}},
+    {"reason": "damaged", "order": {**FACTS, "days_since_delivery": "2"}},
+    {"reason": "damaged", "order": {**FACTS, "final_sale": "no"}},
+    {"reason": "damaged", "order": 5},
+    # Accepted: nulls where the schema allows them, unknown order keys (the order is open).
+    {"reason": "damaged", **IDS, "evidence": None, "requested_cents": None},
+    {"reason": "other", "order": {**FACTS, "extra": 1}},
+]
+
+
+def _python_refusal(schemas: SkillSchemas, skill: Any, value: Any) -> Any:
+    try:
+        schemas.check_input(skill, value)
+    except AccordError as error:
+        return {"message": error.message, "details": error.details}
+    return None
+
+
 def test_the_go_rules_decide_as_python_does(tmp_path: Path) -> None:
     go = _go()
     cases = _cases()
     asked, answered = tmp_path / "cases.json", tmp_path / "answers.json"
     asked.write_text(json.dumps(cases), encoding="utf-8")
-    env = {**os.environ, "POLICY_CASES": str(asked), "POLICY_ANSWERS": str(answered)}
+    invalid, refused = tmp_path / "invalid.json", tmp_path / "refused.json"
+    invalid.write_text(json.dumps(INVALID), encoding="utf-8")
+    exported = tmp_path / "policy-check.json"
+    subprocess.run(
+        [sys.executable, str(MEMBER / "scripts" / "export_contract.py"), str(exported)],
+        check=True,
+        timeout=60,
+    )
+    env = {
+        **os.environ,
+        "POLICY_CASES": str(asked),
+        "POLICY_ANSWERS": str(answered),
+        "POLICY_INVALID": str(invalid),
+        "POLICY_INVALID_ANSWERS": str(refused),
+        "POLICY_CONTRACT": str(exported),
+    }
     done = subprocess.run(
         [go, "test", "-count=1", "./..."],
         cwd=MEMBER,
@@ -156,6 +221,12 @@ def test_the_go_rules_decide_as_python_does(tmp_path: Path) -> None:
         )
     assert len(go_answers) == len(cases) == 960
     assert go_answers == python
+    # The skill's input schema refuses the same inputs with the same words, field and rule.
+    contract = agent_contract("policy-check")
+    schemas, [skill] = SkillSchemas(contract), contract.skills
+    go_refusals = json.loads(refused.read_text(encoding="utf-8"))
+    assert go_refusals == [_python_refusal(schemas, skill, value) for value in INVALID]
+    assert go_refusals[-2:] == [None, None]
     assert {a.get("rule") for a in python} >= {
         "within_window",
         "outside_window",

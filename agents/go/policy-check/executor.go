@@ -31,6 +31,8 @@ type taskMemory struct {
 
 // PolicyExecutor answers refund.policy.
 type PolicyExecutor struct {
+	// Input is the skill's input schema, which a first turn's DataPart must fit.
+	Input    *InputSchema
 	Commerce *Commerce
 	Version  string
 	// Made tells the gate which task a caller's message made (idempotent sends, owners).
@@ -213,6 +215,16 @@ func (x *PolicyExecutor) decide(ctx context.Context, execCtx *a2asrv.ExecutorCon
 		envelope = memory.envelope
 	}
 	memory.envelope = envelope
+	data, text := dataOf(message), textOf(message)
+	if execCtx.StoredTask == nil {
+		if data == nil {
+			data = map[string]any{} // no DataPart: the input is {} (its required fields missing)
+		}
+		// The input fits the skill's schema before the turn is admitted, as Python reads a turn.
+		if err := x.Input.Check(data); err != nil {
+			return nil, "", err
+		}
+	}
 	taskMeta := c.Object{g.SkillTaskMetaKey: skillID, g.SpentMetaKey: memory.turns + 1, g.ToolCallsSpentMetaKey: 0}
 	if envelope != nil {
 		allowance, err := c.AdmitTurn(envelope, c.Turn{Spent: memory.turns, UnitsPerTurn: 1})
@@ -231,12 +243,8 @@ func (x *PolicyExecutor) decide(ctx context.Context, execCtx *a2asrv.ExecutorCon
 	if err := checkCaller(principal); err != nil {
 		return nil, "", err
 	}
-	data, text := dataOf(message), textOf(message)
 	var request Request
 	if execCtx.StoredTask == nil {
-		if data == nil {
-			data = map[string]any{} // no DataPart: the input is {} (its required fields missing)
-		}
 		if request, err = ParseInput(data); err != nil {
 			return nil, "", err
 		}

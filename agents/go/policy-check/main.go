@@ -98,7 +98,12 @@ func main() {
 		Verifier: &Verifier{Trust: trust, Issuer: "accord", Audience: "accord"},
 		Grant:    grant, Constraints: declared, Skill: skillID,
 	}
+	input, err := SkillInputSchema(doc.Contract, skillID)
+	if err != nil {
+		log.Fatal(err)
+	}
 	executor := &PolicyExecutor{
+		Input:    input,
 		Commerce: &Commerce{URL: os.Getenv("COMMERCE_URL"), Token: os.Getenv("POLICY_SERVICE_TOKEN")},
 		Version:  contract.Version,
 		Made:     gate.Made,

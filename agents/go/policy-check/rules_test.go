@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	c "accord.dev/contract"
 )
 
 // TestAnswerCases answers the cases tests/interop/test_go_member.py asks (POLICY_CASES, a JSON
@@ -40,6 +42,55 @@ func TestAnswerCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(os.Getenv("POLICY_ANSWERS"), out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckInvalidInputs answers POLICY_INVALID (a JSON list of skill inputs) with the error
+// each gets from the skill's input schema (POLICY_CONTRACT, the exported contract) into
+// POLICY_INVALID_ANSWERS, which tests/interop/test_go_member.py compares with Python's.
+func TestCheckInvalidInputs(t *testing.T) {
+	casesFile := os.Getenv("POLICY_INVALID")
+	if casesFile == "" {
+		t.Skip("POLICY_INVALID not set (tests/interop/test_go_member.py sets it)")
+	}
+	exported, err := os.ReadFile(os.Getenv("POLICY_CONTRACT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Contract json.RawMessage `json:"contract"`
+	}
+	if err := json.Unmarshal(exported, &doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := SkillInputSchema(doc.Contract, skillID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(casesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []any
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	answers := []any{}
+	for _, input := range cases {
+		found := schema.Check(input)
+		if found == nil {
+			answers = append(answers, nil)
+			continue
+		}
+		e, _ := c.AsAccordError(found)
+		answers = append(answers, map[string]any{"message": e.Message, "details": e.Details})
+	}
+	out, err := json.Marshal(answers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(os.Getenv("POLICY_INVALID_ANSWERS"), out, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
