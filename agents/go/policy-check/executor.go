@@ -204,6 +204,13 @@ func (x *PolicyExecutor) decide(ctx context.Context, execCtx *a2asrv.ExecutorCon
 	if principal == nil {
 		return nil, "", c.NewError(g.ErrorCodeUnauthenticated, "", nil)
 	}
+	if execCtx.StoredTask == nil {
+		// The skill a first message names (the contract's first, refund.policy, when none).
+		if asked, named := message.Metadata[g.SkillMetaKey]; named && asked != nil && asked != "" && asked != skillID {
+			return nil, "", c.NewError(g.ErrorCodeInvalidInput, "unknown skill "+pyRepr(asked),
+				c.Object{"field": "metadata." + g.SkillMetaKey, "skills": []any{skillID}})
+		}
+	}
 	isService := principal.HasRole("service")
 	// A service must send the delegation envelope (ENV-001); the turn must fit its budget.
 	memory := x.memory(execCtx.TaskID)
@@ -216,6 +223,10 @@ func (x *PolicyExecutor) decide(ctx context.Context, execCtx *a2asrv.ExecutorCon
 	}
 	memory.envelope = envelope
 	data, text := dataOf(message), textOf(message)
+	if _, isObject := data.(map[string]any); data != nil && !isObject {
+		return nil, "", c.NewError(g.ErrorCodeInvalidInput, "the DataPart must be an object",
+			c.Object{"field": "parts.data"})
+	}
 	if execCtx.StoredTask == nil {
 		if data == nil {
 			data = map[string]any{} // no DataPart: the input is {} (its required fields missing)
