@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	c "accord.dev/contract"
+	"accord.dev/contract/auth"
 	g "accord.dev/contract/generated"
 )
 
@@ -28,6 +30,8 @@ func main() {
 	var answer any
 	if len(os.Args) > 1 && os.Args[1] == "helpers" {
 		answer = helpers(ask)
+	} else if len(os.Args) > 1 && os.Args[1] == "auth" {
+		answer = verify(ask)
 	} else {
 		answer = facts(ask)
 	}
@@ -296,4 +300,35 @@ func roundTrip(o c.Object) c.Object {
 		panic(err)
 	}
 	return back
+}
+
+// verify answers each token of ask["tokens"] with the principal auth.Verifier reads from it,
+// or the error it refuses it with, against the trust table ask["trust"] (NAME=JWKS entries).
+func verify(ask object) []any {
+	trust, err := auth.TrustTable(str(ask["trust"]))
+	if err != nil {
+		panic(err)
+	}
+	if grants, ok := ask["grants"].(object); ok {
+		for name, list := range grants {
+			for _, grant := range list.([]any) {
+				trust[name].Grants = append(trust[name].Grants, str(grant))
+			}
+		}
+	}
+	verifier := &auth.Verifier{Trust: trust}
+	answers := []any{}
+	for _, token := range ask["tokens"].([]any) {
+		principal, err := verifier.Token(context.Background(), str(token))
+		if err != nil {
+			e, _ := c.AsAccordError(err)
+			answers = append(answers, object{"error": e.ToDict()})
+			continue
+		}
+		answers = append(answers, object{
+			"subject": principal.Subject, "roles": principal.Roles, "app": principal.App,
+			"scopes": principal.Scopes,
+		})
+	}
+	return answers
 }

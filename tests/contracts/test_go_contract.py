@@ -331,3 +331,54 @@ def test_go_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
     cases.same(got["child"], child.to_metadata())
     assert got["child_overspent"]["code"] == ErrorCode.BUDGET_EXHAUSTED.value
     cases.same(got["admit"], [cases.py_admit(case) for case in ask["admit"]])
+
+
+# -- service tokens (accord.dev/contract/auth) against the keys Python signs with ----------
+
+
+@pytest.mark.go
+def test_go_verifies_service_tokens_as_python_signs_them(tmp_path: Path) -> None:
+    import time
+
+    from tests.support.service_keys import sign_as
+
+    from accord.protocol.auth import mint_token
+
+    binary = _program(tmp_path, _go(), {"names.go": _names_file()})
+    keys = tmp_path / "keys"
+    now = int(time.time())
+
+    def signed(service: str = "orchestrator", **options: Any) -> str:
+        return sign_as(service, root=keys, **options)
+
+    tokens = {
+        "valid": signed(),
+        "narrowed": signed(scopes=["refund.policy"]),
+        "beyond its grants": signed("kit", scopes=["refund.policy", "refunds.issue"]),
+        "expired": signed(issued_at=now - 7200, ttl_s=60),
+        "issued in the future": signed(issued_at=now + 600),
+        "another service's key": signed("kit", sub="svc:orchestrator"),
+        "another issuer": signed(iss="elsewhere"),
+        "another audience": signed(aud="elsewhere"),
+        "no jti": signed(jti=""),
+        "an untrusted service": signed("stranger"),
+        "a person's HS256 token": mint_token("C-01", ("customer",), secret="s" * 32),
+        "not a JWT": "not-a-token",
+    }
+    trust = ",".join(f"{n}={keys}/{n}/jwks.json" for n in ("orchestrator", "kit"))
+    ask = {"trust": trust, "grants": {"kit": ["refund.policy"]}, "tokens": list(tokens.values())}
+    got = dict(zip(tokens, _ask(binary, ask, "auth"), strict=True))
+
+    assert got["valid"] == {
+        "subject": "svc:orchestrator",
+        "roles": ["service"],
+        "app": "accord",
+        "scopes": None,
+    }
+    assert got["narrowed"]["scopes"] == ["refund.policy"]
+    assert got["beyond its grants"]["scopes"] == ["refund.policy"]  # never more than granted
+    refused = {name for name, answer in got.items() if "error" in answer}
+    assert refused == set(tokens) - {"valid", "narrowed", "beyond its grants"}
+    for name in refused:
+        assert got[name]["error"]["code"] == "UNAUTHENTICATED", name
+    assert "expired" in got["expired"]["error"]["message"]

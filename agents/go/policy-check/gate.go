@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	c "accord.dev/contract"
+	"accord.dev/contract/auth"
 	g "accord.dev/contract/generated"
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -34,7 +35,7 @@ type sent struct {
 
 // Gate wraps the JSON-RPC handler.
 type Gate struct {
-	Verifier *Verifier
+	Verifier *auth.Verifier
 	Next     http.Handler
 	// Grant is the grant a service caller's token must carry (the skill's access).
 	Grant string
@@ -117,7 +118,7 @@ func taskIDOf(method string, params map[string]any) string {
 }
 
 func (gt *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	principal, err := gt.Verifier.Principal(r)
+	principal, err := gt.Verifier.Request(r)
 	if err != nil {
 		accordErr, _ := c.AsAccordError(err)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="accord"`)
@@ -150,7 +151,7 @@ func (gt *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A service without the skill's grant is refused before any task is made, as the
 		// Python agents' skill gate refuses it (AGENT-009): being trusted says who it is, not
 		// what it may.
-		if principal.HasRole("service") && principal.Scopes != nil && !contains(principal.Scopes, gt.Grant) {
+		if principal.HasRole("service") && !principal.HasScope(gt.Grant) {
 			refuse(w, id, c.NewError(g.ErrorCodePermissionDenied,
 				principal.Subject+" holds no grant "+gt.Grant, c.Object{"grant": gt.Grant}))
 			return

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 
+	"accord.dev/contract/auth"
 	g "accord.dev/contract/generated"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
@@ -90,12 +91,12 @@ func main() {
 	for name := range schemas.Skills[skillID].Envelope.Constraints {
 		declared[name] = true
 	}
-	trust, err := TrustTable(required("POLICY_TRUST"))
+	trust, err := auth.TrustTable(required("POLICY_TRUST"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	gate := &Gate{
-		Verifier: &Verifier{Trust: trust, Issuer: "accord", Audience: "accord"},
+		Verifier: &auth.Verifier{Trust: trust, Issuer: "accord", Audience: "accord"},
 		Grant:    grant, Constraints: declared, Skill: skillID,
 	}
 	input, err := SkillInputSchema(doc.Contract, skillID)
