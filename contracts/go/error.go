@@ -6,6 +6,7 @@
 package contract
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -192,4 +193,60 @@ func firstText(content any) string {
 		}
 	}
 	return ""
+}
+
+// ErrorInfoCode is the contract code an ErrorInfo carries: ours by its reason, A2A's by the
+// code in its metadata; "" when it names none (a peer that is not Accord).
+func ErrorInfoCode(info any) g.ErrorCode {
+	i, ok := asObject(info)
+	if !ok {
+		return ""
+	}
+	var raw any
+	switch i["domain"] {
+	case g.ErrorDomain:
+		raw = i["reason"]
+	case g.A2AErrorDomain:
+		if meta, ok := asObject(i["metadata"]); ok {
+			raw = meta[g.ErrorInfoCodeKey]
+		}
+	}
+	if code, ok := raw.(string); ok && g.ErrorCode(code).Valid() {
+		return g.ErrorCode(code)
+	}
+	return ""
+}
+
+// ErrorFromJSONRPCError reads the JSON-RPC `error` a peer answered a call with (wire JSON), as
+// AccordError.from_jsonrpc_error does: the first ErrorInfo naming a contract code (its details
+// and, when the error has none, its message), else the code the JSON-RPC number maps to, else
+// INTERNAL.
+func ErrorFromJSONRPCError(e Object) *AccordError {
+	message, hasMessage := e["message"].(string)
+	infos, _ := e["data"].([]any)
+	for _, info := range infos {
+		code := ErrorInfoCode(info)
+		if code == "" {
+			continue
+		}
+		var details Object
+		if meta, ok := asObject(info.(map[string]any)["metadata"]); ok {
+			if raw, ok := meta["details"].(string); ok {
+				var loaded any
+				if json.Unmarshal([]byte(raw), &loaded) == nil {
+					details, _ = asObject(loaded)
+				}
+			}
+			if text, ok := meta["message"].(string); ok && !hasMessage {
+				message, hasMessage = text, true
+			}
+		}
+		return NewError(code, message, details)
+	}
+	if number, ok := e["code"].(float64); ok && number == float64(int(number)) {
+		if code, known := CodeForJSONRPC(int(number)); known {
+			return NewError(code, message, nil)
+		}
+	}
+	return NewError(FallbackCode, message, nil)
 }

@@ -227,9 +227,14 @@ func helpers(ask object) object {
 		errs = append(errs, object{
 			"dict": e.ToDict(), "jsonrpc": e.ToJSONRPCError(), "mcp": mcp,
 			"mcp_read":           c.ErrorFromMCPResult(roundTrip(mcp)).ToDict(),
+			"jsonrpc_read":       c.ErrorFromJSONRPCError(roundTrip(e.ToJSONRPCError())).ToDict(),
 			"info_parse_failure": e.ErrorInfo(&parseFailure),
 			"rest":               []any{restStatus, rest}, "http": []any{httpStatus, httpBody},
 		})
+	}
+	var jsonrpcForeign []any
+	for _, e := range ask["jsonrpc_foreign"].([]any) {
+		jsonrpcForeign = append(jsonrpcForeign, c.ErrorFromJSONRPCError(roundTrip(e.(object))).ToDict())
 	}
 	var foreign []any
 	for _, r := range ask["mcp_foreign"].([]any) {
@@ -284,7 +289,8 @@ func helpers(ask object) object {
 		}))
 	}
 	return object{
-		"status": status, "errors": errs, "mcp_foreign": foreign, "envelopes": envelopes,
+		"status": status, "errors": errs, "mcp_foreign": foreign, "jsonrpc_foreign": jsonrpcForeign,
+		"envelopes": envelopes,
 		"bad_dates": badDates, "envelope_optional": nil, "child": c.EnvelopeMetadata(child),
 		"child_overspent": overspent.(object)["error"], "admit": admits,
 	}

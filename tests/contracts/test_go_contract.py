@@ -15,7 +15,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from tests.contracts import contract_cases as cases
@@ -236,6 +236,46 @@ def _python_facts(ask: dict[str, Any]) -> dict[str, Any]:
 # -- the hand-written helpers against Accord's Python server ---------------------------------
 
 
+# JSON-RPC errors a peer may answer a Go member's call with: A2A's own (with and without our
+# code in its ErrorInfo), a bare JSON-RPC one, ours with details, junk.
+JSONRPC_FOREIGN: Final[list[dict[str, Any]]] = [
+    {"code": -32001, "message": "Task not found"},
+    {"code": -32001, "message": "gone", "data": [{"domain": "a2a-protocol.org", "reason": "X"}]},
+    {
+        "code": -32001,
+        "data": [
+            {
+                "domain": "a2a-protocol.org",
+                "reason": "TASK_NOT_FOUND",
+                "metadata": {"accordCode": "NOT_FOUND", "message": "no such task"},
+            }
+        ],
+    },
+    {"code": -32601, "message": "Method not found"},
+    {"code": -32099},
+    {"message": "no code at all"},
+    {
+        "code": -32050,
+        "message": "slow",
+        "data": [
+            {"domain": "elsewhere", "reason": "RATE_LIMITED"},
+            {
+                "domain": "accord.dev",
+                "reason": "RETRYABLE_TIMEOUT",
+                "metadata": {"details": '{"after_s": 3}'},
+            },
+        ],
+    },
+    {"code": -32050, "data": [{"domain": "accord.dev", "reason": "NOPE"}]},
+    {
+        "code": -32050,
+        "data": [
+            {"domain": "accord.dev", "reason": "UNAVAILABLE", "metadata": {"details": "not json"}}
+        ],
+    },
+]
+
+
 def _text_as_json(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The answers with each MCP text block read as JSON: Go writes a details object's keys
     sorted (a Go map has no order), Python in the order they were given."""
@@ -284,6 +324,7 @@ def test_go_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
             {"isError": True, "content": [{"type": "text", "text": "boom"}]},
             {"isError": True, "_meta": {}, "meta": {"dev.accord/error": {"code": "UNAVAILABLE"}}},
         ],
+        "jsonrpc_foreign": JSONRPC_FOREIGN,
         "envelopes": [{DELEGATION_EXTENSION_URI: e} for e in cases.envelopes()] + [{}],
         "bad_dates": [{DELEGATION_EXTENSION_URI: budget(deadline=d)} for d in cases.BAD_DATES],
         "admit": admits,
@@ -303,6 +344,7 @@ def test_go_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
             "jsonrpc": e.to_jsonrpc_error(),
             "mcp": e.to_mcp_result(),
             "mcp_read": AccordError.from_mcp_result(e.to_mcp_result()).to_dict(),
+            "jsonrpc_read": AccordError.from_jsonrpc_error(e.to_jsonrpc_error()).to_dict(),
             "info_parse_failure": e.error_info(-32700),
             "rest": list(e.to_rest()),
             "http": list(e.to_http()),
@@ -314,6 +356,10 @@ def test_go_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
     cases.same(got["errors"][: len(plain_errors)], python_errors[: len(plain_errors)])
     cases.same(
         got["mcp_foreign"], [AccordError.from_mcp_result(r).to_dict() for r in ask["mcp_foreign"]]
+    )
+    cases.same(
+        got["jsonrpc_foreign"],
+        [AccordError.from_jsonrpc_error(e).to_dict() for e in JSONRPC_FOREIGN],
     )
     for metadata, answer in zip(ask["envelopes"], got["envelopes"], strict=True):
         cases.same(answer, cases.py_envelope(metadata))
