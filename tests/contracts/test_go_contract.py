@@ -428,3 +428,66 @@ def test_go_verifies_service_tokens_as_python_signs_them(tmp_path: Path) -> None
     for name in refused:
         assert got[name]["error"]["code"] == "UNAUTHENTICATED", name
     assert "expired" in got["expired"]["error"]["message"]
+
+
+@pytest.mark.go
+def test_go_accepts_the_service_tokens_python_accepts(tmp_path: Path) -> None:
+    """The same tokens, signed by the session's service keys, judged by Python's Authenticator
+    (with the session's trust table) and by auth.Verifier (with the same JWKS and grants)."""
+    import time
+
+    import yaml
+    from tests.support.service_keys import sign_as
+
+    from accord.contracts.errors import AccordError
+    from accord.protocol.auth.trust import load_trust
+    from accord.protocol.auth.verify import Authenticator
+    from accord.protocol.service_keys import keys_dir
+
+    binary = _program(tmp_path, _go(), {"names.go": _names_file()})
+    now = int(time.time())
+    tokens = [
+        sign_as("orchestrator"),
+        sign_as("orchestrator", scopes=["refund.policy"]),
+        sign_as("orchestrator", scopes=["refund.policy", "not.a.grant"]),
+        sign_as("kit", scopes=["refund.policy"]),
+        sign_as("orchestrator", ttl_s=7200),
+        sign_as("orchestrator", issued_at=now - 7200, ttl_s=60),
+        sign_as("orchestrator", issued_at=now + 600),
+        sign_as("kit", sub="svc:orchestrator"),
+        sign_as("orchestrator", iss="elsewhere"),
+        sign_as("orchestrator", aud="elsewhere"),
+        sign_as("orchestrator", roles=["customer"]),
+        sign_as("orchestrator", app="shop"),
+    ]
+    trust_file = Path(os.environ["ACCORD_SERVICE_TRUST"])
+    services = yaml.safe_load(trust_file.read_text())["services"]
+    names = ("orchestrator", "kit")
+    keys = keys_dir()
+    ask = {
+        "trust": ",".join(f"{n}={keys}/{n}/jwks.json" for n in names),
+        "grants": {n: list(services[n]["grants"]) for n in names},
+        "tokens": tokens,
+    }
+    go_answers = _ask(binary, ask, "auth")
+    python = Authenticator(secret="", trust=load_trust(trust_file))
+
+    def judged(token: str) -> dict[str, Any]:
+        try:
+            principal = python.authenticate({"authorization": f"Bearer {token}"})
+        except AccordError as refused:
+            return {"error": refused.code.value}
+        return {
+            "subject": principal.subject,
+            "roles": list(principal.roles),
+            "app": principal.app,
+            "scopes": sorted(principal.scopes),
+        }
+
+    for token, go_answer in zip(tokens, go_answers, strict=True):
+        if "error" in go_answer:
+            go_answer = {"error": go_answer["error"]["code"]}
+        else:
+            go_answer["scopes"] = sorted(go_answer["scopes"])
+        assert go_answer == judged(token)
+    assert sum("error" in a for a in go_answers) >= 6

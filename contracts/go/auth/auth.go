@@ -29,6 +29,10 @@ import (
 // Leeway is the clock skew allowed on `exp` and `iat` (Python's LEEWAY_S).
 const Leeway = 5 * time.Second
 
+// DefaultMaxTTL is the longest lifetime (`exp - iat`) of a service's token, as
+// ACCORD_SERVICE_TOKEN_MAX_TTL_S's default.
+const DefaultMaxTTL = time.Hour
+
 // Principal is who called: the token's subject, roles, app, and its grants.
 type Principal struct {
 	Subject string
@@ -129,6 +133,8 @@ type Verifier struct {
 	Trust    map[string]*Service
 	Issuer   string // "accord" when empty
 	Audience string // "accord" when empty
+	// MaxTTL is the longest lifetime a token may have (DefaultMaxTTL when zero).
+	MaxTTL time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -214,7 +220,19 @@ func (v *Verifier) check(got claims, service *Service) (*Principal, error) {
 	if got.IssuedAt.Time().After(now.Add(Leeway)) {
 		return nil, unauthenticated("bearer token's 'iat' is in the future")
 	}
+	limit := v.MaxTTL
+	if limit == 0 {
+		limit = DefaultMaxTTL
+	}
+	if got.Expiry.Time().Sub(got.IssuedAt.Time()) > limit {
+		return nil, unauthenticated(fmt.Sprintf("bearer token's 'exp' is more than %d s after 'iat'", int(limit.Seconds())))
+	}
 	principal := &Principal{Subject: got.Subject, App: "accord", Roles: roles(got.Roles)}
+	// Only a token that asks to be a service is checked against a service's key (a person's
+	// token with a service's subject is no service's).
+	if !principal.HasRole("service") {
+		return nil, unauthenticated("bearer token of a service lacks the 'service' role")
+	}
 	if got.App != nil {
 		principal.App = *got.App
 	}
