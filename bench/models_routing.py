@@ -13,7 +13,8 @@ import argparse
 import asyncio
 import time
 
-from accord.agents.models import AnswerCache, CacheScope, OfflineModel, Router, UnitBudget
+from accord.agents.models import OfflineModel, Router
+from accord.runtime.models import AnswerCache, CacheScope, UnitBudget
 
 TEMPLATES = [
     "鞋码不合适，想退款，订单 O-{n}",

@@ -180,9 +180,9 @@ async def bring_to_approval(url: str, token: str, count: int, concurrency: int) 
 
 async def seed(log_url: str, template_id: str, count: int) -> float:
     """Append ``count`` copies of a waiting refund's log with fresh ids; seconds it took."""
-    from accord.agents.workflow.eventlog import open_event_log
-    from accord.agents.workflow.events import EventType, NewEvent
     from accord.contracts.status import Status
+    from accord.runtime.workflow.eventlog import open_event_log
+    from accord.runtime.workflow.events import EventType, NewEvent
 
     log = open_event_log(log_url)
     await log.open()

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from accord.agents.workflow import Graph, NodeContext, Runtime
+from accord.runtime.workflow import Graph, NodeContext, Runtime
 
 STEPS: list[list[tuple[str, str | None]]] = [
     [("workflow_started", None), ("node_started", "a")],

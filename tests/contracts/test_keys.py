@@ -11,7 +11,15 @@ from accord.contracts import keys
 from accord.contracts.export import keys_document
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("contracts", "protocol", "tools", "agents")
+PACKAGES = (
+    "contracts",
+    "contracts/refund",
+    "protocol",
+    "protocol/kit",
+    "protocol/runtime",
+    "tools",
+    "agents",
+)
 
 # Changing one of these breaks every peer in every language: it is a contract version bump.
 WIRE_VALUES = {

@@ -41,6 +41,7 @@ EXPECTED_SKIPS: Final = {
     "AGENT-005 a task waiting for input continues in the same task",
     "STATUS-008 a declined request ends A2A REJECTED: failed, declined, with its code",
     "AGENT-006 cancel of a waiting task ends it CANCELED",
+    "ENV-009 an answer to a waiting task that has ended is refused and changes nothing",
 }
 
 

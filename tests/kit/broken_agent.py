@@ -10,6 +10,8 @@ contract package, so the kit is tested against an implementation other helpers d
     leak        one task store for every caller: another tenant reads the task    (AGENT-004)
     schemas     serves skill schemas other than the ones its card's digest names  (AGENT-002)
     fail-decline  ends a request it declines FAILED, not REJECTED                    (STATUS-008)
+    no-spent    never reports what a task spent of its envelope                   (ENV-010)
+    late-answer accepts a message to a task that has ended (answers with the task) (ENV-009)
     v0.2        not broken: writes status metadata as Accord 0.2 did (``rejected`` for a
                 decline, ``waiting_reason`` beside ``waitingReason``), which 0.3 still reads
 
@@ -31,6 +33,7 @@ from typing import Any
 
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.context import ServerCallContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
@@ -47,6 +50,7 @@ from a2a.types import (
     Role,
     SecurityRequirement,
     SecurityScheme,
+    SendMessageRequest,
     StringList,
     Task,
     TaskState,
@@ -76,11 +80,24 @@ from accord.contracts.keys import (
     DELEGATION_EXTENSION_URI,
     ERROR_DATA_KIND,
     SKILL_SCHEMAS_PATH,
+    SPENT_META_KEY,
     STATUS_META_KEY,
+    TOOL_CALLS_SPENT_META_KEY,
 )
 from accord.contracts.status import Status, WaitingReason
 
-MODES = ("correct", "mapping", "illegal", "no-code", "leak", "schemas", "fail-decline", "v0.2")
+MODES = (
+    "correct",
+    "mapping",
+    "illegal",
+    "no-code",
+    "leak",
+    "schemas",
+    "fail-decline",
+    "late-answer",
+    "no-spent",
+    "v0.2",
+)
 TS = TaskState
 DECLARED = (
     ErrorCode.INVALID_INPUT,
@@ -173,6 +190,7 @@ class BrokenExecutor(AgentExecutor):
         state: Any,
         meta: Any = None,
         parts: list[Part] | None = None,
+        spent: int | None = None,
     ) -> None:
         message = Message(
             message_id=uuid.uuid4().hex,
@@ -185,9 +203,13 @@ class BrokenExecutor(AgentExecutor):
             message.metadata.update(meta)
         status = TaskStatus(state=state, message=message)
         status.timestamp.FromDatetime(datetime.now(UTC))
-        await queue.enqueue_event(
-            TaskStatusUpdateEvent(task_id=str(ctx.task_id), context_id=context_id, status=status)
+        event = TaskStatusUpdateEvent(
+            task_id=str(ctx.task_id), context_id=context_id, status=status
         )
+        if spent is not None and self.mode != "no-spent":
+            # A turn costs one unit and no tool call; the SDK merges this into the task.
+            event.metadata.update({SPENT_META_KEY: spent, TOOL_CALLS_SPENT_META_KEY: 0})
+        await queue.enqueue_event(event)
 
     async def _fail(
         self, queue: EventQueue, ctx: RequestContext, context_id: str, error: AccordError
@@ -255,6 +277,7 @@ class BrokenExecutor(AgentExecutor):
                     context_id,
                     TS.TASK_STATE_WORKING,
                     self._meta(Status.RUNNING),
+                    spent=1,
                 )
             if _declines(message):
                 await self._decline(event_queue, context, context_id)
@@ -266,10 +289,16 @@ class BrokenExecutor(AgentExecutor):
                 TS.TASK_STATE_INPUT_REQUIRED,
                 self._meta(Status.WAITING, WaitingReason.INPUT),
                 [Part(text="evidence, please")],
+                spent=1,
             )
             return
         await self._emit(
-            event_queue, context, context_id, TS.TASK_STATE_WORKING, self._meta(Status.RUNNING)
+            event_queue,
+            context,
+            context_id,
+            TS.TASK_STATE_WORKING,
+            self._meta(Status.RUNNING),
+            spent=2,
         )
         final = (
             self._meta(Status.FAILED, error=AccordError(ErrorCode.INTERNAL))
@@ -277,7 +306,13 @@ class BrokenExecutor(AgentExecutor):
             else self._meta(Status.COMPLETED)
         )
         await self._emit(
-            event_queue, context, context_id, TS.TASK_STATE_COMPLETED, final, [Part(text="done")]
+            event_queue,
+            context,
+            context_id,
+            TS.TASK_STATE_COMPLETED,
+            final,
+            [Part(text="done")],
+            spent=2,
         )
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -316,6 +351,22 @@ def _unauthenticated(_: HTTPConnection, exc: Exception) -> Response:
     )
 
 
+class LateAnswerHandler(DefaultRequestHandler):
+    """Answers a message to an ended task with that task instead of refusing it."""
+
+    async def on_message_send(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> Message | Task:
+        task_id = params.message.task_id
+        task = await self.task_store.get(task_id, context) if task_id else None
+        if task is not None and task.status.state in _ENDED:
+            return task
+        return await super().on_message_send(params, context)
+
+
+_ENDED = (TS.TASK_STATE_CANCELED, TS.TASK_STATE_COMPLETED, TS.TASK_STATE_FAILED)
+
+
 def build_app(mode: str, port: int) -> Starlette:
     url = f"http://127.0.0.1:{port}"
     store = (
@@ -323,7 +374,8 @@ def build_app(mode: str, port: int) -> Starlette:
         if mode == "leak"
         else InMemoryTaskStore()
     )
-    handler = DefaultRequestHandler(
+    handler_type = LateAnswerHandler if mode == "late-answer" else DefaultRequestHandler
+    handler = handler_type(
         agent_executor=BrokenExecutor(mode), task_store=store, agent_card=card(url)
     )
 

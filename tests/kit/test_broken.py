@@ -32,6 +32,8 @@ AGENT_BREAKAGE = {
     "leak": {"AGENT-004"},
     "schemas": {"AGENT-002"},
     "fail-decline": {"STATUS-008"},
+    "late-answer": {"ENV-009"},
+    "no-spent": {"ENV-010"},
 }
 TOOL_BREAKAGE = {
     "not-idempotent": {"TOOL-006"},

@@ -46,6 +46,11 @@ SKIPS: Final[dict[tuple[str, str, str], str]] = {
     ("risk", "AGENT-006", "cancel of a waiting task ends it CANCELED"): (
         "risk-check never leaves a task waiting, so there is nothing to cancel mid-way"
     ),
+    (
+        "risk",
+        "ENV-009",
+        "an answer to a waiting task that has ended is refused and changes nothing",
+    ): ("risk-check never leaves a task waiting, so no answer can come after its task ended"),
     **{
         (
             agent,

@@ -20,10 +20,10 @@ from typing import Final
 
 import pytest
 
-from accord.agents.workflow import EventType
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
+from accord.runtime.workflow import EventType
 from tests.mesh.replica_support import Replicas, running_replicas
 from tests.mesh.support import PAUSE_MARKER, Mesh, answer, ask, get_task, token, until
 from tests.mesh.test_crash import Started

@@ -23,10 +23,10 @@ from typing import Final
 import httpx
 import pytest
 
-from accord.agents.workflow import EventType
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
+from accord.runtime.workflow import EventType
 from tests.deploy.files import k8s_manifests, load_all, of_kind
 from tests.mesh.replica_support import Replicas, running_replicas
 from tests.mesh.support import PAUSE_MARKER, answer, approve, ask, get_task, token, until

@@ -30,7 +30,15 @@ from accord.protocol.settings_docs import render_markdown
 from tests.support.refund_app import REFUND_PORTS
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("contracts", "protocol", "tools", "agents")
+PACKAGES = (
+    "contracts",
+    "contracts/refund",
+    "protocol",
+    "protocol/kit",
+    "protocol/runtime",
+    "tools",
+    "agents",
+)
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ answered. The rule now (the orchestrator contract, refund.approve): the approval
 the customer's envelope deadline bounds only the customer's own wait; an approval of a task
 that ended (timed out, canceled) is refused and pays nothing, even when it comes before the
 timeout's timer fired (the workflow runtime's test of that race:
-tests/agents/workflow/test_waiting.py). Real processes: a mesh of this module's own, with a
+tests/runtime/workflow/test_waiting.py). Real processes: a mesh of this module's own, with a
 short approval timeout.
 """
 

@@ -38,6 +38,13 @@ KEPT: Final[tuple[Schema, ...]] = (
     *schemas.LIVE,
     *(push_schema(push_table_name(agent)) for agent in AGENTS),
 )
+# A migration history that moved: its folder now -> where releases before the move kept it
+# (the workflow runtime left accord-agents for accord-runtime in 0.3, issue #31).
+MOVED: Final[dict[str, str]] = {
+    "protocol/runtime/accord/runtime/workflow/migrations": (
+        "agents/accord/agents/workflow/migrations"
+    ),
+}
 
 
 @dataclass
@@ -112,7 +119,10 @@ def release_heads(release: ReleaseEnv) -> dict[str, str]:
     did not have yet are left out)."""
     heads = {}
     for schema in KEPT:
-        folder = release.root / schema.migrations.relative_to(REPO)
+        here = str(schema.migrations.relative_to(REPO))
+        folder = release.root / here
+        if not folder.is_dir() and here in MOVED:
+            folder = release.root / MOVED[here]
         if folder.is_dir():
             found = ScriptDirectory(str(folder)).get_heads()
             assert len(found) == 1, (schema.name, found)

@@ -6,11 +6,11 @@ from typing import Any
 
 from sqlalchemy import Connection, inspect, text
 
-from accord.agents.workflow.tables import SCHEMA as WORKFLOW
 from accord.protocol.a2a.server.send_tables import send_schema, send_table, send_table_name
 from accord.protocol.a2a.server.store_tables import table_name, task_schema, task_table
 from accord.protocol.push.tables import push_schema, push_table_name
 from accord.protocol.storage.schema import Schema
+from accord.runtime.workflow.tables import SCHEMA as WORKFLOW
 from accord.tools.commerce_store import SCHEMA as COMMERCE
 from accord.tools.ledger import SCHEMA as PAYMENTS
 

@@ -34,10 +34,10 @@ from typing import Any, Final
 import httpx
 import pytest
 
-from accord.agents.workflow import EventType
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.storage.migrate import current
+from accord.runtime.workflow import EventType
 from tests.mesh.money_support import commerce_view
 from tests.mesh.support import PAUSE_MARKER, Mesh, answer, approve, ask, get_task, token, until
 from tests.storage import releases

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from accord.agents.workflow import Clock
+from accord.runtime.workflow import Clock
 
 
 @dataclass(order=True)

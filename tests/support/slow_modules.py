@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 SLOW_MODULES: Final[dict[str, float]] = {
-    "tests/agents/workflow/test_crash_recovery.py": 71,
+    "tests/runtime/workflow/test_crash_recovery.py": 71,
     "tests/protocol/mcp/test_tools_cli.py": 59,
     "tests/mesh/test_chaos.py": 50,
     "tests/mesh/test_cli.py": 49,

@@ -26,6 +26,7 @@ PACKAGES = (
     "contracts/accord",
     "protocol/accord",
     "protocol/kit/accord",
+    "protocol/runtime/accord",
     "tools/accord",
     "agents/accord",
 )

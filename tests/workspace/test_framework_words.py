@@ -2,9 +2,9 @@
 
 A team building their own mesh installs the framework's distributions; none of them may speak
 of the refund assistant's refunds, orders, shops or services. Checked where the split is done:
-the contract test kit (``accord-kit``), whose probes come from the application, and the parts
-of ``accord-protocol`` that no longer speak of it. The rest joins this list as the refund
-vocabulary leaves it.
+the contract test kit (``accord-kit``), whose probes come from the application, the workflow
+runtime (``accord-runtime``), and the parts of ``accord-protocol`` that no longer speak of it.
+The rest joins this list as the refund vocabulary leaves it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ PROTOCOL = ROOT / "protocol" / "accord" / "protocol"
 FRAMEWORK = {
     "accord-contracts": ROOT / "contracts" / "accord" / "contracts",
     "accord-kit": ROOT / "protocol" / "kit",
+    "accord-runtime": ROOT / "protocol" / "runtime",
     "accord-protocol: storage": PROTOCOL / "storage",
     "accord-protocol: telemetry": PROTOCOL / "telemetry",
     "accord-protocol: push": PROTOCOL / "push",

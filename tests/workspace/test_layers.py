@@ -22,6 +22,7 @@ MEMBERS = {
     "refund_contracts": "contracts/refund",
     "protocol": "protocol",
     "kit": "protocol/kit",
+    "runtime": "protocol/runtime",
     "tools": "tools",
     "agents": "agents",
 }
@@ -79,6 +80,13 @@ def test_an_application_s_contracts_import_only_the_framework_s() -> None:
 def test_the_kit_imports_only_the_contract() -> None:
     assert declared_siblings("kit") == {"contracts"}
     assert set(imported_siblings("kit")) == {"contracts"}
+
+
+def test_the_runtime_imports_only_the_framework() -> None:
+    """The workflow runtime is the framework's: an application's agents run on it, so it may
+    not import one (accord.agents, accord.tools, accord.refund_contracts)."""
+    assert declared_siblings("runtime") == {"contracts", "protocol"}
+    assert set(imported_siblings("runtime")) == {"contracts", "protocol"}
 
 
 def test_every_workspace_member_is_checked() -> None:

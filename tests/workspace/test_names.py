@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Final
 
 ROOT = Path(__file__).resolve().parents[2]
-MEMBERS = ("contracts", "protocol", "tools", "agents")
+MEMBERS = (
+    "contracts",
+    "contracts/refund",
+    "protocol",
+    "protocol/kit",
+    "protocol/runtime",
+    "tools",
+    "agents",
+)
 ALLOWED: Final[dict[str, str]] = {}  # name -> why it may be defined more than once
 
 

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from accord.agents.models import (
-    CompletionRequest,
-    CompletionResponse,
-    DecisionFacts,
-    Intake,
-    IntakeContext,
-    Model,
-)
+from accord.agents.models import DecisionFacts, Intake, IntakeContext, Model
 from accord.agents.models.explanations import explain_facts
 from accord.agents.models.intake import read_intake
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.runtime.models import CompletionRequest, CompletionResponse
 
 
 class Scripted(Model):

@@ -8,18 +8,11 @@ import json
 import pytest
 from tests.agents.intake_table import CASES, Case
 
-from accord.agents.models import (
-    ChatModel,
-    CompletionRequest,
-    CompletionResponse,
-    Expecting,
-    Intake,
-    IntakeContext,
-    Intent,
-    Language,
-)
-from accord.agents.models.intake import clean_text, read_intake
+from accord.agents.models import ChatModel, Expecting, Intake, IntakeContext, Intent, Language
+from accord.agents.models.intake import read_intake
 from accord.refund_contracts.domain import RefundReason
+from accord.runtime.models import CompletionRequest, CompletionResponse
+from accord.runtime.models.text import clean_text
 
 
 def _reading(found: Intake) -> tuple[object, ...]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from accord.agents.models import AnswerCache, CacheScope, ModelRoute, Router, UnitBudget, Versions
-from accord.agents.models.cache import cache_key
+from accord.agents.models import Router
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
+from accord.runtime.models import AnswerCache, CacheScope, ModelRoute, UnitBudget, Versions
+from accord.runtime.models.cache import cache_key
 
 from .scripted import Scripted
 

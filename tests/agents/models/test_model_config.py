@@ -7,20 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from accord.agents.models import (
-    Costs,
-    JsonMode,
-    OfflineModel,
-    OpenAICompatModel,
-    UnitBudget,
-    build_router,
-    load_config,
-    parse_spec,
-)
-from accord.agents.models.config import Provider
+from accord.agents.models import OfflineModel, OpenAIChatModel, build_router
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.settings import AccordSettings
+from accord.runtime.models import Costs, JsonMode, Provider, UnitBudget, load_config, parse_spec
 
 
 def test_nothing_set_means_offline_everywhere() -> None:
@@ -80,7 +71,7 @@ def test_env_builds_openai_tiers_with_the_key_from_the_environment() -> None:
     router = build_router(env=env)
     deep = router.deep.model
     assert isinstance(router.fast.model, OfflineModel)
-    assert isinstance(deep, OpenAICompatModel)
+    assert isinstance(deep, OpenAIChatModel)
     assert (deep.model, deep.base_url, deep.name) == (
         "gpt-4o-mini",
         "https://host/v1",
@@ -90,16 +81,16 @@ def test_env_builds_openai_tiers_with_the_key_from_the_environment() -> None:
     assert deep.auth_headers() == {"Authorization": "Bearer sk-model"}
     assert "sk-" not in repr(deep)
     fallback_key = build_router(env={**env, "MODEL_API_KEY": ""}).deep.model
-    assert isinstance(fallback_key, OpenAICompatModel)
+    assert isinstance(fallback_key, OpenAIChatModel)
     assert fallback_key.auth_headers() == {"Authorization": "Bearer sk-openai"}
 
 
 def test_default_base_url() -> None:
     router = build_router(env={"MODEL_FAST": "openai:m"})
-    assert isinstance(router.fast.model, OpenAICompatModel)
+    assert isinstance(router.fast.model, OpenAIChatModel)
     assert router.fast.model.base_url == "https://api.openai.com/v1"
     other = build_router(env={"MODEL_FAST": "openai:m", "OPENAI_BASE_URL": "http://x/v1/"})
-    assert isinstance(other.fast.model, OpenAICompatModel)
+    assert isinstance(other.fast.model, OpenAIChatModel)
     assert other.fast.model.base_url == "http://x/v1"
 
 
@@ -128,7 +119,7 @@ reserve_fallback: false
     assert config.reserve_fallback is False
     router = build_router(config, env=env)
     deep = router.deep.model
-    assert isinstance(deep, OpenAICompatModel)
+    assert isinstance(deep, OpenAIChatModel)
     assert (deep.model, deep.timeout_s, deep.json_mode, deep.auth_headers()) == (
         "big-model",
         12,

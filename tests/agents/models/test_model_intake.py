@@ -17,9 +17,10 @@ from accord.agents.models import (
     Missing,
     OfflineModel,
 )
-from accord.agents.models.intake import clean_text, find_order_ids, read_intake
+from accord.agents.models.intake import find_order_ids, read_intake
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.refund_contracts.domain import RefundReason
+from accord.runtime.models.text import clean_text
 
 ASK_ORDER_EN = "What is your order number? (e.g. O-1001)"
 ASK_ORDER_ZH = "请提供订单号（例如 O-1001）"

@@ -7,10 +7,11 @@ import math
 
 import pytest
 
-from accord.agents.models import Metrics, ModelRoute, Router, RunRecord, UnitBudget, nearest_rank
-from accord.agents.models.cache import CacheScope
+from accord.agents.models import Router
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
+from accord.runtime.models import Metrics, ModelRoute, RunRecord, UnitBudget, nearest_rank
+from accord.runtime.models.cache import CacheScope
 
 from .scripted import Scripted
 

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from accord.agents.models import (
-    CompletionRequest,
-    DecisionFacts,
-    Language,
-    Message,
-    OfflineModel,
-    Outcome,
-    Role,
-    Task,
-    prompts,
-)
+from accord.agents.models import DecisionFacts, Language, OfflineModel, Outcome, Task, prompts
 from accord.agents.models import __all__ as public
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.runtime.models import CompletionRequest, Message, Role
 
 
 async def test_complete_serves_intake_from_the_payload() -> None:

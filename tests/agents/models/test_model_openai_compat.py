@@ -1,4 +1,5 @@
-"""The OpenAI-compatible provider against a real local HTTP stand-in."""
+"""The OpenAI-compatible provider (the framework's ``complete``, the refund app's
+``understand`` and ``explain`` on it) against a real local HTTP stand-in."""
 
 from __future__ import annotations
 
@@ -7,26 +8,28 @@ import json
 import pytest
 
 from accord.agents.models import (
-    CacheScope,
-    CompletionRequest,
-    Costs,
     DecisionFacts,
     Intent,
-    JsonMode,
     Language,
-    Message,
     Missing,
-    ModelRoute,
-    OpenAICompatModel,
+    OpenAIChatModel,
     Outcome,
-    Role,
     Router,
-    Tier,
-    UnitBudget,
 )
 from accord.contracts.errors import AccordError, ErrorCode, code_for_http_status
 from accord.contracts.status import Status
 from accord.refund_contracts.domain import RefundReason
+from accord.runtime.models import (
+    CacheScope,
+    CompletionRequest,
+    Costs,
+    JsonMode,
+    Message,
+    ModelRoute,
+    Role,
+    Tier,
+    UnitBudget,
+)
 
 from .standin import SECRET_DETAIL, StandIn, intake_json
 
@@ -35,10 +38,10 @@ KEY = "sk-test-never-shown"
 
 def model(
     standin: StandIn, name: str = "ok", json_mode: JsonMode = JsonMode.SCHEMA
-) -> OpenAICompatModel:
+) -> OpenAIChatModel:
     # Generous for answers (the machine may be busy); short only where a timeout is the point.
     timeout_s = 0.5 if name == "timeout" else 5.0
-    return OpenAICompatModel(
+    return OpenAIChatModel(
         name, standin.base_url, api_key=KEY, timeout_s=timeout_s, json_mode=json_mode
     )
 
@@ -164,7 +167,7 @@ async def test_fenced_json_is_accepted(standin: StandIn) -> None:
 
 
 async def test_unreachable_endpoint_is_unavailable() -> None:
-    m = OpenAICompatModel("ok", "http://127.0.0.1:9/v1", timeout_s=2)
+    m = OpenAIChatModel("ok", "http://127.0.0.1:9/v1", timeout_s=2)
     with pytest.raises(AccordError) as err:
         await m.explain(DecisionFacts(outcome=Outcome.REFUNDED, language=Language.EN))
     await m.aclose()

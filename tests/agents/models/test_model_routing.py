@@ -5,25 +5,27 @@ from __future__ import annotations
 import pytest
 
 from accord.agents.models import (
-    AnswerCache,
-    CacheScope,
-    Complexity,
-    Costs,
     DecisionFacts,
     Language,
-    Metrics,
-    ModelRoute,
     OfflineModel,
     Outcome,
     Router,
-    Tier,
-    UnitBudget,
-    Versions,
-    choose_route,
     estimate_complexity,
 )
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
+from accord.runtime.models import (
+    AnswerCache,
+    CacheScope,
+    Complexity,
+    Costs,
+    Metrics,
+    ModelRoute,
+    Tier,
+    UnitBudget,
+    Versions,
+    choose_route,
+)
 
 from .scripted import Scripted
 

@@ -16,8 +16,8 @@ from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.peers import Peers
-from accord.agents.workflow import NodeContext
 from accord.protocol.mcp.client import ToolClient
+from accord.runtime.workflow import NodeContext
 
 
 class Tools(ToolClient):

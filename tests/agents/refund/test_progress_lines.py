@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from accord.agents.refund.conversation import describe
-from accord.agents.workflow import EventType, LogEvent
+from accord.runtime.workflow import EventType, LogEvent
 
 # A paid refund's log, as the runtime appends it (graph version 3).
 _PAID = [

@@ -36,10 +36,10 @@ from accord.agents.refund.outputs import (
     from_peer,
 )
 from accord.agents.refund.peers import Peers
-from accord.agents.workflow import NodeContext, Route
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.mcp.client import ToolClient
 from accord.refund_contracts.domain import RefundReason
+from accord.runtime.workflow import NodeContext, Route
 
 # Every node's output as the 0.1 nodes wrote it to the log (captured from real runs of the
 # in-process Runner on 0.1, with the approval and rejected outputs written in their shape).

@@ -10,9 +10,9 @@ import pytest
 
 from accord.agents.refund.config import GRAPH_NAME
 from accord.agents.refund.task_views import WorkflowTaskSource
-from accord.agents.workflow import Graph, Runtime
-from accord.agents.workflow.events import EventType, NewEvent
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.runtime.workflow import Graph, Runtime
+from accord.runtime.workflow.events import EventType, NewEvent
 
 OWNER = "accord/C-01"
 

@@ -11,8 +11,8 @@ from tests.agents.runner.helpers import collect, final
 from tests.support.clock import ManualClock
 
 from accord.agents.runner import Runner
-from accord.agents.workflow import EventLog, EventType, LogEvent, open_event_log
 from accord.contracts.status import Status
+from accord.runtime.workflow import EventLog, EventType, LogEvent, open_event_log
 
 pytestmark = pytest.mark.timeout(120)
 TIMEOUT_S = 86_400.0

@@ -12,9 +12,9 @@ from tests.agents.runner.helpers import collect, final
 
 from accord.agents.refund.budget import TOOL_CALLS
 from accord.agents.runner import Event, Runner
-from accord.agents.workflow import open_event_log
-from accord.agents.workflow.spending import spent_in
 from accord.contracts.status import Status
+from accord.runtime.workflow import open_event_log
+from accord.runtime.workflow.spending import spent_in
 
 pytestmark = pytest.mark.timeout(120)
 AGENTS = frozenset({"policy-check", "risk-check"})

@@ -8,6 +8,7 @@ Two levels, so that a real LLM and the offline rules fit the same shape:
           ▼
     Model.complete(CompletionRequest) -> CompletionResponse
                                       messages in, text (and JSON for a schema'd output) out
+                                      (the framework's level: accord.runtime.models.completion)
 
 A provider implements ``complete``; it may also override ``understand``/``explain`` (the offline
 model does, with rules). Every failure is an AccordError with a contract code.
@@ -15,14 +16,15 @@ model does, with rules). Every failure is an AccordError with a contract code.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from enum import StrEnum
-from typing import Annotated, Any, Final
+from typing import Annotated, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from accord.contracts.errors import ErrorCode
 from accord.refund_contracts.domain import RefundReason
+from accord.runtime.models.completion import CompletionModel
 
 MAX_ORDER_DIGITS: Final = 12
 WRITTEN_ORDER_ID_PATTERN: Final = rf"^O-[0-9]{{1,{MAX_ORDER_DIGITS}}}$"
@@ -143,84 +145,24 @@ class DecisionFacts(BaseModel):
     )
 
 
-# -- the lower level: chat completion with an optional JSON-schema'd output ---------------------
-
-
-class Role(StrEnum):
-    SYSTEM = "system"
-    USER = "user"
-    ASSISTANT = "assistant"
-
-
-class Message(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    role: Role
-    content: str
-
-
-class OutputSchema(BaseModel):
-    """Ask for a JSON answer that validates against ``json_schema``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
-    json_schema: dict[str, Any]
+# -- the application's tasks at the completion level ---------------------------------------
 
 
 class Task(StrEnum):
-    """What a completion is for; offline providers dispatch on it, LLMs read the messages."""
+    """What a completion is for (``CompletionRequest.task``); the offline model dispatches on
+    it, LLMs read the messages."""
 
     INTAKE = "intake"
     EXPLAIN = "explain"
     CHAT = "chat"
 
 
-class CompletionRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    task: Task = Task.CHAT
-    messages: list[Message] = Field(min_length=1)
-    output: OutputSchema | None = None
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    max_tokens: int | None = Field(default=None, ge=1, le=32_000)
-    # The same input as the messages, as data: an offline provider reads it instead of prose.
-    payload: dict[str, Any] | None = None
-
-
-class TokenUsage(BaseModel):
-    """Provider-reported tokens (informational; budgets count call units, not tokens)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-
-
-class CompletionResponse(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    text: str
-    data: dict[str, Any] | None = None  # the parsed JSON when the request had an output schema
-    model: str
-    usage: TokenUsage = Field(default_factory=TokenUsage)
-
-
-class Model(ABC):
+class Model(CompletionModel):
     """One model: the two business calls and the completion they can be built on.
 
     LLM providers subclass :class:`accord.agents.models.chat.ChatModel`, which implements
     ``understand`` and ``explain`` on top of ``complete``.
     """
-
-    @property
-    @abstractmethod
-    def name(self) -> str:
-        """Stable identity (provider and model); part of cache keys and metrics."""
-
-    @abstractmethod
-    async def complete(self, request: CompletionRequest) -> CompletionResponse:
-        """Answer one request, or raise AccordError with a contract code."""
 
     @abstractmethod
     async def understand(self, text: str, *, context: IntakeContext | None = None) -> Intake:
@@ -229,7 +171,3 @@ class Model(ABC):
     @abstractmethod
     async def explain(self, facts: DecisionFacts) -> str:
         """A short customer-facing explanation of ``facts`` in ``facts.language``."""
-
-    async def aclose(self) -> None:
-        """Release connections; the default holds none."""
-        return None

@@ -1,16 +1,16 @@
 """Rules and patterns that read a refund request in Chinese or English, deterministically.
 
-Text is first made comparable (:func:`clean_text`: NFKC, so full-width "Ｏ－１００１" is
-"O-1001"; format characters such as zero-width spaces dropped; control characters and runs of
-white space collapsed to one space). Then each field has its own small pattern table. The text
-is only ever data: nothing in it can make the intent ``approve`` unless the workflow is waiting
-for an approval decision, and even then the orchestrator checks the approver's credential.
+Text is first made comparable (the framework's ``clean_text``, accord.runtime.models.text:
+NFKC, so full-width "Ｏ－１００１" is "O-1001"; format characters such as zero-width spaces
+dropped; control characters and runs of white space collapsed to one space). Then each field
+has its own small pattern table. The text is only ever data: nothing in it can make the intent
+``approve`` unless the workflow is waiting for an approval decision, and even then the
+orchestrator checks the approver's credential.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from decimal import Decimal
 from typing import Final, TypeVar
@@ -26,42 +26,12 @@ from accord.agents.models.base import (
     Missing,
     RequestedAmount,
 )
-from accord.contracts.errors import AccordError, ErrorCode
 from accord.refund_contracts.domain import RefundReason
+from accord.runtime.models.text import clean_text
 
 _T = TypeVar("_T")
 
-MAX_TEXT_CHARS: Final = 16_000
-"""Longer messages are refused (PAYLOAD_TOO_LARGE) rather than silently cut."""
-
-_QUOTES: Final = str.maketrans({"’": "'", "‘": "'", "＇": "'", "`": "'"})
 _DASHES: Final = "-‐‑‒–—―−﹣"
-_WS: Final = re.compile(r"\s+")
-
-
-def clean_text(text: str) -> str:
-    """NFKC, drop format characters, controls to spaces, collapse white space, strip."""
-    if len(text) > MAX_TEXT_CHARS:
-        raise AccordError(
-            ErrorCode.PAYLOAD_TOO_LARGE,
-            f"the message is {len(text)} characters; the limit is {MAX_TEXT_CHARS}",
-            {"field": "text", "limit": MAX_TEXT_CHARS},
-        )
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    if text.isprintable():  # the common case: no control, format or odd separator characters
-        return _WS.sub(" ", text).strip()
-    out: list[str] = []
-    for ch in text:
-        category = unicodedata.category(ch)
-        if category == "Cf":  # zero-width and direction marks: "O-10\u200b01" is "O-1001"
-            continue
-        out.append(" " if category in ("Cc", "Cs", "Co", "Zl", "Zp") else ch)
-    return _WS.sub(" ", "".join(out)).strip()
-
-
-def normalize_question(text: str) -> str:
-    """The comparable form of a question for cache keys: cleaned and case-folded."""
-    return clean_text(text).casefold()
 
 
 # -- order ids ---------------------------------------------------------------------------------

@@ -7,18 +7,11 @@ from typing import Final
 
 from pydantic import ValidationError
 
-from accord.agents.models.base import (
-    CompletionRequest,
-    CompletionResponse,
-    DecisionFacts,
-    Intake,
-    IntakeContext,
-    Model,
-    Task,
-)
+from accord.agents.models.base import DecisionFacts, Intake, IntakeContext, Model, Task
 from accord.agents.models.explanations import explain_facts
 from accord.agents.models.intake import read_intake
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.runtime.models.completion import CompletionRequest, CompletionResponse
 
 OFFLINE_NAME: Final = "offline:rules-v1"
 
@@ -43,22 +36,22 @@ class OfflineModel(Model):
     async def complete(self, request: CompletionRequest) -> CompletionResponse:
         payload = request.payload or {}
         try:
-            if request.task is Task.INTAKE:
+            if request.task == Task.INTAKE:
                 context = IntakeContext.model_validate(payload.get("context") or {})
                 text = payload.get("text")
                 if not isinstance(text, str):
                     raise _bad("an intake request needs payload.text")
                 data = read_intake(text, context).model_dump(mode="json")
-            elif request.task is Task.EXPLAIN:
+            elif request.task == Task.EXPLAIN:
                 data = {"text": explain_facts(DecisionFacts.model_validate(payload))}
             else:
                 raise AccordError(
                     ErrorCode.UNSUPPORTED_OPERATION,
                     "the offline model answers only intake and explain requests",
-                    {"task": request.task.value},
+                    {"task": request.task},
                 )
         except ValidationError:
-            raise _bad(f"the {request.task.value} payload does not match its schema") from None
+            raise _bad(f"the {request.task} payload does not match its schema") from None
         return CompletionResponse(
             text=json.dumps(data, ensure_ascii=False), data=data, model=OFFLINE_NAME
         )

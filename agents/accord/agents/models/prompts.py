@@ -17,21 +17,24 @@ from pydantic import ValidationError
 from accord.agents.models import intake as rules
 from accord.agents.models.base import (
     MAX_FIELD_CHARS,
-    CompletionRequest,
-    CompletionResponse,
     DecisionFacts,
     Expecting,
     Intake,
     IntakeContext,
     Intent,
     Language,
-    Message,
-    OutputSchema,
-    Role,
     Task,
 )
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.refund_contracts.domain import RefundReason
+from accord.runtime.models.completion import (
+    CompletionRequest,
+    CompletionResponse,
+    Message,
+    OutputSchema,
+    Role,
+)
+from accord.runtime.models.text import clean_text
 
 MAX_EXPLANATION_CHARS: Final = 1000
 
@@ -84,7 +87,7 @@ promise anything they do not say. Answer as JSON {"text": "..."}. Facts (JSON): 
 def intake_request(text: str, context: IntakeContext | None) -> CompletionRequest:
     ctx = context or IntakeContext()
     conversation = ctx.model_dump(mode="json", exclude_none=True)
-    clean = rules.clean_text(text)
+    clean = clean_text(text)
     return CompletionRequest(
         task=Task.INTAKE,
         messages=[
@@ -118,7 +121,7 @@ def read_intake(response: CompletionResponse, text: str, context: IntakeContext 
         answer = Intake.model_validate({**data, "order_id": None, "missing": [], "question": None})
     except ValidationError:
         raise _violation("the model's intake answer does not match the schema") from None
-    clean = rules.clean_text(text)
+    clean = clean_text(text)
 
     order_id = _grounded_order_id(data.get("order_id"), clean, ctx)
     intent = answer.intent
@@ -133,7 +136,7 @@ def read_intake(response: CompletionResponse, text: str, context: IntakeContext 
     reason = answer.reason or (prev.reason if prev else None)
     evidence = answer.evidence or (prev.evidence if prev else None)
     if evidence is not None:
-        evidence = rules.clean_text(evidence)[:MAX_FIELD_CHARS] or None
+        evidence = clean_text(evidence)[:MAX_FIELD_CHARS] or None
     amount = rules.find_amount(clean.casefold()) or (prev.amount if prev else None)
     missing = rules.missing_of(intent, order_id, reason)
     asked = data.get("question")
@@ -159,20 +162,20 @@ def read_explanation(response: CompletionResponse) -> str:
     text = _data(response).get("text")
     if not isinstance(text, str) or not text.strip():
         raise _violation("the model's explanation is empty")
-    clean = rules.clean_text(text)
+    clean = clean_text(text)
     if len(clean) > MAX_EXPLANATION_CHARS:
         raise _violation("the model's explanation is too long")
     return clean
 
 
-def _grounded_order_id(value: object, clean_text: str, ctx: IntakeContext) -> str | None:
+def _grounded_order_id(value: object, said_text: str, ctx: IntakeContext) -> str | None:
     """The model's order id, if the customer or the conversation actually said it."""
     if not isinstance(value, str):
         return None
-    ids = rules.find_order_ids(rules.clean_text(value[:64]))
+    ids = rules.find_order_ids(clean_text(value[:64]))
     if len(ids) != 1:
         return None
-    said = set(rules.find_order_ids(clean_text))
+    said = set(rules.find_order_ids(said_text))
     if ctx.previous is not None and ctx.previous.order_id:
         said.add(ctx.previous.order_id)
     return ids[0] if ids[0] in said else None
@@ -193,7 +196,7 @@ def _data(response: CompletionResponse) -> dict[str, Any]:
 def _short(value: object) -> str | None:
     if not isinstance(value, str):
         return None
-    clean = rules.clean_text(value[: MAX_FIELD_CHARS * 2])
+    clean = clean_text(value[: MAX_FIELD_CHARS * 2])
     return clean[:MAX_FIELD_CHARS] or None
 
 

@@ -43,7 +43,10 @@ from accord.agents.refund.attention import attention_items
 from accord.agents.refund.conversation import Conversation, Step, final_result
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.reported_errors import told
-from accord.agents.workflow import (
+from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.status import TERMINAL, Status, WaitingReason
+from accord.protocol.auth import Principal, owner_key
+from accord.runtime.workflow import (
     EventType,
     Graph,
     LogEvent,
@@ -51,9 +54,6 @@ from accord.agents.workflow import (
     Runtime,
     WorkflowSnapshot,
 )
-from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.status import TERMINAL, Status, WaitingReason
-from accord.protocol.auth import Principal, owner_key
 
 APPROVE_SKILL: Final = "refund.approve"
 APPROVALS_PATH: Final = "/approvals"

@@ -42,8 +42,8 @@ from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.graph import build_graphs
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.peers import Peers
-from accord.agents.workflow import Clock, Runtime
 from accord.protocol.mcp.client import ToolClient
+from accord.runtime.workflow import Clock, Runtime
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict
 
 from accord.agents.refund.config import GRAPH_NAME
-from accord.agents.workflow import Runtime
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.auth import owner_key
+from accord.runtime.workflow import Runtime
 
 logger = logging.getLogger(__name__)
 

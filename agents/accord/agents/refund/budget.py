@@ -19,7 +19,7 @@ envelope. Everything in its tree spends from it:
                              connection, open circuit breaker: accord.protocol.sent) is given
                              back: retrying a dead server does not use up the request
 
-Spending is recorded in the workflow's log (accord.agents.workflow.spending): the workflow's
+Spending is recorded in the workflow's log (accord.runtime.workflow.spending): the workflow's
 ``spent`` is the sum of its events, so a resumed workflow knows what it spent. When a charge
 does not fit, the request ends with BUDGET_EXHAUSTED and the customer reads it in their own
 language (``budget_exhausted`` in messages.py); an explanation that no longer fits is the
@@ -32,17 +32,18 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from accord.agents.models import DecisionFacts, Intake, IntakeContext, Language, RoutedModel
-from accord.agents.models.base import CompletionRequest, CompletionResponse, Model
-from accord.agents.models.budget import UnitBudget
+from accord.agents.models.base import Model
 from accord.agents.models.explanations import explain_facts
 from accord.agents.models.intake import detect_language
 from accord.agents.models.messages import say
 from accord.agents.refund.facts import WorkflowInput
-from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
     ENVELOPE_META_KEY,
 )
+from accord.runtime.models.budget import UnitBudget
+from accord.runtime.models.completion import CompletionRequest, CompletionResponse
+from accord.runtime.workflow import NodeContext
 
 UNITS: Final = "units"
 TOOL_CALLS: Final = "tool_calls"

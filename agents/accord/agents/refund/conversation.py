@@ -16,10 +16,10 @@ from typing import Any, Final
 from accord.agents.refund.budget import TURN_COST
 from accord.agents.refund.config import GRAPH_NAME
 from accord.agents.refund.facts import WorkflowInput, answer_value
-from accord.agents.workflow import EventType, LogEvent, Runtime, WorkflowHandle, WorkflowSnapshot
-from accord.agents.workflow.observers import Observer
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
+from accord.runtime.workflow import EventType, LogEvent, Runtime, WorkflowHandle, WorkflowSnapshot
+from accord.runtime.workflow.observers import Observer
 
 FOLLOW_POLL_S: Final = (0.05, 1.0)  # first and longest pause reading another replica's run
 APPROVAL_TEXT: Final = "waiting for an approver"

@@ -40,7 +40,6 @@ from accord.agents.refund.conversation import (
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.money import MAX_REFUND_CONSTRAINT
 from accord.agents.refund.reported_errors import told
-from accord.agents.workflow import LogEvent, Runtime, WorkflowSnapshot
 from accord.contracts.agents import AgentContract
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.server.executor import (
@@ -51,6 +50,7 @@ from accord.protocol.a2a.server.executor import (
     Turn,
 )
 from accord.refund_contracts.domain import is_customer_id
+from accord.runtime.workflow import LogEvent, Runtime, WorkflowSnapshot
 
 logger = logging.getLogger(__name__)
 

@@ -50,10 +50,10 @@ from accord.agents.refund.config import (
     GRAPH_VERSION_2,
 )
 from accord.agents.refund.node_deps import Deps
-from accord.agents.workflow import Graph, NodeContext
 from accord.contracts.retry import UNTIL_DEADLINE
 from accord.refund_contracts import compat
 from accord.refund_contracts.domain import ApprovalDecision
+from accord.runtime.workflow import Graph, NodeContext
 
 NODES: Final = (
     "intake",

@@ -10,19 +10,20 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from accord.agents.models import CacheScope, Router
+from accord.agents.models import Router
 from accord.agents.refund.attention import Flag
 from accord.agents.refund.budget import BudgetedModel, RequestBudget
 from accord.agents.refund.config import RefundSettings
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.reported_errors import reported_errors
-from accord.agents.workflow import NodeContext
 from accord.contracts.envelope import Tenant
 from accord.contracts.errors import AccordError
 from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.sent import never_sent
+from accord.runtime.models import CacheScope
+from accord.runtime.workflow import NodeContext
 
 
 class ToolPath(Protocol):

@@ -17,10 +17,10 @@ from accord.agents.models.messages import say
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import Inquiry, RefundResult, Upstream, from_peer
-from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.refund_contracts.domain import RefundDecision
 from accord.refund_contracts.orders import OrderFacts
+from accord.runtime.workflow import NodeContext
 
 ORDER_TOOL: Final = "orders.lookup"
 STATUS_MESSAGES: Final = frozenset({"delivered", "shipped", "processing", "canceled"})

@@ -31,13 +31,13 @@ from accord.agents.refund.outputs import (
 from accord.agents.refund.pause_points import pause
 from accord.agents.refund.peers import PEER_CONTRACTS, child_envelope
 from accord.agents.refund.reported_errors import reported_by, reported_errors
-from accord.agents.workflow import NodeContext
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.a2a.spent_report import NOTHING, Spent, checked_spent
 from accord.protocol.sent import never_sent
 from accord.refund_contracts.orders import OrderFacts
+from accord.runtime.workflow import NodeContext
 
 ORDER_TOOL: Final = "orders.lookup"
 POLICY_SKILL: Final = "refund.policy"

@@ -17,11 +17,11 @@ from accord.agents.models.intake import help_offer, missing_of, question_for
 from accord.agents.refund.facts import MAX_ASKS, WorkflowInput, answer_text
 from accord.agents.refund.node_deps import Deps
 from accord.agents.refund.outputs import Inquiry, Understood
-from accord.agents.workflow import NodeContext, Route
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
 from accord.refund_contracts import compat
 from accord.refund_contracts.domain import is_order_id
+from accord.runtime.workflow import NodeContext, Route
 
 REFUND_LABEL = "refund"
 ANSWER_LABEL = "answer"

@@ -51,7 +51,6 @@ from accord.agents.refund.outputs import (
     from_peer,
     receipt_mismatches,
 )
-from accord.agents.workflow import NodeContext, Route
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import WaitingReason
 from accord.refund_contracts.domain import (
@@ -60,6 +59,7 @@ from accord.refund_contracts.domain import (
     PolicyRule,
     RefundDecision,
 )
+from accord.runtime.workflow import NodeContext, Route
 
 logger = logging.getLogger(__name__)
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from accord.agents.refund.node_deps import Deps, ToolPath
-from accord.agents.workflow import NodeContext
+from accord.runtime.workflow import NodeContext
 
 MARKER: Final = "accord-test-pause"
 

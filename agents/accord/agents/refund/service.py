@@ -26,8 +26,6 @@ from accord.agents.refund.executor import OrchestratorExecutor
 from accord.agents.refund.peers import Peers
 from accord.agents.refund.stats_route import STATS_PATH, stats_handler
 from accord.agents.refund.task_views import WorkflowTaskSource
-from accord.agents.workflow import LogEvent, Runtime
-from accord.agents.workflow.tables import SCHEMA as WORKFLOW_SCHEMA
 from accord.contracts.agents import agent_contract
 from accord.protocol.a2a.server import (
     build_agent_app,
@@ -43,6 +41,8 @@ from accord.protocol.private_files import private_file
 from accord.protocol.service import ServiceSpec
 from accord.protocol.settings import ServeOptions, current, data_dir, service_url
 from accord.protocol.storage.schema import StoreRef
+from accord.runtime.workflow import LogEvent, Runtime
+from accord.runtime.workflow.tables import SCHEMA as WORKFLOW_SCHEMA
 
 CONTRACT_NAME: Final = "orchestrator"
 OWNER_FILE: Final = "orchestrator-owner"

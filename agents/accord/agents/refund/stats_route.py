@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from accord.agents.models import Metrics
 from accord.agents.permissions import Operation, require
 from accord.agents.refund.config import SERVICE_NAME
 from accord.protocol.a2a.server.principal_routes import PrincipalHandler
 from accord.protocol.auth import Principal
+from accord.runtime.models import Metrics
 
 STATS_PATH: Final = "/stats"
 

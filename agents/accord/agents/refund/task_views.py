@@ -31,7 +31,6 @@ from accord.agents.refund.conversation import describe, final_result, waiting_an
 from accord.agents.refund.facts import RefusedInput
 from accord.agents.refund.receipt_text import customer_language, receipt_text
 from accord.agents.refund.reported_errors import told
-from accord.agents.workflow import EventType, LogEvent, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
     CONTRACT_VERSION_META_KEY,
@@ -50,6 +49,7 @@ from accord.protocol.a2a.server.task_view import (
     ViewPage,
     ViewQuery,
 )
+from accord.runtime.workflow import EventType, LogEvent, Runtime, WorkflowSnapshot
 
 logger = logging.getLogger(__name__)
 

@@ -25,9 +25,9 @@ from accord.agents.runner.events import Content, Event, Part, Usage
 from accord.agents.runner.hub import ORCHESTRATOR
 from accord.agents.runner.sessions import SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
-from accord.agents.workflow import EventType, LogEvent, Runtime
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.auth import owner_key
+from accord.runtime.workflow import EventType, LogEvent, Runtime
 
 USER: Final = "user"
 APPROVER: Final = "approver"

@@ -15,7 +15,6 @@ from typing import Any, Final
 
 import httpx
 
-from accord.agents.models import Metrics, RunRecord
 from accord.agents.refund.peers import Peers, peer_token
 from accord.agents.runner.events import Part, Usage, new_id
 from accord.agents.runner.hub import ORCHESTRATOR, Hub
@@ -24,6 +23,7 @@ from accord.contracts.errors import AccordError
 from accord.protocol.a2a.client import DEFAULT_TIMEOUT, A2AClient, ResolvedCard, TaskView
 from accord.protocol.a2a.client.card import resolve_card
 from accord.protocol.mcp.client import ToolCallEvent, ToolObserver
+from accord.runtime.models import Metrics, RunRecord
 
 Update = Callable[[TaskView], Awaitable[None] | None]
 MAX_PROGRESS: Final = 500

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from accord.agents.models import Metrics, ModelsConfig, build_router
+from accord.agents.models import build_router
 from accord.agents.refund.approvals import approval_input, approval_queue, decide_refund
 from accord.agents.refund.assembly import assemble
 from accord.agents.refund.config import SERVICE_NAME, TOOLS_FILE, RefundSettings
@@ -45,7 +45,6 @@ from accord.agents.runner.portal import Portal, at_interpreter_exit
 from accord.agents.runner.request import Request, request_of
 from accord.agents.runner.sessions import MAX_FIELD, SessionKey, Sessions
 from accord.agents.runner.translate import final_event, progress_parts
-from accord.agents.workflow import Clock, EventType, LogEvent, Runtime, WorkflowSnapshot
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import new_traceparent
@@ -58,6 +57,8 @@ from accord.protocol.mcp.config import ServerSpec, ToolsConfig
 from accord.protocol.mcp.credentials import ServiceCredential
 from accord.protocol.settings import data_dir, service_url
 from accord.refund_contracts.domain import is_customer_id
+from accord.runtime.models import Metrics, ModelsConfig
+from accord.runtime.workflow import Clock, EventType, LogEvent, Runtime, WorkflowSnapshot
 
 # The Runner's app is the tenant app of its sessions and of every tool call it makes: orders and
 # money are kept per app (#30), and the demo data is the demo app's.

@@ -14,8 +14,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Final
 
-from accord.agents.workflow import EventLog
 from accord.contracts.errors import AccordError, ErrorCode
+from accord.runtime.workflow import EventLog
 
 PREFIX: Final = "runner"
 MAX_FIELD: Final = 200

@@ -13,9 +13,9 @@ from typing import Any
 from accord.agents.refund.conversation import STARTED, Finished, outcome
 from accord.agents.runner.events import Content, Event, Part, Usage
 from accord.agents.runner.hub import ORCHESTRATOR
-from accord.agents.workflow import EventType, LogEvent, WorkflowSnapshot
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
+from accord.runtime.workflow import EventType, LogEvent, WorkflowSnapshot
 
 
 def progress_parts(event: LogEvent) -> list[Part] | None:

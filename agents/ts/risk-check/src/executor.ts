@@ -8,10 +8,11 @@ import {
   AgentEvent, type AgentExecutionEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext,
 } from "@a2a-js/sdk/server";
 import {
-  AccordError, CONTRACT_VERSION_META_KEY, type ContractStateOf, admitTurn, dataPart, parseEnvelope, statusMetadata,
-  type StatusWords, statusUpdate, taskStatus,
+  AccordError, type Allowance, CONTRACT_VERSION_META_KEY, type ContractStateOf, SPENT_META_KEY,
+  type StatusWords, TOOL_CALLS_SPENT_META_KEY, admitTurn, dataPart, parseEnvelope, statusMetadata,
+  statusUpdate, taskStatus,
 } from "@accord/contract";
-import type { Principal } from "./auth.js";
+import type { Principal } from "@accord/contract/service-keys";
 import { assess, readHistory } from "./rules.js";
 import type { Commerce, Delegation } from "./tools.js";
 
@@ -65,17 +66,30 @@ export class RiskExecutor implements AgentExecutor {
     private readonly made: (caller: string, messageId: string, taskId: string) => void,
   ) {}
 
-  /** A status update (wire JSON via the helpers) that also says the version it speaks. */
-  private update(state: ContractStateOf, words: StatusWords): AgentExecutionEvent {
+  /** A status update (wire JSON via the helpers) that also says the version it speaks and,
+   * once the budget admitted the turn, what the task spent of its envelope (ENV-010: a caller
+   * counts that report against the request's one budget; a task that worked must make it). */
+  private update(
+    state: ContractStateOf, words: StatusWords, spent?: Allowance,
+  ): AgentExecutionEvent {
     const event = statusUpdate(state, words);
+    const report = spent === undefined ? {} : {
+      [SPENT_META_KEY]: spent.spent, [TOOL_CALLS_SPENT_META_KEY]: spent.toolCallsSpent,
+    };
     return AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({
-      ...event, metadata: { ...event.metadata, [CONTRACT_VERSION_META_KEY]: this.version },
+      ...event,
+      metadata: { ...event.metadata, ...report, [CONTRACT_VERSION_META_KEY]: this.version },
     }));
   }
+
+  /** The turns running now, by task: what cancel aborts (their tool calls) and answers for. */
+  private readonly turns = new Map<string, { readonly abort: AbortController; readonly contextId: string }>();
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const ids = { taskId: ctx.taskId, contextId: ctx.contextId };
     const words = () => ({ ...ids, messageId: randomUUID().replaceAll("-", "") });
+    const abort = new AbortController();
+    this.turns.set(ctx.taskId, { abort, contextId: ctx.contextId });
     const running: ContractStateOf = { status: "running" };
     if (ctx.task === undefined) {
       const caller = this.principalOf(ctx)?.subject;
@@ -86,6 +100,7 @@ export class RiskExecutor implements AgentExecutor {
         history: [], artifacts: [],
       })));
     }
+    let allowance: Allowance | undefined;
     try {
       const message = ctx.userMessage;
       this.checkVersion(message.metadata?.[CONTRACT_VERSION_META_KEY]);
@@ -94,7 +109,8 @@ export class RiskExecutor implements AgentExecutor {
       const isService = principal.roles.includes("service");
       // A service must send the delegation envelope (ENV-001); the turn must fit its budget.
       const envelope = parseEnvelope(message.metadata, { required: isService });
-      if (envelope !== undefined) admitTurn(envelope, { toolCallsPerTurn: 2 });
+      // One turn: one unit and the two tool calls it makes (as the Python risk-check counts).
+      if (envelope !== undefined) allowance = admitTurn(envelope, { toolCallsPerTurn: 2 });
       const request = parseInput(dataOf(message.parts));
       if (!isService && principal.subject !== request.customer_id) {
         throw new AccordError("PERMISSION_DENIED", `${SCOPE}: only about your own orders`);
@@ -107,20 +123,19 @@ export class RiskExecutor implements AgentExecutor {
         },
       };
       bus.publish(this.update(running, { ...words(), node: "orders.customer_history",
-        text: `reading the refund history of customer ${request.customer_id}` }));
-      const historyRead = this.commerce.call(
-        "orders.customer_history",
-        { order_id: request.order_id, customer_id: request.customer_id }, delegation,
-      );
-      let amount = request.amount_cents;
-      if (amount === undefined) {
-        const order = await this.commerce.call(
-          "orders.lookup",
-          { order_id: request.order_id, customer_id: request.customer_id }, delegation,
-        );
-        amount = Number(order["refundable_cents"]);
-      }
-      const history = readHistory(await historyRead);
+        text: `reading the refund history of customer ${request.customer_id}` }, allowance));
+      // Both reads at once; Promise.all also takes the rejection of the one that fails second
+      // (a read left unawaited when its sibling fails would be an unhandled rejection, which
+      // ends a Node process).
+      const ask = { order_id: request.order_id, customer_id: request.customer_id };
+      const [historyRead, order] = await Promise.all([
+        this.commerce.call("orders.customer_history", ask, delegation, abort.signal),
+        request.amount_cents === undefined
+          ? this.commerce.call("orders.lookup", ask, delegation, abort.signal)
+          : Promise.resolve(undefined),
+      ]);
+      const amount = request.amount_cents ?? Number(order?.["refundable_cents"]);
+      const history = readHistory(historyRead);
       if (history === undefined) {
         throw new AccordError("CONTRACT_VIOLATION", "the history tool answered outside its contract");
       }
@@ -136,12 +151,16 @@ export class RiskExecutor implements AgentExecutor {
         append: false, lastChunk: true,
       })));
       const done: ContractStateOf = { status: "completed" };
-      bus.publish(this.update(done, { ...words(), text }));
+      if (abort.signal.aborted) return; // canceled: cancelTask ended the task
+      bus.publish(this.update(done, { ...words(), text }, allowance));
     } catch (caught) {
+      if (abort.signal.aborted) return;
       const error = caught instanceof AccordError
         ? caught : new AccordError("INTERNAL", "risk-check failed");
       const failed: ContractStateOf = { status: "failed", errorCode: error.code };
-      bus.publish(this.update(failed, { ...words(), text: error.message, error }));
+      bus.publish(this.update(failed, { ...words(), text: error.message, error }, allowance));
+    } finally {
+      this.turns.delete(ctx.taskId);
     }
     bus.finished();
   }
@@ -159,9 +178,19 @@ export class RiskExecutor implements AgentExecutor {
     }
   }
 
+  /** Cancel of a running turn (AGENT-006): the task ends failed with CANCELED (A2A CANCELED)
+   * at once, and the turn's tool calls are aborted, so nothing it learns later is published. */
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
-    // A turn runs to its end within one request: nothing waits, so there is nothing mid-way.
-    void taskId;
+    const turn = this.turns.get(taskId);
+    if (turn !== undefined) {
+      turn.abort.abort();
+      const error = new AccordError("CANCELED", "the caller canceled the task");
+      const canceled: ContractStateOf = { status: "failed", errorCode: error.code };
+      bus.publish(this.update(canceled, {
+        taskId, contextId: turn.contextId, messageId: randomUUID().replaceAll("-", ""),
+        text: error.message, error,
+      }));
+    }
     bus.finished();
   }
 }

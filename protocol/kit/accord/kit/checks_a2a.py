@@ -504,6 +504,38 @@ async def cancel_waiting(ctx: A2AContext) -> None:
         )
 
 
+@check("ENV-009", "an answer to a waiting task that has ended is refused and changes nothing")
+async def late_answer_refused(ctx: A2AContext) -> None:
+    # Cancel is the one way from outside to end a waiting task at a moment the kit picks; the
+    # answer that follows stands for an approval arriving after its task timed out or ended.
+    task_id, _ = await ctx.waiting_task()
+    canceled = await ctx.rpc("CancelTask", {"id": task_id})
+    if canceled.error is not None:
+        raise Skipped(f"CancelTask was refused ({error_code_of(canceled.error)}): see AGENT-006")
+    skill, probe = ctx.pick_probe()
+    if probe.answer is None:
+        raise Skipped(f"the probe for {skill} has no answer")
+    late = user_message(
+        fill(probe.answer, ctx.run), task_id=task_id, metadata=ctx.metadata(probe, skill)
+    )
+    answer = await ctx.rpc("SendMessage", {"message": late})
+    if answer.error is None:
+        raise Violation(
+            "an answer to a task that had ended was accepted",
+            sent=answer.sent,
+            received=answer.shown(),
+            expected="a JSON-RPC error; the task stays CANCELED",
+        )
+    got = await ctx.get_task(task_id)
+    state = (status_of(task_of(got.result) or {}) or {}).get("state")
+    if state != A2AState.CANCELED:
+        raise Violation(
+            f"after the refused answer the task is {state}, not CANCELED",
+            sent=got.sent,
+            received=got.shown(),
+        )
+
+
 # -- contract versions ---------------------------------------------------------------------------
 
 

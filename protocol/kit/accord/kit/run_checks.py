@@ -26,6 +26,7 @@ from accord.kit.checks_a2a import A2A_CHECKS
 from accord.kit.checks_a2a_access import UNDECLARED  # noqa: F401 - registers its checks
 from accord.kit.checks_a2a_schemas import skill_schemas_published  # noqa: F401 - registers
 from accord.kit.checks_a2a_sends import card_idempotent_send  # noqa: F401 - registers
+from accord.kit.checks_a2a_spending import reports_spending  # noqa: F401 - registers
 from accord.kit.checks_mcp import MCP_CHECKS, judge_challenge, unauthenticated_refused
 from accord.kit.mcp_context import (
     Challenge,
