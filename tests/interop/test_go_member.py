@@ -96,7 +96,15 @@ def test_kit_finds_no_violation_in_the_go_policy_check(tmp_path: Path) -> None:
     assert "ENV-004 exhausted budget fails the task with BUDGET_EXHAUSTED" in passed
     assert "AGENT-009 a principal the skill's access does not admit is PERMISSION_DENIED" in passed
     assert "AGENT-004 another tenant's task is NOT_FOUND, with no data" in passed
-    assert len(passed) >= 33
+    # It says what each task spent, and an answer to a task that has ended changes nothing.
+    assert (
+        "ENV-010 a task that worked reports what it spent, within its envelope's budget" in passed
+    )
+    assert (
+        "ENV-009 an answer to a waiting task that has ended is refused and changes nothing"
+        in passed
+    )
+    assert len(passed) >= 35
 
 
 def _cases() -> list[dict[str, Any]]:
