@@ -32,6 +32,8 @@ func main() {
 		answer = helpers(ask)
 	} else if len(os.Args) > 1 && os.Args[1] == "auth" {
 		answer = verify(ask)
+	} else if len(os.Args) > 1 && os.Args[1] == "sign" {
+		answer = sign(ask)
 	} else {
 		answer = facts(ask)
 	}
@@ -337,4 +339,24 @@ func verify(ask object) []any {
 		})
 	}
 	return answers
+}
+
+// sign answers with a token signed by the service key of ask["file"] (made there when absent)
+// for ask["service"], asking for ask["scopes"], and the key set that verifies it.
+func sign(ask object) object {
+	key, err := auth.LoadServiceKey(str(ask["service"]), str(ask["file"]))
+	if err != nil {
+		panic(err)
+	}
+	scopes := []string{}
+	for _, s := range ask["scopes"].([]any) {
+		scopes = append(scopes, str(s))
+	}
+	credential := &auth.Credential{Key: key, Scopes: scopes}
+	token, err := credential.Bearer()
+	if err != nil {
+		panic(err)
+	}
+	again, _ := credential.Bearer()
+	return object{"token": token, "jwks": key.JWKS(), "kid": key.KeyID(), "renewed": again != token}
 }

@@ -491,3 +491,32 @@ def test_go_accepts_the_service_tokens_python_accepts(tmp_path: Path) -> None:
             go_answer["scopes"] = sorted(go_answer["scopes"])
         assert go_answer == judged(token)
     assert sum("error" in a for a in go_answers) >= 6
+
+
+@pytest.mark.go
+def test_a_token_go_signs_is_one_python_accepts(tmp_path: Path) -> None:
+    import yaml
+
+    from accord.protocol.auth.trust import load_trust
+    from accord.protocol.auth.verify import Authenticator
+
+    binary = _program(tmp_path, _go(), {"names.go": _names_file()})
+    key_file = tmp_path / "policy-go" / "key.json"
+    ask = {"service": "policy", "file": str(key_file), "scopes": ["orders.lookup"]}
+    signed = _ask(binary, ask, "sign")
+    assert key_file.stat().st_mode & 0o077 == 0  # its private key is its own
+    assert signed["kid"].startswith("es256-")
+    assert signed["renewed"] is False  # the same bearer until a minute before it runs out
+    assert "d" not in signed["jwks"]["keys"][0]  # the published set holds the public key only
+    assert _ask(binary, ask, "sign")["kid"] == signed["kid"]  # the file's key, read again
+
+    jwks = tmp_path / "policy-go.jwks.json"
+    jwks.write_text(json.dumps(signed["jwks"]), encoding="utf-8")
+    trust = tmp_path / "trust.yaml"
+    entry = {"jwks": str(jwks), "grants": ["orders.lookup", "refunds.issue"], "tenants": ["*"]}
+    trust.write_text(yaml.safe_dump({"services": {"policy": entry}}), encoding="utf-8")
+    python = Authenticator(secret="", trust=load_trust(trust))
+    principal = python.authenticate({"authorization": f"Bearer {signed['token']}"})
+    assert principal.subject == "svc:policy"
+    assert list(principal.roles) == ["service"]
+    assert sorted(principal.scopes) == ["orders.lookup"]  # it asked for less than its grants

@@ -2,11 +2,13 @@
 
 Real processes: commerce, payments, risk-check and the orchestrator (`accord serve`), and the Go
 member built with the Go toolchain, listening where the orchestrator looks for policy-check
-(ACCORD_POLICY_URL) and trusting the orchestrator's JWKS; its orders.lookup calls commerce with
-policy's own key (the orchestrator passes the order's facts, so the refunds below need none).
+(ACCORD_POLICY_URL) and trusting the orchestrator's JWKS; it signs its orders.lookup calls with its
+own key, whose JWKS it publishes and commerce trusts (the orchestrator passes the order's facts,
+so only the request that names ids looks an order up).
 Asserted here, from the customer's side and at the Go member:
 
 - an automatic refund (O-1001, within the window) is completed by the Go member's decision;
+- given ids, the Go member looks the order up over MCP (another customer's order: NOT_FOUND);
 - a damage claim (O-1005) waits for the customer's evidence; the answer continues the SAME
   child task at the Go member, which completes `damage_with_evidence`, and the refund is paid;
 - a cancel while the request runs (commerce slowed on risk-check's read) ends it CANCELED,
@@ -36,7 +38,7 @@ import httpx
 import pytest
 from tests.mesh.mesh_support import ROOT
 from tests.mesh.support import Mesh, answer, ask, customer, get_task, running_mesh, token
-from tests.support.service_keys import TEST_SERVICE, sign_as
+from tests.support.service_keys import TEST_SERVICE, sign_as, write_trust
 
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError, ErrorCode
@@ -91,7 +93,7 @@ class GoMember:
             "POLICY_TRUST": f"orchestrator={keys}/orchestrator/jwks.json,"
             f"{TEST_SERVICE}={keys}/{TEST_SERVICE}/jwks.json",
             "COMMERCE_URL": commerce_url + "/mcp",
-            "POLICY_SERVICE_TOKEN": sign_as("policy", scopes=["orders.lookup"]),
+            "POLICY_KEY_FILE": str(self.log.with_name("policy-go") / "key.json"),
         }
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
@@ -125,11 +127,18 @@ def go_member(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GoMember]:
         check=True,
         timeout=60,
     )
-    with running_mesh(base, services=("commerce", "payments", "risk")) as mesh:
+    with running_mesh(base, services=("payments", "risk")) as mesh:
         sign_as("orchestrator")  # its key ring and JWKS exist before the member reads them
+        # commerce trusts the member by the key set it publishes (its own key, made on its first
+        # start), as the shipped table trusts the Python policy-check's.
+        own_key = {"jwks": mesh.url("policy") + "/.well-known/jwks.json"}
+        policy = {"grants": ["orders.lookup"], "tenants": ["*"], **own_key}
+        trust = write_trust(base / "trust.yaml", extra={"policy": policy})
+        mesh.env["ACCORD_SERVICE_TRUST"] = str(trust)
         member = GoMember(mesh, binary, contract, base / "go.log")
         member.start(mesh.url("commerce"))
         try:
+            mesh.start("commerce")
             mesh.start("orchestrator")
             yield member
         finally:
@@ -173,6 +182,36 @@ async def test_an_automatic_refund_is_decided_by_the_go_member(go_mesh: Mesh) ->
     assert child.status is Status.COMPLETED
     assert (child.data or {})["rule"] == "within_window"
     assert (child.data or {})["params"]["order_id"] == "O-1001"
+
+
+async def test_given_ids_the_go_member_looks_the_order_up_over_mcp(go_mesh: Mesh) -> None:
+    # As the orchestrator would with SEND_ORDER_FACTS off: ids only, for the customer its
+    # envelope acts for; the member calls commerce's orders.lookup with its own key.
+    envelope = DelegationEnvelope(
+        goal="refund policy for O-1002",
+        budget=Budget(units=5, tool_calls=5, deadline=datetime.now(UTC) + timedelta(minutes=5)),
+        tenant=Tenant(app=DEFAULT_APP, user="C-01", session="go-ids"),
+    )
+    orchestrator = token(ORCHESTRATOR, "service")
+    async with await A2AClient.connect(go_mesh.url("policy"), token=orchestrator) as client:
+        decided = await client.send(
+            data={"order_id": "O-1002", "customer_id": "C-01", "reason": "wrong_size"},
+            skill="refund.policy",
+            envelope=envelope,
+        )
+        # An order that is not the customer's: commerce's NOT_FOUND, read from the tool error.
+        other = await client.send(
+            data={"order_id": "O-1003", "customer_id": "C-01", "reason": "wrong_size"},
+            skill="refund.policy",
+            envelope=envelope,
+        )
+    assert decided.status is Status.COMPLETED, decided.error
+    data: dict[str, Any] = decided.data or {}
+    assert data["rule"] == "outside_window"
+    assert data["params"]["days_since_delivery"] == 60  # from commerce, not the request
+    assert other.status is Status.FAILED
+    assert other.error is not None
+    assert other.error.code is ErrorCode.NOT_FOUND
 
 
 async def test_a_damage_claim_is_answered_in_the_same_child_task(go_mesh: Mesh) -> None:

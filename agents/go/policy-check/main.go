@@ -1,6 +1,7 @@
 // policy-check in Go: the card, the skill schema document, token checks, and the JSON-RPC
 // binding of a2a-go v2 (A2A 1.0). Settings (README.md): PORT, POLICY_CONTRACT (the contract
-// file `make go-member` writes), POLICY_TRUST, COMMERCE_URL, POLICY_SERVICE_TOKEN.
+// file `make go-member` writes), POLICY_TRUST, COMMERCE_URL, POLICY_KEY_FILE (or
+// POLICY_SERVICE_TOKEN).
 package main
 
 import (
@@ -103,9 +104,20 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// Its calls to commerce are signed by its own key (POLICY_KEY_FILE, made on first start;
+	// its JWKS served below, which commerce's trust table names), or carry a minted token.
+	var key *auth.ServiceKey
+	bearer := func() (string, error) { return os.Getenv("POLICY_SERVICE_TOKEN"), nil }
+	if file := os.Getenv("POLICY_KEY_FILE"); file != "" {
+		if key, err = auth.LoadServiceKey(getenv("POLICY_SERVICE_NAME", "policy"), file); err != nil {
+			log.Fatal(err)
+		}
+		credential := &auth.Credential{Key: key, Scopes: []string{LookupTool}}
+		bearer = credential.Bearer
+	}
 	executor := &PolicyExecutor{
 		Input:    input,
-		Commerce: &Commerce{URL: os.Getenv("COMMERCE_URL"), Token: os.Getenv("POLICY_SERVICE_TOKEN")},
+		Commerce: &Commerce{URL: os.Getenv("COMMERCE_URL"), Bearer: bearer},
 		Version:  contract.Version,
 		Made:     gate.Made,
 	}
@@ -128,6 +140,13 @@ func main() {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(schemaBody)
+	})
+	mux.HandleFunc("GET "+auth.JWKSPath, func(w http.ResponseWriter, r *http.Request) {
+		if key == nil {
+			http.NotFound(w, r)
+			return
+		}
+		writeJSON(w, http.StatusOK, key.JWKS())
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "contract": g.ContractVersion})

@@ -19,18 +19,24 @@ const LookupTool = "orders.lookup"
 
 // Commerce calls commerce's tools.
 type Commerce struct {
-	URL   string
-	Token string
+	URL string
+	// Bearer gives the token of each call: this service's own key's (auth.Credential), or a
+	// token minted for it.
+	Bearer func() (string, error)
 }
 
 type bearerTransport struct {
-	token string
-	base  http.RoundTripper
+	bearer func() (string, error)
+	base   http.RoundTripper
 }
 
 func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	token, err := t.bearer()
+	if err != nil {
+		return nil, err
+	}
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+t.token)
+	r.Header.Set("Authorization", "Bearer "+token)
 	return t.base.RoundTrip(r)
 }
 
@@ -43,7 +49,7 @@ func (cm *Commerce) Call(ctx context.Context, tool string, args map[string]any, 
 	client := mcp.NewClient(&mcp.Implementation{Name: "policy-check-go", Version: "0.1.0"}, nil)
 	transport := &mcp.StreamableClientTransport{
 		Endpoint:             cm.URL,
-		HTTPClient:           &http.Client{Transport: bearerTransport{cm.Token, http.DefaultTransport}},
+		HTTPClient:           &http.Client{Transport: bearerTransport{cm.Bearer, http.DefaultTransport}},
 		MaxRetries:           -1,
 		DisableStandaloneSSE: true,
 	}

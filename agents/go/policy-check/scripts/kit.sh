@@ -39,23 +39,33 @@ wait_up() {  # URL: poll until it answers, 30 s at most
 (cd "$HERE" && "$GO" build -o "$ACCORD_DATA_DIR/policy-check" .)
 "$BIN/python" "$HERE/scripts/export_contract.py" "$ACCORD_DATA_DIR/policy-check.json"
 
+# commerce trusts the member by the key set it publishes (its own key, made on its first
+# start), and payments trusts commerce: the trust entries this run needs (docs/service-keys.md).
+export ACCORD_SERVICE_TRUST="$ACCORD_DATA_DIR/trust.yaml"
+cat >"$ACCORD_SERVICE_TRUST" <<TRUST
+services:
+  policy:
+    jwks: http://127.0.0.1:$POLICY_PORT/.well-known/jwks.json
+    grants: [orders.lookup]
+    tenants: ["*"]
+  commerce:
+    grants: [refunds.list]
+    tenants: ["*"]
+TRUST
 setsid "$BIN/accord" serve payments --port "$PAYMENTS_PORT" \
   >"$ACCORD_DATA_DIR/payments.log" 2>&1 & pids+=($!)
 setsid "$BIN/accord" serve commerce --port "$COMMERCE_PORT" \
   >"$ACCORD_DATA_DIR/commerce.log" 2>&1 & pids+=($!)
 wait_up "$ACCORD_PAYMENTS_URL/healthz"; wait_up "$ACCORD_COMMERCE_URL/healthz"
 
-# policy's own key (commerce trusts svc:policy by ACCORD_KEYS_DIR/policy/jwks.json), and its
-# token for the one tool it calls; the kit's and the orchestrator's keys, which this agent
-# trusts for refund.policy (the orchestrator's is the second credential below).
-"$BIN/accord" keys rotate policy >/dev/null
+# The kit's and the orchestrator's keys, which this agent trusts for refund.policy (the
+# orchestrator's is the second credential below).
 "$BIN/accord" keys rotate kit >/dev/null
 "$BIN/accord" keys rotate orchestrator >/dev/null
 KEYS="$ACCORD_KEYS_DIR"
 PORT=$POLICY_PORT POLICY_CONTRACT="$ACCORD_DATA_DIR/policy-check.json" \
   POLICY_TRUST="kit=$KEYS/kit/jwks.json,orchestrator=$KEYS/orchestrator/jwks.json" \
-  COMMERCE_URL="$ACCORD_COMMERCE_URL/mcp" \
-  POLICY_SERVICE_TOKEN="$("$BIN/accord" keys token policy --scope orders.lookup)" \
+  COMMERCE_URL="$ACCORD_COMMERCE_URL/mcp" POLICY_KEY_FILE="$ACCORD_DATA_DIR/policy-go/key.json" \
   setsid "$ACCORD_DATA_DIR/policy-check" >"$ACCORD_DATA_DIR/policy-go.log" 2>&1 & pids+=($!)
 wait_up "http://127.0.0.1:$POLICY_PORT/healthz"
 
