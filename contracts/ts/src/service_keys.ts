@@ -28,6 +28,32 @@ export interface Principal {
   /** The grants the token asks for (`scope`), or undefined when it asks for all it holds: a
    * token may narrow its service's grants, never widen them. */
   readonly scopes: readonly string[] | undefined;
+  /** What it may call: its trust entry's grants, narrowed by `scopes`; undefined when the
+   * table gives its services every grant (a table of names and key sets only). */
+  readonly grants: readonly string[] | undefined;
+  /** The tenant apps it may act for (its trust entry's; `*` is any). */
+  readonly tenants: readonly string[];
+}
+
+/** One trusted service: its key set and, from a trust file, its grants and tenant apps. */
+export interface TrustedService {
+  readonly keys: JWTVerifyGetKey;
+  readonly grants?: readonly string[];
+  readonly tenants?: readonly string[];
+  readonly issuer?: string;
+}
+
+export type TrustTable = Map<string, TrustedService>;
+
+/** Whether the principal may call what `grant` names (a service: its grants; anyone else is
+ * not judged here). */
+export function holds(principal: Principal, grant: string): boolean {
+  return principal.grants === undefined || principal.grants.includes(grant);
+}
+
+/** Whether the principal may act for tenant app `app`. */
+export function actsFor(principal: Principal, app: string): boolean {
+  return principal.tenants.includes("*") || principal.tenants.includes(app);
 }
 
 /** A service's signing key: made on first use in `file` (a private JWK, mode 0600 in a 0700
@@ -120,13 +146,37 @@ function keySet(where: string): JWTVerifyGetKey {
     createLocalJWKSet(JSON.parse(readFileSync(where, "utf8")))(header, token);
 }
 
-/** A trust table from `NAME=JWKS` entries, comma-separated; each JWKS a URL or a file. */
-export function trustTable(spec: string): Map<string, JWTVerifyGetKey> {
-  const table = new Map<string, JWTVerifyGetKey>();
+/** A trust table from `NAME=JWKS` entries, comma-separated; each JWKS a URL or a file. Its
+ * services hold every grant, for app `accord`: list only services that may call everything. */
+export function trustTable(spec: string): TrustTable {
+  const table: TrustTable = new Map();
   for (const entry of spec.split(",").map((e) => e.trim()).filter(Boolean)) {
     const at = entry.indexOf("=");
     if (at <= 0) throw new Error(`trust entry '${entry}' is not NAME=JWKS`);
-    table.set(entry.slice(0, at), keySet(entry.slice(at + 1)));
+    table.set(entry.slice(0, at), { keys: keySet(entry.slice(at + 1)) });
+  }
+  return table;
+}
+
+/** A trust table file in the format every Accord service reads (`ACCORD_SERVICE_TRUST`,
+ * docs/service-keys.md), written as JSON (which is YAML too, so one file serves Python and
+ * TypeScript): `{"services": {NAME: {"jwks": URL or file, "grants": [...], "tenants": [...],
+ * "issuer": "accord"}}}`. Here `jwks` is required; grants default to none, tenants to
+ * [accord]. */
+export function readTrustFile(file: string): TrustTable {
+  const document = JSON.parse(readFileSync(file, "utf8")) as { services?: Record<string, unknown> };
+  const table: TrustTable = new Map();
+  for (const [name, raw] of Object.entries(document.services ?? {})) {
+    const entry = raw as { jwks?: unknown; grants?: unknown; tenants?: unknown; issuer?: unknown };
+    if (typeof entry.jwks !== "string") throw new Error(`${file}: ${name} names no jwks`);
+    const strings = (value: unknown, fallback: string[]): string[] =>
+      Array.isArray(value) ? value.map(String) : fallback;
+    table.set(name, {
+      keys: keySet(entry.jwks),
+      grants: strings(entry.grants, []),
+      tenants: strings(entry.tenants, [DEFAULT_APP]),
+      issuer: typeof entry.issuer === "string" ? entry.issuer : TOKEN_ISSUER,
+    });
   }
   return table;
 }
@@ -136,8 +186,7 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 /** Verifies the bearer tokens of trusted services (people's tokens are not accepted here). */
 export class TokenVerifier {
   constructor(
-    private readonly trust: Map<string, JWTVerifyGetKey>,
-    private readonly issuer = TOKEN_ISSUER,
+    private readonly trust: TrustTable,
     private readonly audience = TOKEN_AUDIENCE,
   ) {}
 
@@ -156,14 +205,15 @@ export class TokenVerifier {
     } catch {
       throw new AccordError("UNAUTHENTICATED", "the bearer token is not a JWT");
     }
-    const keys = typeof subject === "string" && subject.startsWith("svc:")
+    const service = typeof subject === "string" && subject.startsWith("svc:")
       ? this.trust.get(subject.slice(4)) : undefined;
-    if (keys === undefined) {
+    if (service === undefined) {
       throw new AccordError("UNAUTHENTICATED", "the token's subject is not a trusted service");
     }
     try {
-      const { payload } = await jwtVerify(token, keys, {
-        issuer: this.issuer, audience: this.audience, algorithms: [SERVICE_ALGORITHM],
+      const { payload } = await jwtVerify(token, service.keys, {
+        issuer: service.issuer ?? TOKEN_ISSUER, audience: this.audience,
+        algorithms: [SERVICE_ALGORITHM],
         requiredClaims: ["exp", "iat", "jti", "sub"],
       });
       const roles = Array.isArray(payload["roles"]) ? payload["roles"].map(String) : [];
@@ -171,7 +221,12 @@ export class TokenVerifier {
       const app = typeof payload["app"] === "string" ? payload["app"] : DEFAULT_APP;
       const scope = payload["scope"];
       const scopes = typeof scope === "string" ? scope.split(" ").filter(Boolean) : undefined;
-      return { subject: String(payload.sub), roles, app, scopes };
+      // A token may ask for fewer grants than the table gives, never for more.
+      const grants = service.grants === undefined
+        ? scopes
+        : service.grants.filter((g) => scopes === undefined || scopes.includes(g));
+      const tenants = service.tenants ?? [DEFAULT_APP];
+      return { subject: String(payload.sub), roles, app, scopes, grants, tenants };
     } catch {
       throw new AccordError("UNAUTHENTICATED", "the bearer token is invalid or expired");
     }

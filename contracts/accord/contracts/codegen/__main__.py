@@ -3,9 +3,12 @@ package's generated sources into OUT, or (``--check``) report where OUT differs 
 generation. ``--export`` reads what ``accord contracts export DIR`` wrote instead of building
 the same documents in this process.
 
-LANGUAGE is ``ts`` (the framework's contract: contracts/ts/src/generated), ``go`` (the same, as
-the Go package contracts/go/generated, laid out by gofmt), or ``ts-app``/``go-app`` (an
-application's own types: each shipped agent's skill input and output).
+LANGUAGE is ``ts`` (the framework's contract: contracts/ts/src/generated), ``ts-app`` (an
+application's own types: each shipped agent's skill input and output), ``java`` (the
+framework's contract: contracts/java/src/main/java/dev/accord/contract/generated),
+``java-app`` (the skills' schemas as Java constants), ``go`` (the framework's contract as the
+Go package contracts/go/generated, laid out by gofmt) or ``go-app`` (the skills' inputs and
+outputs as Go types).
 """
 
 from __future__ import annotations
@@ -15,16 +18,19 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from accord.contracts.codegen import go, ts
+from accord.contracts.codegen import go, java, ts
 from accord.contracts.codegen.model import app_model, contract_model
 
 GENERATORS: Mapping[str, Callable[[Path | None], dict[str, str]]] = {
     "ts": lambda export: ts.render(contract_model(export), "ts"),
     "ts-app": lambda export: ts.render(app_model(export), "ts-app"),
+    "java": lambda export: java.render(contract_model(export), "java"),
+    "java-app": lambda export: java.render(app_model(export), "java-app"),
     "go": lambda export: go.gofmt(go.render(contract_model(export), "generated", "go")),
     "go-app": lambda export: go.gofmt(go.render(app_model(export), "skills", "go-app")),
 }
-REGENERATE = {"ts": "make contracts-ts", "ts-app": "make contracts-ts", "go": "make contracts-go"}
+# The make target that regenerates each language's package (named when --check finds drift).
+REGENERATE: Mapping[str, str] = {"java": "make contracts-java", "go": "make contracts-go"}
 
 
 def drift(files: Mapping[str, str], out: Path) -> list[str]:
@@ -62,10 +68,8 @@ def main(argv: list[str] | None = None) -> int:
         for line in problems:
             print(f"{args.out}: {line}", file=sys.stderr)
         if problems:
-            again = REGENERATE.get(
-                args.language, f"python -m accord.contracts.codegen {args.language}"
-            )
-            print(f"regenerate: {again}", file=sys.stderr)
+            target = REGENERATE.get(args.language, "make contracts-ts")
+            print(f"regenerate: {target}", file=sys.stderr)
         return 1 if problems else 0
     write(files, args.out)
     return 0
