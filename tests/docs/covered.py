@@ -80,6 +80,10 @@ COVERED: tuple[tuple[str, str, str], ...] = (
     (r"make java-member", "tests/interop/test_java_member.py", "make java-member"),
     (r"python -m accord.contracts.codegen ts", "tests/contracts/test_ts_contract.py", "ts-app"),
     (r"cd contracts/ts && npm install", "tests/contracts/test_ts_contract.py", "dist"),
+    # contracts in Go, the Go member
+    (r"make contracts-go", "tests/contracts/test_go_contract.py", "make contracts-go"),
+    (r"python -m accord.contracts.codegen go", "tests/contracts/test_go_contract.py", "go-app"),
+    (r"make go-member", "tests/interop/test_go_member.py", "make go-member"),
     (r"make dist$", "tests/kit/test_kit_wheel.py", "install"),
     (r"python -m venv kit && kit/bin/pip install", "tests/kit/test_kit_wheel.py", "install"),
     (r"kit/bin/accord-contract-test", "tests/kit/test_kit_wheel.py", "accord-contract-test"),

@@ -5,8 +5,10 @@ the same documents in this process.
 
 LANGUAGE is ``ts`` (the framework's contract: contracts/ts/src/generated), ``ts-app`` (an
 application's own types: each shipped agent's skill input and output), ``java`` (the
-framework's contract: contracts/java/src/main/java/dev/accord/contract/generated) or
-``java-app`` (the skills' schemas as Java constants).
+framework's contract: contracts/java/src/main/java/dev/accord/contract/generated),
+``java-app`` (the skills' schemas as Java constants), ``go`` (the framework's contract as the
+Go package contracts/go/generated, laid out by gofmt) or ``go-app`` (the skills' inputs and
+outputs as Go types).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from accord.contracts.codegen import java, ts
+from accord.contracts.codegen import go, java, ts
 from accord.contracts.codegen.model import app_model, contract_model
 
 GENERATORS: Mapping[str, Callable[[Path | None], dict[str, str]]] = {
@@ -24,9 +26,11 @@ GENERATORS: Mapping[str, Callable[[Path | None], dict[str, str]]] = {
     "ts-app": lambda export: ts.render(app_model(export), "ts-app"),
     "java": lambda export: java.render(contract_model(export), "java"),
     "java-app": lambda export: java.render(app_model(export), "java-app"),
+    "go": lambda export: go.gofmt(go.render(contract_model(export), "generated", "go")),
+    "go-app": lambda export: go.gofmt(go.render(app_model(export), "skills", "go-app")),
 }
 # The make target that regenerates each language's package (named when --check finds drift).
-REGENERATE: Mapping[str, str] = {"java": "make contracts-java"}
+REGENERATE: Mapping[str, str] = {"java": "make contracts-java", "go": "make contracts-go"}
 
 
 def drift(files: Mapping[str, str], out: Path) -> list[str]:
