@@ -4,6 +4,10 @@
 importing any command module; `accord NAME ...` imports the one module that registers NAME.
 A command module pulls in what its command needs (the A2A SDK, MCP, SQLAlchemy, OpenTelemetry),
 and paying for all of them on every invocation cost 1-2 s of imports (#16).
+
+An application's commands join the table through the entry point group ``accord.commands``
+(accord.cli.plugins): read only when the help lists every command or a name is not the
+framework's own, so `accord serve NAME` never scans for them.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ if TYPE_CHECKING:
 class LazyCommand:
     name: str
     module: str  # defines register(app: typer.Typer), which registers this command
-    summary: str  # the help listing's line (tests/agents/test_cli_lazy.py: equals the command's)
+    summary: str  # the help listing's line (tests/cli/test_cli_lazy.py: equals the command's)
 
 
 class _Listed(TyperCommand):
@@ -39,16 +43,47 @@ class LazyGroup(TyperGroup):
     """Subclass with ``table`` set and pass it as ``typer.Typer(cls=...)``."""
 
     table: ClassVar[tuple[LazyCommand, ...]] = ()
+    # Entry points: an application's name = module:attribute, a tuple of LazyCommand.
+    plugin_group: ClassVar[str | None] = None
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._listing = False
+        self._plugins_read = self.plugin_group is None
         for entry in self.table:
             # Placeholders keep the names known (listing order, "did you mean" suggestions).
             self.commands.setdefault(entry.name, _Listed(entry))
 
+    def plugins(self) -> tuple[LazyCommand, ...]:
+        """The installed applications' commands: their table entries, nothing imported but the
+        light modules that hold them. A framework command's name is never taken over."""
+        if self.plugin_group is None:
+            return ()
+        from accord.cli.plugins import entry_points, load
+
+        found: list[LazyCommand] = []
+        for _app, value in sorted(entry_points(self.plugin_group).items()):
+            table = load(value)
+            if isinstance(table, tuple):
+                found += [entry for entry in table if isinstance(entry, LazyCommand)]
+        return tuple(found)
+
+    def _read_plugins(self) -> None:
+        if self._plugins_read:
+            return
+        self._plugins_read = True
+        for entry in self.plugins():
+            self.commands.setdefault(entry.name, _Listed(entry))
+
+    def list_commands(self, ctx: _click.Context) -> list[str]:
+        self._read_plugins()
+        return super().list_commands(ctx)
+
     def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
         command = self.commands.get(cmd_name)
+        if command is None:
+            self._read_plugins()  # not the framework's: an application's, if one has it
+            command = self.commands.get(cmd_name)
         if isinstance(command, _Listed) and not self._listing:
             self._load(command.entry)
             command = self.commands.get(cmd_name)
@@ -64,7 +99,8 @@ class LazyGroup(TyperGroup):
     def _load(self, entry: LazyCommand) -> None:
         holder = typer.Typer(rich_markup_mode=self.rich_markup_mode)
         importlib.import_module(entry.module).register(holder)
-        # A module may register several commands (refund and chat): all become real at once.
+        # A module may register several commands (`accord tools` and its subcommands, an
+        # application's pair): all become real at once.
         loaded = typer.main.get_group(holder).commands
         for name, command in loaded.items():
             if isinstance(self.commands.get(name), _Listed):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from accord.agents.cli.credentials import given_token
+from accord.cli.credentials import given_token
 
 
 def register(app: typer.Typer) -> None:
@@ -52,7 +52,7 @@ def register(app: typer.Typer) -> None:
         from accord.kit.cli import UsageError, console, kit_options, run_and_report
 
         if not urls:
-            from accord.agents.cli.app_targets import app_targets
+            from accord.cli.app_targets import app_targets
 
             target = app_targets(app_file)
             urls = list(target.urls)
