@@ -1,12 +1,13 @@
 """`accord up`: an application's whole mesh on 127.0.0.1 with SQLite in one data directory.
 
-The application is the app file given (``--app``), else ./accord.yaml, else the application
-built into `accord` (entry point group ``accord.apps``; docs/apps.md). Starts its services as
-child processes on their ports (those of ``ACCORD_<NAME>_URL``, the same settings clients use
-to find them, else the app file's, else the service's default), then, for an app that has one,
-the web console (``ACCORD_CONSOLE_URL``; ``--no-console`` leaves it out), waits for their
-health endpoints (with a deadline), prints where they are, and stops them all cleanly on Ctrl-C
-or SIGTERM (or when one of them dies). Logs go to DATA_DIR/logs/NAME.log.
+The application is the app file given (``--app``), else the project's accord.yaml (here or in
+a folder above, as the data directory is found), else the application built into `accord`
+(entry point group ``accord.apps``; docs/apps.md). Starts its services as child processes on
+their ports (those of ``ACCORD_<NAME>_URL``, the same settings clients use to find them, else
+the app file's, else the service's default), then, for an app that has one, the web console
+(``ACCORD_CONSOLE_URL``; ``--no-console`` leaves it out), waits for their health endpoints
+(with a deadline), prints where they are, and stops them all cleanly on Ctrl-C or SIGTERM (or
+when one of them dies). Logs go to DATA_DIR/logs/NAME.log.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from accord.cli.mesh import (
 from accord.cli.output import accord_command, hint
 from accord.cli.plugins import installed_app
 from accord.contracts.errors import AccordError
-from accord.protocol.app_file import App, find_app
+from accord.protocol.app_file import App, find_app, project_app_file
 from accord.protocol.settings import (
     APP_FILE,
     DEFAULT_HOST,
@@ -54,9 +55,15 @@ def default_data_dir(given: Path | None) -> Path:
 
 
 def chosen_app(given: Path | None) -> App:
-    """``--app``, else ./accord.yaml, else the installed application; a broken file is a usage
-    error, and so is no application at all."""
+    """``--app``, else the project's accord.yaml (here or in a folder above, as the data
+    directory is found), else the installed application; a broken file is a usage error, and
+    so is no application at all."""
     built_in = installed_app()
+    if given is None and built_in is None and project_app_file() is None:
+        raise typer.BadParameter(
+            f"no {APP_FILE} here or in a folder above, and no application installed",
+            param_hint="--app",
+        )
     default = built_in.path if built_in is not None else Path.cwd() / APP_FILE
     try:
         return find_app(given, default)
@@ -126,7 +133,8 @@ def register(app: typer.Typer) -> None:
         app_file: Path = typer.Option(
             None,
             "--app",
-            help="The application's file (default: ./accord.yaml, else the installed one)",
+            help="The application's file (default: accord.yaml here or in a folder above, else "
+            "the installed one)",
         ),
     ) -> None:
         """Start an application's services and keep them running until Ctrl-C."""
