@@ -13,6 +13,7 @@ framework's own, so `accord serve NAME` never scans for them.
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -62,8 +63,14 @@ class LazyGroup(TyperGroup):
         from accord.cli.plugins import entry_points, load
 
         found: list[LazyCommand] = []
-        for _app, value in sorted(entry_points(self.plugin_group).items()):
-            table = load(value)
+        for app, value in sorted(entry_points(self.plugin_group).items()):
+            try:
+                table = load(value)
+            except (ImportError, AttributeError) as error:
+                # One broken application must not take the framework's commands down with it
+                # (`accord up`, `accord db` are how its owner repairs it): said, and skipped.
+                print(f"accord: {app}'s commands not loaded ({value}: {error})", file=sys.stderr)
+                continue
             if isinstance(table, tuple):
                 found += [entry for entry in table if isinstance(entry, LazyCommand)]
         return tuple(found)
@@ -103,5 +110,8 @@ class LazyGroup(TyperGroup):
         # application's pair): all become real at once.
         loaded = typer.main.get_group(holder).commands
         for name, command in loaded.items():
-            if isinstance(self.commands.get(name), _Listed):
+            listed = self.commands.get(name)
+            # Only the placeholders this module stands for: a name another module is listed
+            # under (a framework command an application also registers) stays that module's.
+            if isinstance(listed, _Listed) and listed.entry.module == entry.module:
                 self.commands[name] = command
