@@ -223,16 +223,22 @@ def start(
     python: str | None = None,
     cwd: Path | None = None,
 ) -> ForkedProcess | subprocess.Popen[bytes]:
-    """``python -m accord.cli.main ARGS`` with ``env``, its output appended to
-    ``log_path``: a fork of the zygote when it can be, else that very command. ``python`` is
-    another interpreter (another release's environment: never a fork), ``cwd`` the command's
-    directory (default: this process's)."""
+    """``python -m accord.cli.main ARGS`` with ``env``, its output appended to ``log_path``: a
+    fork of the zygote when it can be, else that very command. ``python`` is another
+    interpreter (another release's environment: never a fork; its ``accord ARGS``), ``cwd`` the
+    command's directory (default: this process's)."""
     other = python is not None and python != sys.executable
     if not other and forkable(env):
         forked = _shared().spawn(args, env, log_path, deadline_s=120.0, cwd=cwd)
         if forked is not None:
             return forked
-    cmd = [python or sys.executable, "-m", "accord.cli.main", *args]
+    # Another release's: its `accord` command, beside its interpreter (the module behind it
+    # moved in 0.3, accord.agents.cli to accord.cli; the command did not).
+    cmd = (
+        [str(Path(python).parent / "accord"), *args]
+        if other and python is not None
+        else [sys.executable, "-m", "accord.cli.main", *args]
+    )
     with log_path.open("ab") as log:
         return subprocess.Popen(
             cmd,
