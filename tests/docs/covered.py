@@ -69,6 +69,15 @@ COVERED: tuple[tuple[str, str, str], ...] = (
     (r"ACCORD_TRACE_FILE=", "tests/telemetry/test_refund_trace.py", "ACCORD_TRACE_FILE"),
     # contracts in TypeScript, the kit's wheel, the pytest plugin
     (r"make contracts-ts", "tests/contracts/test_ts_contract.py", "make contracts-ts"),
+    # contracts in Java and the Java member
+    (r"make contracts-java", "tests/contracts/test_java_contract.py", "make contracts-java"),
+    (
+        r"python -m accord.contracts.codegen java",
+        "tests/contracts/test_java_contract.py",
+        "export_all",
+    ),
+    (r"cd tools/java && mvn -q -B package", "tests/interop/test_java_member.py", '"package"'),
+    (r"make java-member", "tests/interop/test_java_member.py", "make java-member"),
     (r"python -m accord.contracts.codegen ts", "tests/contracts/test_ts_contract.py", "ts-app"),
     (r"cd contracts/ts && npm install", "tests/contracts/test_ts_contract.py", "dist"),
     (r"make dist$", "tests/kit/test_kit_wheel.py", "install"),

@@ -29,7 +29,7 @@ from tests.interop.test_ts_member import MEMBER, _member_ready
 from tests.mesh.support import Mesh, answer, approve, ask, customer, running_mesh, token
 from tests.mesh.test_task_truth import customer_send
 from tests.support.processes import Service, wait_healthy
-from tests.support.service_keys import sign_as
+from tests.support.service_keys import write_trust
 
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import ErrorCode
@@ -54,11 +54,9 @@ def _build(env: dict[str, str]) -> None:
 
 
 @contextmanager
-def ts_member_mesh(
-    base: Path, service_env: dict[str, dict[str, str]] | None = None
-) -> Iterator[Mesh]:
+def ts_member_mesh(base: Path, commerce_faults: dict[str, str] | None = None) -> Iterator[Mesh]:
     """commerce, payments, policy-check and the orchestrator (Python), and the TypeScript
-    risk-check on risk-check's port."""
+    risk-check on risk-check's port, signing its tool calls with a key of its own."""
     env = _member_ready()
     _build(env)
     contract = base / "risk-check.json"
@@ -70,14 +68,28 @@ def ts_member_mesh(
     )
     # The orchestrator's key exists before it starts, so the member can read its JWKS file.
     ensure_ring("orchestrator", keys_dir())
-    services = ("commerce", "payments", "policy", "orchestrator")
-    with running_mesh(base, services=services, service_env=service_env) as mesh:
+    services = ("payments", "policy", "orchestrator")
+    with running_mesh(base, services=services) as mesh:
+        # commerce trusts the member by the key set the member publishes (made on its first
+        # start), so it starts once the member's port is known.
+        trust = write_trust(
+            base / "trust.yaml",
+            {
+                "risk": {
+                    "jwks": f"{mesh.url('risk')}/.well-known/jwks.json",
+                    "grants": list(RISK_TOOLS),
+                    "tenants": ["accord"],
+                }
+            },
+        )
+        commerce_env = {"ACCORD_SERVICE_TRUST": str(trust), **(commerce_faults or {})}
+        mesh.start("commerce", commerce_env)
         member_env = {
             **env,
             "RISK_CONTRACT": str(contract),
             "RISK_TRUST": f"orchestrator={keys_dir() / 'orchestrator' / JWKS_FILE}",
             "COMMERCE_URL": mesh.url("commerce") + "/mcp",
-            "RISK_SERVICE_TOKEN": sign_as("risk", scopes=RISK_TOOLS, ttl_s=3600),
+            "RISK_KEY_FILE": str(base / "risk-ts" / "key.json"),
             "PORT": str(mesh.ports["risk"]),
         }
         log_path = mesh.log_dir / "risk-ts.log"
@@ -109,7 +121,7 @@ def slow_ts_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
     """commerce slowed on orders.customer_history (the member's first call), so that the
     member's child task is still running when the customer cancels."""
     faults = {"ACCORD_FAULTS": f"orders.customer_history=latency:{SLOW_MS}", "ACCORD_DEV": "1"}
-    with ts_member_mesh(tmp_path_factory.mktemp("ts-slow"), {"commerce": faults}) as mesh:
+    with ts_member_mesh(tmp_path_factory.mktemp("ts-slow"), faults) as mesh:
         yield mesh
         mesh.services["commerce"].kill()  # it holds only the injected delays
 

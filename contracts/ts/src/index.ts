@@ -1,4 +1,6 @@
 // @accord/contract: the generated contract (src/generated) and the helpers written over it.
+// Platform-neutral (a browser may use it); the Node-only service keys are
+// "@accord/contract/service-keys".
 export * from "./generated/index.js";
 export * from "./codes.js";
 export * from "./envelope.js";

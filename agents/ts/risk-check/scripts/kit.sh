@@ -22,7 +22,7 @@ pids=()
 cleanup() {  # stop what it started; keep the logs of a run that failed
   local status=$?
   for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
-  if [ "$status" -eq 0 ]; then rm -rf "$ACCORD_DATA_DIR"; else echo "logs: $ACCORD_DATA_DIR" >&2; fi
+  if [ "$status" -eq 0 ] && [ -z "${KEEP_LOGS:-}" ]; then rm -rf "$ACCORD_DATA_DIR"; else echo "logs: $ACCORD_DATA_DIR" >&2; fi
 }
 trap cleanup EXIT
 
@@ -37,23 +37,32 @@ wait_up() {  # URL: poll until it answers, 30 s at most
 (cd "$HERE" && npm run --silent build)
 "$BIN/python" "$HERE/scripts/export_contract.py" "$ACCORD_DATA_DIR/risk-check.json"
 
+# commerce trusts the member by the key set it publishes (its own key, made on its first
+# start), and payments trusts commerce (orders.customer_history reads refunds.list): the trust
+# entries this run needs (docs/service-keys.md).
+export ACCORD_SERVICE_TRUST="$ACCORD_DATA_DIR/trust.yaml"
+cat >"$ACCORD_SERVICE_TRUST" <<TRUST
+services:
+  risk:
+    jwks: http://127.0.0.1:$RISK_PORT/.well-known/jwks.json
+    grants: [orders.customer_history, orders.lookup]
+  commerce:
+    grants: [refunds.list]
+TRUST
 setsid "$BIN/accord" serve payments --port "$PAYMENTS_PORT" \
   >"$ACCORD_DATA_DIR/payments.log" 2>&1 & pids+=($!)
 setsid "$BIN/accord" serve commerce --port "$COMMERCE_PORT" \
   >"$ACCORD_DATA_DIR/commerce.log" 2>&1 & pids+=($!)
 wait_up "$ACCORD_PAYMENTS_URL/healthz"; wait_up "$ACCORD_COMMERCE_URL/healthz"
 
-# risk's own key (commerce trusts svc:risk by ACCORD_KEYS_DIR/risk/jwks.json), and its token
-# for the two tools it calls; the kit's and the orchestrator's keys, which this agent trusts
-# for refund.risk (the orchestrator's is the second credential below).
-"$BIN/accord" keys rotate risk >/dev/null
+# The kit's and the orchestrator's keys, which this agent trusts for refund.risk (the
+# orchestrator's is the second credential below).
 "$BIN/accord" keys rotate kit >/dev/null
 "$BIN/accord" keys rotate orchestrator >/dev/null
 KEYS="$ACCORD_KEYS_DIR"
 PORT=$RISK_PORT RISK_CONTRACT="$ACCORD_DATA_DIR/risk-check.json" \
-  RISK_TRUST="kit=$KEYS/kit/jwks.json,orchestrator=$KEYS/orchestrator/jwks.json" COMMERCE_URL="$ACCORD_COMMERCE_URL/mcp" \
-  RISK_SERVICE_TOKEN="$("$BIN/accord" keys token risk \
-    --scope orders.customer_history --scope orders.lookup)" \
+  RISK_TRUST="kit=$KEYS/kit/jwks.json,orchestrator=$KEYS/orchestrator/jwks.json" \
+  COMMERCE_URL="$ACCORD_COMMERCE_URL/mcp" RISK_KEY_FILE="$ACCORD_DATA_DIR/risk-ts/key.json" \
   setsid node "$HERE/dist/server.js" >"$ACCORD_DATA_DIR/risk-ts.log" 2>&1 & pids+=($!)
 wait_up "http://127.0.0.1:$RISK_PORT/healthz"
 

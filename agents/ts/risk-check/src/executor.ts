@@ -12,7 +12,7 @@ import {
   type StatusWords, TOOL_CALLS_SPENT_META_KEY, admitTurn, dataPart, parseEnvelope, statusMetadata,
   statusUpdate, taskStatus,
 } from "@accord/contract";
-import type { Principal } from "./auth.js";
+import type { Principal } from "@accord/contract/service-keys";
 import { assess, readHistory } from "./rules.js";
 import type { Commerce, Delegation } from "./tools.js";
 

@@ -2,7 +2,7 @@
 // written: refusals that must come before any task is made (ENV-007), the idempotent send
 // (IDEM-002, IDEM-003), and A2A's own errors carrying the contract code (ERR-003).
 import { createHash } from "node:crypto";
-import type { Principal } from "./auth.js";
+import type { Principal } from "@accord/contract/service-keys";
 import type { NextFunction, Request, Response } from "express";
 import {
   AccordError, DELEGATION_EXTENSION_URI, SKILL_META_KEY, codeForJsonRpc, toJsonRpcError,

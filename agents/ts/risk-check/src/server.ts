@@ -1,6 +1,6 @@
 // risk-check in TypeScript: the card, the skill schema document, token checks, and the
 // JSON-RPC binding of @a2a-js/sdk. Settings (README.md): PORT, RISK_CONTRACT (the contract
-// file `make ts-member` writes), RISK_TRUST, COMMERCE_URL, RISK_SERVICE_TOKEN.
+// file `make ts-member` writes), RISK_TRUST, COMMERCE_URL, RISK_KEY_FILE.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -8,7 +8,9 @@ import { AgentCard } from "@a2a-js/sdk";
 import { DefaultRequestHandler, InMemoryTaskStore, type RequestContext } from "@a2a-js/sdk/server";
 import { jsonRpcHandler } from "@a2a-js/sdk/server/express";
 import { AccordError, toJsonRpcError } from "@accord/contract";
-import { type Principal, Verifier, trustTable } from "./auth.js";
+import {
+  JWKS_PATH, type Principal, ServiceCredential, ServiceKey, TokenVerifier, trustTable,
+} from "@accord/contract/service-keys";
 import { buildCard } from "./card.js";
 import { RiskExecutor } from "./executor.js";
 import { Gate } from "./gate.js";
@@ -26,8 +28,14 @@ const exported = JSON.parse(readFileSync(required("RISK_CONTRACT"), "utf8"));
 const schemaBody = JSON.stringify(exported.schemas);
 const schemaTag = createHash("sha256").update(schemaBody).digest("hex");
 const card = buildCard(exported.contract, base, schemaTag);
-const verifier = new Verifier(trustTable(required("RISK_TRUST")));
-const commerce = new Commerce(new URL(required("COMMERCE_URL")), required("RISK_SERVICE_TOKEN"));
+const verifier = new TokenVerifier(trustTable(required("RISK_TRUST")));
+// Its own key (made on first start), its public half at /.well-known/jwks.json: commerce trusts
+// `svc:risk` by that key set, so no other service can sign for it (docs/service-keys.md).
+const key = await ServiceKey.load("risk", required("RISK_KEY_FILE"));
+const TOOL_GRANTS = ["orders.customer_history", "orders.lookup"];
+const commerce = new Commerce(
+  new URL(required("COMMERCE_URL")), new ServiceCredential(key, TOOL_GRANTS),
+);
 const threshold = Number(process.env["ACCORD_APPROVAL_THRESHOLD_CENTS"] ?? "50000");
 
 class Caller {
@@ -62,11 +70,14 @@ app.get("/accord/skill-schemas.json", (_req, res) => {
   res.type("application/json").send(schemaBody);
 });
 app.get("/healthz", (_req, res) => { res.json({ status: "ok" }); });
+app.get(JWKS_PATH, (_req, res) => {
+  res.set({ "cache-control": "public, max-age=30" }).json(key.jwks());
+});
 
 // Every A2A call carries a valid bearer token: else 401 with a challenge (AGENT-003).
 app.use(async (req: Request, res: Response, next: NextFunction) => {
   try {
-    callers.set(req, await verifier.principal(req));
+    callers.set(req, await verifier.principal(req.header("authorization")));
     next();
   } catch (caught) {
     const error = caught instanceof AccordError ? caught : new AccordError("UNAUTHENTICATED");

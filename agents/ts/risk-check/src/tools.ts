@@ -1,15 +1,17 @@
 // commerce's tools over MCP (@modelcontextprotocol/sdk client, streamable HTTP), called with
-// this service's own token and the delegation of the customer the request is about.
+// this service's own token (signed by its own key, renewed before it runs out) and the
+// delegation of the customer the request is about.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { AccordError, TOOL_DELEGATION_META_KEY, fromMcpResult } from "@accord/contract";
+import type { ServiceCredential } from "@accord/contract/service-keys";
 
 export interface Delegation {
   readonly tenant: { readonly app: string; readonly user: string; readonly session?: string };
 }
 
 export class Commerce {
-  constructor(private readonly url: URL, private readonly token: string) {}
+  constructor(private readonly url: URL, private readonly credential: ServiceCredential) {}
 
   /** One call in its own session: a failure to reach commerce is UNAVAILABLE; `signal`
    * aborts it (the task was canceled). */
@@ -18,7 +20,7 @@ export class Commerce {
   ): Promise<Record<string, unknown>> {
     const client = new Client({ name: "risk-check-ts", version: "0.1.0" });
     const transport = new StreamableHTTPClientTransport(this.url, {
-      requestInit: { headers: { Authorization: `Bearer ${this.token}` } },
+      requestInit: { headers: { Authorization: `Bearer ${await this.credential.bearer()}` } },
     });
     try {
       await client.connect(transport);

@@ -3,8 +3,10 @@ package's generated sources into OUT, or (``--check``) report where OUT differs 
 generation. ``--export`` reads what ``accord contracts export DIR`` wrote instead of building
 the same documents in this process.
 
-LANGUAGE is ``ts`` (the framework's contract: contracts/ts/src/generated) or ``ts-app`` (an
-application's own types: each shipped agent's skill input and output).
+LANGUAGE is ``ts`` (the framework's contract: contracts/ts/src/generated), ``ts-app`` (an
+application's own types: each shipped agent's skill input and output), ``java`` (the
+framework's contract: contracts/java/src/main/java/dev/accord/contract/generated) or
+``java-app`` (the skills' schemas as Java constants).
 """
 
 from __future__ import annotations
@@ -14,13 +16,17 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from accord.contracts.codegen import ts
+from accord.contracts.codegen import java, ts
 from accord.contracts.codegen.model import app_model, contract_model
 
 GENERATORS: Mapping[str, Callable[[Path | None], dict[str, str]]] = {
     "ts": lambda export: ts.render(contract_model(export), "ts"),
     "ts-app": lambda export: ts.render(app_model(export), "ts-app"),
+    "java": lambda export: java.render(contract_model(export), "java"),
+    "java-app": lambda export: java.render(app_model(export), "java-app"),
 }
+# The make target that regenerates each language's package (named when --check finds drift).
+REGENERATE: Mapping[str, str] = {"java": "make contracts-java"}
 
 
 def drift(files: Mapping[str, str], out: Path) -> list[str]:
@@ -58,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         for line in problems:
             print(f"{args.out}: {line}", file=sys.stderr)
         if problems:
-            print("regenerate: make contracts-ts", file=sys.stderr)
+            target = REGENERATE.get(args.language, "make contracts-ts")
+            print(f"regenerate: {target}", file=sys.stderr)
         return 1 if problems else 0
     write(files, args.out)
     return 0
