@@ -30,12 +30,13 @@ COPY contracts/refund/pyproject.toml contracts/refund/pyproject.toml
 COPY protocol/pyproject.toml protocol/pyproject.toml
 COPY protocol/kit/pyproject.toml protocol/kit/pyproject.toml
 COPY protocol/runtime/pyproject.toml protocol/runtime/pyproject.toml
+COPY protocol/cli/pyproject.toml protocol/cli/pyproject.toml
 COPY tools/pyproject.toml tools/pyproject.toml
 COPY agents/pyproject.toml agents/pyproject.toml
 RUN uv sync --frozen --all-packages --no-dev --no-install-workspace
 
 # Then the workspace members (contracts/ holds accord-refund-contracts' folder, refund/;
-# protocol/ holds accord-kit's, kit/, and accord-runtime's, runtime/).
+# protocol/ holds accord-kit's, kit/, accord-runtime's, runtime/, and accord-cli's, cli/).
 COPY contracts/ contracts/
 COPY protocol/ protocol/
 COPY tools/ tools/

@@ -10,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export UV_PYTHON := $(PYTHON)
 export UV_PROJECT_ENVIRONMENT := $(VENV)
-MEMBERS := contracts contracts/refund protocol protocol/kit protocol/runtime tools agents
+MEMBERS := contracts contracts/refund protocol protocol/kit protocol/runtime protocol/cli tools agents
 JS_TESTS := tests/interop/js
 TS_CONTRACT := contracts/ts
 TS_MEMBER := agents/ts/risk-check
@@ -73,7 +73,7 @@ lint: setup ## ruff over everything
 	$(BIN)/ruff format --check contracts protocol tools agents tests bench
 
 types: setup ## mypy --strict over the five packages
-	$(BIN)/mypy contracts/accord contracts/refund/accord protocol/accord protocol/kit/accord protocol/runtime/accord tools/accord agents/accord
+	$(BIN)/mypy contracts/accord contracts/refund/accord protocol/accord protocol/kit/accord protocol/runtime/accord protocol/cli/accord tools/accord agents/accord
 
 deps: setup ## deptry: each member declares exactly the third-party packages it imports
 	for m in $(MEMBERS); do (cd $$m && $(CURDIR)/$(BIN)/deptry . --no-ansi) || exit 1; done

@@ -106,7 +106,7 @@ def _phase(url: str, pid: int, asks: list[tuple[str, str]], c: int) -> tuple[Run
 
 
 def measure(name: str, args: argparse.Namespace, token: str) -> EchoFigures:
-    from accord.agents.cli.mesh import free_ports
+    from accord.cli.mesh import free_ports
 
     port = free_ports((name,))[name]
     here = Path(__file__).resolve().parent

@@ -266,7 +266,7 @@ class FloorMesh:
     """The five floor processes, started in dependency order on free ports."""
 
     def __init__(self, base_dir: Path, topology: Topology) -> None:
-        from accord.agents.cli.mesh import free_ports
+        from accord.cli.mesh import free_ports
 
         self.ports = free_ports(ROLES)
         self.urls = {role: f"http://127.0.0.1:{port}" for role, port in self.ports.items()}

@@ -244,7 +244,7 @@ def main() -> None:
         algorithm=ALGORITHM,
         headers={"kid": signer.kid},
     )
-    serve = ["-m", "accord.agents.cli.main", "serve"]
+    serve = ["-m", "accord.cli.main", "serve"]
     run = "bench-" + os.urandom(3).hex()
 
     def echo(n: int) -> tuple[str, dict[str, Any]]:

@@ -296,7 +296,7 @@ class MeshBench:
     """One mesh (SQLite files, or one PostgreSQL database) with its own seeded orders."""
 
     def __init__(self, args: argparse.Namespace, database_url: str | None) -> None:
-        from accord.agents.cli.mesh import free_ports, start_mesh
+        from accord.cli.mesh import free_ports, start_mesh
         from accord.protocol.auth import mint_token
 
         self.args = args
@@ -340,7 +340,7 @@ class MeshBench:
 def echo_baseline(c: int, echo_requests: int) -> tuple[dict[str, float], dict[str, float]]:
     """The echo agent's figures at c1 and at ``c`` (with its CPU per request), measured in its
     own process, which is stopped before anything else is measured."""
-    from accord.agents.cli.mesh import free_ports
+    from accord.cli.mesh import free_ports
     from accord.protocol.auth import mint_token
 
     echo_port = free_ports(("echo",))["echo"]

@@ -241,7 +241,7 @@ def main() -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="accord-soak-"))
     os.environ["ACCORD_DATA_DIR"] = str(data_dir)
     os.environ["ACCORD_JWT_SECRET"] = secrets.token_urlsafe(32)
-    from accord.agents.cli.mesh import free_ports, start_mesh
+    from accord.cli.mesh import free_ports, start_mesh
 
     mesh = start_mesh(data_dir, ports=free_ports())
     try:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import httpx
 
-from accord.agents.cli.mesh import Mesh, free_ports, start_mesh
+from accord.cli.mesh import Mesh, free_ports, start_mesh
 
 SERVICES = ("orchestrator", "policy", "risk", "commerce", "payments")
 POLL_S = 0.005  # readiness poll; 5 ms bounds the measurement's own error
@@ -52,7 +52,7 @@ def free_port() -> int:
 
 
 def accord_cmd(*args: str) -> list[str]:
-    return [sys.executable, "-m", "accord.agents.cli.main", *args]
+    return [sys.executable, "-m", "accord.cli.main", *args]
 
 
 def time_to_ready(cmd: Sequence[str], port: int, env: dict[str, str]) -> float:

@@ -116,7 +116,7 @@ class Orchestrator:
                 [
                     sys.executable,
                     "-m",
-                    "accord.agents.cli.main",
+                    "accord.cli.main",
                     "serve",
                     "orchestrator",
                     "--port",
@@ -266,7 +266,7 @@ def main() -> None:
     os.environ["ACCORD_DATA_DIR"] = str(data_dir)
     os.environ["ACCORD_JWT_SECRET"] = secrets.token_urlsafe(32)
     os.environ["ACCORD_RATE_LIMIT_PER_S"] = "0"  # one caller at full speed
-    from accord.agents.cli.mesh import free_ports, start_mesh
+    from accord.cli.mesh import free_ports, start_mesh
     from accord.protocol.auth import mint_token
 
     mesh = start_mesh(data_dir, ports=free_ports())

@@ -49,7 +49,7 @@ def running_console(base: Path) -> Iterator[ConsoleMesh]:
         log_path = mesh.log_dir / "console.log"
         with log_path.open("ab") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "accord.agents.cli.main", "console"],
+                [sys.executable, "-m", "accord.cli.main", "console"],
                 env={**os.environ, **mesh.env, **allow},
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -17,6 +17,7 @@ PACKAGES = (
     "protocol",
     "protocol/kit",
     "protocol/runtime",
+    "protocol/cli",
     "tools",
     "agents",
 )

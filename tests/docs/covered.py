@@ -27,7 +27,7 @@ COVERED: tuple[tuple[str, str, str], ...] = (
     (r"accord serve commerce --stdio", "tests/tools/test_stdio.py", '"--stdio"'),
     (r"accord serve (commerce|payments)", "tests/tools/conftest.py", "serve"),
     (r"accord token revoke|accord token --revoke", "tests/security/test_tokens.py", '"revoke"'),
-    (r"accord webhook ", "tests/agents/test_webhook_cli.py", '"webhook"'),
+    (r"accord webhook ", "tests/cli/test_webhook_cli.py", '"webhook"'),
     (r"accord contract-test( |$)", "tests/kit/test_cli.py", "contract-test"),
     (
         r"accord contracts (diff|compat|release)",

@@ -11,8 +11,8 @@ from pathlib import Path
 import typer
 from typer.main import get_command
 
-from accord.agents.cli import contract_test_cmd
 from accord.agents.refund.kit_probes import PROBES
+from accord.cli import contract_test_cmd
 from accord.kit import Credential, KitOptions, Verdict, run_kit
 from accord.kit.cli import parser
 from accord.kit.probes import NO_PROBE, PROBES_GROUP, Probes, load_probes, registered_probes

@@ -37,7 +37,7 @@ def chat(mesh: Mesh, lines: str) -> subprocess.CompletedProcess[str]:
     """`accord chat` with ``lines`` on its stdin (a pipe, not a terminal)."""
     env = {k: v for k, v in {**os.environ, **mesh.env}.items() if k != "COLUMNS"}
     return subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", "chat"],
+        [sys.executable, "-m", "accord.cli.main", "chat"],
         input=lines,
         env=env,
         capture_output=True,
@@ -163,7 +163,7 @@ def test_approve_and_tasks(mesh: Mesh) -> None:
 def test_demo_runs_the_scripted_tour(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
     done = subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", "demo", "--data-dir", str(tmp_path)],
+        [sys.executable, "-m", "accord.cli.main", "demo", "--data-dir", str(tmp_path)],
         env={**env, "COLUMNS": "200"},
         capture_output=True,
         text=True,
@@ -187,7 +187,7 @@ def test_up_starts_all_five_and_the_console_and_stops_them_on_ctrl_c(tmp_path: P
     }
     log = (tmp_path / "up.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "accord.agents.cli.main", "up", "--data-dir", str(tmp_path)],
+        [sys.executable, "-m", "accord.cli.main", "up", "--data-dir", str(tmp_path)],
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -37,7 +37,7 @@ def follow_mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
 def _accord(mesh: Mesh, out: Path, *args: str, stdin: str | None = None) -> subprocess.Popen[str]:
     env = {**os.environ, **mesh.env, "COLUMNS": "200"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "accord.agents.cli.main", *args],
+        [sys.executable, "-m", "accord.cli.main", *args],
         env=env,
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=out.open("w"),

@@ -36,7 +36,7 @@ def _readme_command(mesh: Mesh, junit: Path) -> subprocess.CompletedProcess[str]
         for ln in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
         if ln.startswith(".venv/bin/accord contract-test ")
     )
-    cli = f"{shlex.quote(sys.executable)} -m accord.agents.cli.main"
+    cli = f"{shlex.quote(sys.executable)} -m accord.cli.main"
     command = (
         line.replace(".venv/bin/accord", cli)
         .replace("http://127.0.0.1:8701", mesh.url("policy"))

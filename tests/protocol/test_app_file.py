@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from accord.contracts.loading import ContractFileError
-from accord.protocol.app_file import find_app, load_app
+from accord.protocol.app_file import find_app, load_app, project_app_file
 
 GOOD = """
 name: shop
@@ -87,3 +87,22 @@ def test_the_folder_s_file_is_found_else_the_default(
     assert find_app(None, default).name == "shop"  # none here: the default
     _write(elsewhere, GOOD.replace("name: shop\n", "name: here\n"))
     assert find_app(None, default).name == "here"
+
+
+def test_the_project_s_file_is_found_from_a_subfolder_as_the_data_directory_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    default = _write(tmp_path / "elsewhere", GOOD)
+    project = tmp_path / "help-desk"
+    deep = project / "help_desk" / "data"
+    deep.mkdir(parents=True)
+    _write(project, GOOD.replace("name: shop\n", "name: help-desk\n"))
+    monkeypatch.chdir(deep)
+    assert project_app_file() == project / "accord.yaml"
+    assert find_app(None, default).name == "help-desk"  # two folders up, not the default
+    # A nearer folder with a `.accord` of its own is a project without an app file: the walk
+    # stops there, as the data directory's does, and the caller's default is used.
+    (project / "help_desk" / ".accord").mkdir()
+    assert project_app_file() is None
+    assert find_app(None, default).name == "shop"

@@ -36,6 +36,7 @@ PACKAGES = (
     "protocol",
     "protocol/kit",
     "protocol/runtime",
+    "protocol/cli",
     "tools",
     "agents",
 )
@@ -262,7 +263,7 @@ def test_serve_refuses_a_bad_value_with_one_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ACCORD_")}
     env.update(ACCORD_DATA_DIR=str(tmp_path), ACCORD_WORKFLOW_LEASE_TTL_S="abc")
     done = subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", "serve", "orchestrator", "--port", "0"],
+        [sys.executable, "-m", "accord.cli.main", "serve", "orchestrator", "--port", "0"],
         env=env,
         capture_output=True,
         text=True,

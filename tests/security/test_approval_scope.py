@@ -59,7 +59,7 @@ def _queue(mesh: Mesh, bearer: str) -> httpx.Response:
 
 def _accord(mesh: Mesh, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", *args],
+        [sys.executable, "-m", "accord.cli.main", *args],
         env={**os.environ, **mesh.env, "COLUMNS": "200"},
         capture_output=True,
         text=True,

@@ -127,7 +127,7 @@ def hosts() -> Iterator[tuple[Recorder, Recorder]]:
 
 def _accord(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", *args],
+        [sys.executable, "-m", "accord.cli.main", *args],
         env={**os.environ, "COLUMNS": "300", **(env or {})},
         capture_output=True,
         text=True,

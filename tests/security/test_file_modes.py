@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from accord.agents.cli.mesh import free_ports, start_mesh
+from accord.cli.mesh import free_ports, start_mesh
 from tests.security.tokens_support import clean_env, serve
 
 
@@ -52,7 +52,7 @@ def test_an_accord_up_data_dir_is_0700_with_0600_files(tmp_path: Path) -> None:
         mesh = start_mesh(data, ports=free_ports(), env=env, deadline_s=120.0)
     try:
         revoke = subprocess.run(
-            [sys.executable, "-m", "accord.agents.cli.main", "token", "revoke", "--jti", "j-1"],
+            [sys.executable, "-m", "accord.cli.main", "token", "revoke", "--jti", "j-1"],
             env={**os.environ, **env},
             capture_output=True,
             text=True,

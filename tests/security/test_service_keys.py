@@ -22,7 +22,7 @@ import jwt
 import pytest
 from typer.testing import CliRunner
 
-from accord.agents.cli.main import app
+from accord.cli.main import app
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import SERVICE_JWKS_PATH
 from accord.protocol.auth import mint_token

@@ -266,7 +266,7 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service, 
 
 def cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", *args],
+        [sys.executable, "-m", "accord.cli.main", *args],
         env={**clean_env(data, ACCORD_JWT_SECRET=SECRET)},
         capture_output=True,
         text=True,

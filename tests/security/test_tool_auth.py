@@ -177,7 +177,7 @@ def test_tools_check_sends_the_users_credential(servers: ToolServers) -> None:
     cli = [
         sys.executable,
         "-m",
-        "accord.agents.cli.main",
+        "accord.cli.main",
         "tools",
         "check",
         servers.mcp("payments"),

@@ -62,8 +62,9 @@ class ReleaseEnv:
     cached: bool
 
     def command(self, *args: str) -> list[str]:
-        """``python -m accord.agents.cli.main ARGS`` of the release."""
-        return [str(self.python), "-m", "accord.agents.cli.main", *args]
+        """The release's ``accord ARGS``: the command beside its interpreter (its module moved,
+        accord.agents.cli until 0.3 and accord.cli since; the command did not)."""
+        return [str(self.python.parent / "accord"), *args]
 
     def env(self) -> dict[str, str]:
         """Variables the release's processes need on top of a service's: no ``PYTHONPATH`` of
@@ -156,7 +157,8 @@ def _build(commit: str, root: Path, python: Path, repo: Path) -> dict[str, float
         _run([str(venv_python), "-m", "compileall", "-q", *MEMBERS], src, env)
     # The release's interpreter must import the release's modules, not the working tree's.
     probe = subprocess.run(
-        [str(venv_python), "-c", "import accord.agents.cli.main as m; print(m.__file__)"],
+        # accord.contracts: a module every release has (the CLI's moved in 0.3).
+        [str(venv_python), "-c", "import accord.contracts as m; print(m.__file__)"],
         cwd=src,
         env={**env, "PYTHONPATH": ""},
         capture_output=True,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from accord.agents.cli.main import app
+from accord.cli.main import app
 from tests.storage import release_fixtures
 
 # The orchestrator keeps one store, its workflow log: its A2A tasks are views of it (its v0.1

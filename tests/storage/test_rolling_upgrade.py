@@ -90,11 +90,11 @@ async def test_old_and_new_replicas_share_one_database_and_lose_nothing(
     with rolling_mesh(tmp_path, url, release, OLD_ENV) as rolling:
         phases["peers and the old replica start"] = _lap()
         old, new = rolling.old, rolling.new
-        # The old replica is the release's interpreter running the release's files.
+        # The old replica is the release's command (its interpreter) running the release's files.
         process = rolling.old_service.process
         assert isinstance(process, subprocess.Popen), process
         assert isinstance(process.args, list), process.args
-        assert process.args[0] == str(release.python), process.args
+        assert process.args[0] == str(release.python.parent / "accord"), process.args
         expected: dict[str, Expected] = {}
 
         # 1. The old replica alone, on a fresh database.

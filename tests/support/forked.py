@@ -1,5 +1,5 @@
 """Start a service as a fork of the pre-imported parent (tests/support/zygote.py) when that is
-the same as ``python -m accord.agents.cli.main ARGS``, else as that command.
+the same as ``python -m accord.cli.main ARGS``, else as that command.
 
 What a fork cannot honour, because the parent imported before the child's environment was set:
 a contracts directory of its own (``ACCORD_CONTRACTS_DIR``: the contract files are read at
@@ -206,7 +206,7 @@ def bare_env(**values: str) -> dict[str, str]:
 
 
 def forkable(env: Mapping[str, str]) -> bool:
-    """Whether a child of the zygote behaves as ``python -m accord.agents.cli.main`` would."""
+    """Whether a child of the zygote behaves as ``python -m accord.cli.main`` would."""
     if os.environ.get(NO_FORK) == "1" or env.get(NO_FORK) == "1":
         return False
     python = {k for k in os.environ.keys() | env.keys() if k.startswith("PYTHON")}
@@ -223,16 +223,22 @@ def start(
     python: str | None = None,
     cwd: Path | None = None,
 ) -> ForkedProcess | subprocess.Popen[bytes]:
-    """``python -m accord.agents.cli.main ARGS`` with ``env``, its output appended to
-    ``log_path``: a fork of the zygote when it can be, else that very command. ``python`` is
-    another interpreter (another release's environment: never a fork), ``cwd`` the command's
-    directory (default: this process's)."""
+    """``python -m accord.cli.main ARGS`` with ``env``, its output appended to ``log_path``: a
+    fork of the zygote when it can be, else that very command. ``python`` is another
+    interpreter (another release's environment: never a fork; its ``accord ARGS``), ``cwd`` the
+    command's directory (default: this process's)."""
     other = python is not None and python != sys.executable
     if not other and forkable(env):
         forked = _shared().spawn(args, env, log_path, deadline_s=120.0, cwd=cwd)
         if forked is not None:
             return forked
-    cmd = [python or sys.executable, "-m", "accord.agents.cli.main", *args]
+    # Another release's: its `accord` command, beside its interpreter (the module behind it
+    # moved in 0.3, accord.agents.cli to accord.cli; the command did not).
+    cmd = (
+        [str(Path(python).parent / "accord"), *args]
+        if other and python is not None
+        else [sys.executable, "-m", "accord.cli.main", *args]
+    )
     with log_path.open("ab") as log:
         return subprocess.Popen(
             cmd,
@@ -251,11 +257,11 @@ def run(
     timeout: float = 120.0,
     cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``subprocess.run([python, -m, accord.agents.cli.main, *args], capture_output=True,
+    """``subprocess.run([python, -m, accord.cli.main, *args], capture_output=True,
     text=True)``, as a fork of the zygote when it can be: a command's whole run, its exit
     status, stdout and stderr. ``env`` is the whole environment (default: this process's)."""
     full = dict(os.environ if env is None else env)
-    cmd = [sys.executable, "-m", "accord.agents.cli.main", *args]
+    cmd = [sys.executable, "-m", "accord.cli.main", *args]
     if forkable(full):
         with tempfile.TemporaryDirectory(prefix="accord-run-") as where:
             out, err = Path(where) / "stdout", Path(where) / "stderr"

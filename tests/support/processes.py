@@ -99,7 +99,7 @@ def run_service(
     python: str | None = None,
     cwd: Path | None = None,
 ) -> Iterator[Service]:
-    """Run ``python -m accord.agents.cli.main serve NAME`` (or ``args``) until the block ends;
+    """Run ``python -m accord.cli.main serve NAME`` (or ``args``) until the block ends;
     ``python`` and ``cwd`` as in ``forked.start`` (another release's interpreter)."""
     port = port or free_port()
     log_path = log_dir / f"{name}-{port}.log"

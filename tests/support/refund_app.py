@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from accord.agents.cli.mesh import REFUND_APP
+from accord.agents.cli.commands import REFUND_APP_FILE as REFUND_APP
 from accord.protocol.app_file import load_app
 
 

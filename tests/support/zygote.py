@@ -5,7 +5,7 @@ A service process spends most of its start importing (a2a-sdk, mcp, SQLAlchemy, 
 OpenTelemetry, pydantic...: about 1.5 s of CPU each on this machine), and the suite starts
 hundreds of them on two cores. This process imports all of that once; each service is then a
 ``fork()`` of it that sets its own environment, arguments, working directory and log, and runs
-``accord.agents.cli.main`` as ``python -m accord.agents.cli.main ARGS`` would. The child is a real
+``accord.cli.main`` as ``python -m accord.cli.main ARGS`` would. The child is a real
 process of its own (its own session, so ``killpg`` and ``kill -9`` work as on any service);
 only its imports are shared.
 
@@ -34,8 +34,8 @@ from typing import Any
 os.environ.setdefault("OTEL_INSTRUMENTATION_A2A_SDK_ENABLED", "false")
 
 PRELOAD = (
-    "accord.agents.cli.main",
-    "accord.agents.cli.serve_cmd",
+    "accord.cli.main",
+    "accord.cli.serve_cmd",
     "accord.protocol.service",
     "uvicorn.main",
     "uvicorn.lifespan.on",
@@ -73,7 +73,7 @@ def _say(message: dict[str, Any]) -> None:
 def _child(request: dict[str, Any]) -> None:
     """In the forked child: become the service process. Never returns: the command's
     SystemExit (or its uncaught exception) ends this interpreter as it would end
-    ``python -m accord.agents.cli.main`` (atexit handlers, flushed streams, exit status)."""
+    ``python -m accord.cli.main`` (atexit handlers, flushed streams, exit status)."""
     try:
         os.setsid()  # its own session and process group, as start_new_session=True gives
         for sig in (signal.SIGCHLD, signal.SIGTERM):
@@ -99,7 +99,7 @@ def _child(request: dict[str, Any]) -> None:
         os.environ.update(request["env"])
         os.environ.setdefault("OTEL_INSTRUMENTATION_A2A_SDK_ENABLED", "false")
         os.chdir(request["cwd"])
-        main_module = sys.modules["accord.agents.cli.main"]
+        main_module = sys.modules["accord.cli.main"]
         sys.argv = [main_module.__file__ or "accord", *request["args"]]
     except BaseException:  # the start itself failed: say why in the log, never serve on
         import traceback

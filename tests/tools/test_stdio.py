@@ -19,7 +19,7 @@ def stdio(
 ) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "accord.agents.cli.main", "serve", service, "--stdio"],
+        args=["-m", "accord.cli.main", "serve", service, "--stdio"],
         env={
             "ACCORD_DATA_DIR": str(data_dir),
             "ACCORD_DATABASE_URL": database_url or "",

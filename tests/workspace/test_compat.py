@@ -27,6 +27,7 @@ PACKAGES = (
     "protocol/accord",
     "protocol/kit/accord",
     "protocol/runtime/accord",
+    "protocol/cli/accord",
     "tools/accord",
     "agents/accord",
 )

@@ -1,5 +1,5 @@
 """Services forked from the pre-imported parent (tests/support/zygote.py) behave as
-``python -m accord.agents.cli.main`` does: the exit status, the signals, the environment,
+``python -m accord.cli.main`` does: the exit status, the signals, the environment,
 the working directory and the log are the child's own."""
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 A team building their own mesh installs the framework's distributions; none of them may speak
 of the refund assistant's refunds, orders, shops or services. Checked where the split is done:
 the contract test kit (``accord-kit``), whose probes come from the application, the workflow
-runtime (``accord-runtime``), and the parts of ``accord-protocol`` that no longer speak of it.
+runtime (``accord-runtime``), the `accord` command (``accord-cli``, an application's commands
+plugged in through entry points), and the parts of ``accord-protocol`` that no longer speak of it.
 The rest joins this list as the refund vocabulary leaves it.
 """
 
@@ -21,6 +22,7 @@ FRAMEWORK = {
     "accord-contracts": ROOT / "contracts" / "accord" / "contracts",
     "accord-kit": ROOT / "protocol" / "kit",
     "accord-runtime": ROOT / "protocol" / "runtime",
+    "accord-cli": ROOT / "protocol" / "cli",
     "accord-protocol: storage": PROTOCOL / "storage",
     "accord-protocol: telemetry": PROTOCOL / "telemetry",
     "accord-protocol: push": PROTOCOL / "push",
@@ -48,9 +50,14 @@ def _mentions(part: Path) -> list[str]:
     """Every line of ``part`` (a folder, or one file) that names an application concept."""
     found = []
     for path in [part] if part.is_file() else sorted(part.rglob("*")):
-        if path.suffix not in {".py", ".toml", ".md", ".yaml", ".json"} or "__pycache__" in str(
-            path
-        ):
+        if path.suffix not in {
+            ".py",
+            ".toml",
+            ".md",
+            ".yaml",
+            ".json",
+            ".tmpl",
+        } or "__pycache__" in str(path):
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if APP_WORDS.search(line):

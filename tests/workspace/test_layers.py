@@ -23,6 +23,7 @@ MEMBERS = {
     "protocol": "protocol",
     "kit": "protocol/kit",
     "runtime": "protocol/runtime",
+    "cli": "protocol/cli",
     "tools": "tools",
     "agents": "agents",
 }
@@ -87,6 +88,13 @@ def test_the_runtime_imports_only_the_framework() -> None:
     not import one (accord.agents, accord.tools, accord.refund_contracts)."""
     assert declared_siblings("runtime") == {"contracts", "protocol"}
     assert set(imported_siblings("runtime")) == {"contracts", "protocol"}
+
+
+def test_the_cli_imports_only_the_framework() -> None:
+    """The `accord` command is the framework's: an application plugs its commands and its app
+    file in through entry points (accord.cli.plugins), never by being imported."""
+    assert declared_siblings("cli") == {"contracts", "protocol", "kit"}
+    assert set(imported_siblings("cli")) == {"contracts", "protocol", "kit"}
 
 
 def test_every_workspace_member_is_checked() -> None:

@@ -20,6 +20,7 @@ MEMBERS = (
     "protocol",
     "protocol/kit",
     "protocol/runtime",
+    "protocol/cli",
     "tools",
     "agents",
 )

@@ -20,9 +20,17 @@ from pathlib import Path
 from typing import Final
 
 ROOT = Path(__file__).resolve().parents[2]
-# Every product package; the kit's and the runtime's sources are under protocol/kit and
-# protocol/runtime, not protocol/accord.
-PACKAGES: Final = ("contracts", "protocol", "protocol/kit", "protocol/runtime", "tools", "agents")
+# Every product package; the kit's, the runtime's and the CLI's sources are under protocol/kit,
+# protocol/runtime and protocol/cli, not protocol/accord.
+PACKAGES: Final = (
+    "contracts",
+    "protocol",
+    "protocol/kit",
+    "protocol/runtime",
+    "protocol/cli",
+    "tools",
+    "agents",
+)
 THE_READER: Final = "protocol/accord/protocol/settings.py"  # current(): the one reader
 PREFIX: Final = "ACCORD_"
 READING_METHODS: Final = frozenset({"get", "pop", "setdefault"})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from accord.agents.cli.mesh import MeshError, free_ports, refund_app, start_mesh
+from accord.cli.mesh import MeshError, free_ports, installed_app, start_mesh
 from tests.support.impostor import impostor
 from tests.support.ports import free_port
 from tests.support.processes import run_service, wait_healthy
@@ -42,8 +42,8 @@ def test_a_held_port_is_skipped() -> None:
 def test_the_mesh_ports_are_distinct() -> None:
     for _ in range(50):
         ports = free_ports()
-        assert set(ports) == set(refund_app().service_names)
-        assert len(set(ports.values())) == len(refund_app().service_names)
+        assert set(ports) == set(installed_app().service_names)
+        assert len(set(ports.values())) == len(installed_app().service_names)
 
 
 def test_another_service_answering_is_not_health() -> None:
@@ -71,7 +71,7 @@ def _start_then_stop(data: Path, ports: dict[str, int]) -> None:
 
 
 def test_accord_up_refuses_a_mesh_with_a_port_someone_else_answers(tmp_path: Path) -> None:
-    ports = {name: free_port() for name in refund_app().service_names}
+    ports = {name: free_port() for name in installed_app().service_names}
     with impostor(ports["commerce"], "policy"), pytest.raises(MeshError, match="commerce exited"):
         _start_then_stop(tmp_path / "data", ports)
     alive = subprocess.run(

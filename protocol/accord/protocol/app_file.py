@@ -27,6 +27,7 @@ from accord.protocol.settings import (
     DEFAULT_HOST,
     AccordSettings,
     env_name,
+    project_folder,
     service_url_env,
 )
 
@@ -152,9 +153,19 @@ def load_app(path: Path) -> App:
     return App(path, load_model(AppFile, path))
 
 
+def project_app_file(here: Path | None = None) -> Path | None:
+    """The app file of the project ``here`` (default: the current folder) is in: found from
+    there up as the data directory is (settings.project_folder), so a command run from a
+    subfolder of an application runs that application, with that application's ``.accord``."""
+    project = project_folder(here or Path.cwd())
+    if project is None or not (project / APP_FILE).is_file():
+        return None
+    return project / APP_FILE
+
+
 def find_app(given: Path | None, default: Path) -> App:
-    """``given``, else ./accord.yaml when there is one, else the caller's ``default``."""
+    """``given``, else the project's app file (:func:`project_app_file`: ./accord.yaml or one
+    above), else the caller's ``default``."""
     if given is not None:
         return load_app(given)
-    here = Path.cwd() / APP_FILE
-    return load_app(here if here.is_file() else default)
+    return load_app(project_app_file() or default)

@@ -693,13 +693,20 @@ def data_dir_path() -> Path:
     found = _found
     if found is not None and found[0] is settings and found[1] == here:
         return found[2]  # one walk per process and folder: a service asks on every request
-    chosen = here / DATA_DIR_NAME
-    for folder in (here, *here.parents):
-        if (folder / DATA_DIR_NAME).is_dir() or (folder / APP_FILE).is_file():
-            chosen = folder / DATA_DIR_NAME
-            break
+    chosen = (project_folder(here) or here) / DATA_DIR_NAME
     _found = (settings, here, chosen)
     return chosen
+
+
+def project_folder(here: Path) -> Path | None:
+    """The project ``here`` is in, found as git finds ``.git``: the nearest folder, from
+    ``here`` up, that has an app file or a ``.accord``; None when no folder has either. Its
+    ``.accord`` is the data directory (:func:`data_dir_path`), its app file the application
+    `accord up` and `accord contract-test` run (accord.protocol.app_file.project_app_file)."""
+    for folder in (here, *here.parents):
+        if (folder / DATA_DIR_NAME).is_dir() or (folder / APP_FILE).is_file():
+            return folder
+    return None
 
 
 def data_dir() -> Path:

@@ -14,8 +14,8 @@ from tests.support.processes import Service, free_port, run_service
 from tests.support.service_keys import TEST_SERVICE, sign_as
 from typer.testing import CliRunner
 
-from accord.agents.cli.main import app
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED
+from accord.cli.main import app
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient

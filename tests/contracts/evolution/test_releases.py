@@ -16,7 +16,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from accord.agents.cli.main import app
+from accord.cli.main import app
 from accord.contracts.errors import AccordError
 from accord.contracts.evolution.baseline import baselines
 from accord.contracts.evolution.release import Workspace, changelog_releases, check, history

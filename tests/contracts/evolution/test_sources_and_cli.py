@@ -13,7 +13,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from accord.agents.cli.main import app
+from accord.cli.main import app
 from accord.contracts.errors import AccordError
 from accord.contracts.evolution.diff import diff_sets
 from accord.contracts.evolution.intended import load_intended_breaks

@@ -150,7 +150,7 @@ def test_malformed_authorization_headers(tmp_path: Path, header: str) -> None:
 
 
 def test_token_command_prints_a_verifiable_token_and_revokes(data_dir: Path) -> None:
-    from accord.agents.cli.main import app
+    from accord.cli.main import app
 
     runner = CliRunner()
     result = runner.invoke(

@@ -10,7 +10,7 @@ import pytest
 from a2a.utils import errors as sdk
 from typer.testing import CliRunner
 
-from accord.agents.cli.main import app
+from accord.cli.main import app
 from accord.contracts.errors import (
     A2A_ERROR_DOMAIN,
     A2A_REASON_OF_JSONRPC,

@@ -96,7 +96,7 @@ async def test_write_without_key_is_refused_and_nothing_is_written() -> None:
 def test_cli_check_passes_against_the_real_server(mesh_tools: dict[str, str]) -> None:
     url = mesh_tools["ACCORD_COMMERCE_URL"] + "/mcp"
     done = subprocess.run(
-        [sys.executable, "-m", "accord.agents.cli.main", "tools", "check", url],
+        [sys.executable, "-m", "accord.cli.main", "tools", "check", url],
         env={**os.environ, **secret_env()},  # the CLI mints a development token with it
         capture_output=True,
         text=True,

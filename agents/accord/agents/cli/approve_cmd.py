@@ -13,8 +13,6 @@ import json
 import typer
 from rich.console import Console
 
-from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
-from accord.agents.cli.output import out_console
 from accord.agents.cli.refund_cmd import (
     EXIT_CALL_FAILED,
     EXIT_FAILED,
@@ -22,6 +20,8 @@ from accord.agents.cli.refund_cmd import (
     token_for,
 )
 from accord.agents.refund.approvals import APPROVE_SKILL
+from accord.cli.credentials import TOKEN_HELP, given_token, print_error
+from accord.cli.output import out_console
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView

@@ -8,22 +8,14 @@ the URL stays the one browsers use.
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 import typer
 
 from accord.agents.console.app import ConsoleConfig, build_console_app
-from accord.protocol.settings import CONSOLE_PORT, current, env_name, service_url
+from accord.cli.mesh import CONSOLE, console_address
+from accord.protocol.settings import current, env_name, service_url
 from accord.protocol.telemetry import configure_logging
 
-SERVICE_NAME = "console"
-
-
-def console_address() -> tuple[str, int]:
-    """Host and port of ``ACCORD_CONSOLE_URL``."""
-    parts = urlsplit(current().console_url)
-    default = {"http": 80, "https": 443}.get(parts.scheme, CONSOLE_PORT)
-    return parts.hostname or "127.0.0.1", parts.port or default
+SERVICE_NAME = CONSOLE
 
 
 def register(app: typer.Typer) -> None:

@@ -22,10 +22,10 @@ from rich.console import Console
 from rich.rule import Rule
 
 from accord.agents.cli.approve_cmd import print_decision, send_decision
-from accord.agents.cli.credentials import print_error
-from accord.agents.cli.mesh import Mesh, MeshError, free_ports, start_mesh
 from accord.agents.cli.refund_cmd import Printer, converse, token_for
 from accord.agents.cli.tasks_cmd import approval_table, list_approvals
+from accord.cli.credentials import print_error
+from accord.cli.mesh import Mesh, MeshError, free_ports, start_mesh
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView

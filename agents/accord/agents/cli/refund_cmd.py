@@ -20,10 +20,10 @@ from typing import Final
 import typer
 from rich.console import Console
 
-from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
-from accord.agents.cli.output import hint, out_console
 from accord.agents.models.base import Language
 from accord.agents.models.money_text import money
+from accord.cli.credentials import TOKEN_HELP, given_token, print_error
+from accord.cli.output import hint, out_console
 from accord.contracts.envelope import Budget, DelegationEnvelope, Tenant
 from accord.contracts.errors import AccordError
 from accord.contracts.status import WITH_ERROR, Status, WaitingReason

@@ -17,9 +17,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli.credentials import given_token, print_error
 from accord.agents.cli.refund_cmd import EXIT_CALL_FAILED, orchestrator_url
 from accord.agents.refund.stats_route import STATS_PATH
+from accord.cli.credentials import given_token, print_error
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.client.routes import get_json
 from accord.protocol.auth import service_token

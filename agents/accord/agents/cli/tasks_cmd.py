@@ -17,8 +17,6 @@ import jwt
 import typer
 from rich.table import Table
 
-from accord.agents.cli.credentials import TOKEN_HELP, given_token, print_error
-from accord.agents.cli.output import out_console, whole_column
 from accord.agents.cli.refund_cmd import (
     EXIT_CALL_FAILED,
     budget_text,
@@ -29,6 +27,8 @@ from accord.agents.models.base import Language
 from accord.agents.models.money_text import format_money
 from accord.agents.refund.approvals import APPROVALS_PATH
 from accord.agents.refund.attention import ATTENTION_KIND
+from accord.cli.credentials import TOKEN_HELP, given_token, print_error
+from accord.cli.output import out_console, whole_column
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView

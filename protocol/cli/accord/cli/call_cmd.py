@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.json import JSON
 
-from accord.agents.cli.credentials import (
+from accord.cli.credentials import (
     API_KEY_HELP,
     TOKEN_HELP,
     given_api_key,
@@ -142,12 +142,17 @@ def register(app: typer.Typer) -> None:
         transport: str = typer.Option(
             None, "--transport", help="jsonrpc or rest (default: the agent's preference)"
         ),
-        user: str = typer.Option("C-01", "--user", help="Subject of a minted dev token"),
+        user: str | None = typer.Option(
+            None,
+            "--user",
+            help="Subject of a minted dev token (default: the installed application's "
+            "development user)",
+        ),
         role: str = typer.Option("customer", "--role", help="Role of a minted dev token"),
         scope: list[str] = typer.Option(
             [],
             "--scope",
-            help="Grant of a minted service token (repeatable): the skill's, e.g. refund.risk",
+            help="Grant of a minted service token (repeatable): the skill's, e.g. notes.summarize",
         ),
         skill: str = typer.Option(None, "--skill", help="Skill id (default: the first)"),
         on_behalf: str = typer.Option(
@@ -174,6 +179,10 @@ def register(app: typer.Typer) -> None:
             payload = loaded
         if text is None and payload is None:
             raise typer.BadParameter("give TEXT, --data, or both")
+        if user is None:
+            from accord.cli.plugins import dev_user
+
+            user = dev_user()
         try:
             view = asyncio.run(
                 _call(

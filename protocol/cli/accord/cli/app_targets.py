@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from accord.contracts.errors import AccordError
-from accord.protocol.app_file import App, load_app
+from accord.protocol.app_file import App, load_app, project_app_file
 from accord.protocol.settings import APP_FILE, DEFAULT_HOST, given_service_url
 
 KIT_SERVICE = "kit"  # the trust table's name for the kit on this machine
@@ -43,9 +43,11 @@ class AppTargets:
 
 
 def app_targets(given: Path | None) -> AppTargets:
-    path = given if given is not None else Path.cwd() / APP_FILE
-    if given is None and not path.is_file():
-        raise typer.BadParameter(f"give URLs, or run it in an application's folder ({APP_FILE})")
+    path = given if given is not None else project_app_file()
+    if path is None:
+        raise typer.BadParameter(
+            f"give URLs, or run it in an application's folder ({APP_FILE} here or above)"
+        )
     try:
         app = load_app(path)
         urls = tuple(_url(app, name) for name in app.service_names)

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli import contracts_diff_cmd, contracts_release_cmd
+from accord.cli import contracts_diff_cmd, contracts_release_cmd
 from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.errors import REGISTRY
 from accord.contracts.export import export_all

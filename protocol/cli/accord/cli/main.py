@@ -1,5 +1,7 @@
 """`accord`: the command line. Each command group lives in its own module, imported only when
-one of its commands runs (lazy_group.py); the table below names them for the help listing."""
+one of its commands runs (lazy_group.py); the table below names the framework's for the help
+listing, and an installed application adds its own through the entry point group
+``accord.commands`` (accord.cli.plugins)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,14 @@ import sys
 
 import typer
 
-from accord.agents.cli.lazy_group import LazyCommand, LazyGroup
+from accord.cli.lazy_group import LazyCommand, LazyGroup
 
-_CLI = "accord.agents.cli."
+COMMANDS_GROUP = "accord.commands"  # accord.cli.plugins.COMMANDS_GROUP, without its import
 
-# Listing order; the summary is each command's own first docstring line (a test compares).
+_CLI = "accord.cli."
+
+# The framework's commands, in listing order (an installed application's follow, in its own
+# order); the summary is each command's own first docstring line (a test compares).
 COMMANDS: tuple[LazyCommand, ...] = (
     LazyCommand("serve", _CLI + "serve_cmd", "Start one service."),
     LazyCommand(
@@ -37,41 +42,6 @@ COMMANDS: tuple[LazyCommand, ...] = (
         _CLI + "new_cmd",
         "Make a new application: an agent, a tool server, their contracts, in folder NAME.",
     ),
-    LazyCommand(
-        "console",
-        _CLI + "console_cmd",
-        "Serve the web console: approvers' queue and customers' chat, in the browser.",
-    ),
-    LazyCommand(
-        "refund",
-        _CLI + "refund_cmd",
-        "Ask the refund assistant for a refund; answer its questions.",
-    ),
-    LazyCommand(
-        "chat",
-        _CLI + "refund_cmd",
-        "A conversation with the refund assistant: typed, or stdin's lines when piped.",
-    ),
-    LazyCommand(
-        "approve",
-        _CLI + "approve_cmd",
-        "Approve (or --reject) a refund that waits for an approver.",
-    ),
-    LazyCommand(
-        "tasks",
-        _CLI + "tasks_cmd",
-        "List your refund tasks; an approver sees the approvals waiting for a decision.",
-    ),
-    LazyCommand(
-        "demo",
-        _CLI + "demo_cmd",
-        "Run the scripted tour: refunded, approved, explained, asked for evidence.",
-    ),
-    LazyCommand(
-        "stats",
-        _CLI + "stats_cmd",
-        "Model metrics of a running orchestrator: success rate, P95, units and calls.",
-    ),
     LazyCommand("contracts", _CLI + "contracts_cmd", "Show, export or diff the Accord contract."),
     LazyCommand("tools", _CLI + "tools_cmd", "Check MCP tool servers against their contracts."),
     LazyCommand("token", _CLI + "token_cmd", "Development tokens and the deny list."),
@@ -87,6 +57,7 @@ COMMANDS: tuple[LazyCommand, ...] = (
 
 class AccordGroup(LazyGroup):
     table = COMMANDS
+    plugin_group = COMMANDS_GROUP
 
 
 app = typer.Typer(
@@ -104,7 +75,7 @@ app = typer.Typer(
 
 # The distribution that ships the command line; every Accord distribution has the same version
 # (docs/contract-evolution.md "Releases and versions").
-CLI_DISTRIBUTION = "accord-agents"
+CLI_DISTRIBUTION = "accord-cli"
 
 
 def _print_version(value: bool) -> None:

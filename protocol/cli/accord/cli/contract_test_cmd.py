@@ -1,8 +1,9 @@
 """`accord contract-test URL...`: the contract test kit against any A2A agent or MCP tool server.
 
-With no URL, in an application's folder (``--app``, else ./accord.yaml; docs/apps.md), it checks
-that application's services at their URLs, with the probes, tool contracts, skips and token
-scopes its ``contract_test`` section names (the token: the kit's own, `accord keys token kit`).
+With no URL, in an application's folder (``--app``, else the accord.yaml of this folder or the
+nearest one above; docs/apps.md), it checks that application's services at their URLs, with the
+probes, tool contracts, skips and token scopes its ``contract_test`` section names (the token:
+the kit's own, `accord keys token kit`).
 
 Exit status: 0 when nothing violated the contract, 1 on any violation, 2 on bad usage. The kit's
 own command, ``accord-contract-test``, takes the same flags (tests/kit/test_cli.py checks it).
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import typer
 
-from accord.agents.cli.credentials import given_token
+from accord.cli.credentials import given_token
 
 
 def register(app: typer.Typer) -> None:
@@ -43,7 +44,9 @@ def register(app: typer.Typer) -> None:
         junit: Path | None = typer.Option(None, "--junit", help="Write JUnit XML here"),
         timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds per call"),
         app_file: Path | None = typer.Option(
-            None, "--app", help="With no URL: the application's file (default: ./accord.yaml)"
+            None,
+            "--app",
+            help="With no URL: the application's file (default: accord.yaml here or above)",
         ),
     ) -> None:
         """Check agents and tool servers against the Accord contract (requirement IDs)."""
@@ -52,7 +55,7 @@ def register(app: typer.Typer) -> None:
         from accord.kit.cli import UsageError, console, kit_options, run_and_report
 
         if not urls:
-            from accord.agents.cli.app_targets import app_targets
+            from accord.cli.app_targets import app_targets
 
             target = app_targets(app_file)
             urls = list(target.urls)

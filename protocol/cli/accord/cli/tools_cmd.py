@@ -19,14 +19,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli.credentials import (
+from accord.cli.credentials import (
     API_KEY_HELP,
     TOKEN_HELP,
     given_api_key,
     given_token,
     print_error,
 )
-from accord.agents.refund.config import TOOLS_FILE
 from accord.contracts.errors import AccordError
 from accord.contracts.tools import shipped_tool_contracts
 from accord.protocol.auth import ROLE_CUSTOMER, mint_token
@@ -36,7 +35,6 @@ from accord.protocol.mcp.credentials import StaticCredential
 
 EXIT_VIOLATION = 1
 EXIT_FAILED = 2
-DEV_USER = "C-01"  # whose development token `tools check` mints when given no credential
 
 tools_app = typer.Typer(
     help="Check MCP tool servers against their contracts.", no_args_is_help=True
@@ -93,7 +91,9 @@ def check(
     bearer, key = given_token(token), given_api_key(api_key)
     if not bearer and not key:
         # Signed with this machine's secret: right for `accord up`, useless elsewhere.
-        bearer = mint_token(DEV_USER, [ROLE_CUSTOMER], ttl_s=300)
+        from accord.cli.plugins import dev_user
+
+        bearer = mint_token(dev_user(), [ROLE_CUSTOMER], ttl_s=300)
     credential = StaticCredential(token=bearer, api_key=key)
     try:
         shipped = shipped_tool_contracts()
@@ -118,13 +118,17 @@ def list_(
     config: Path | None = typer.Option(
         None,
         "--config",
-        help="Tools configuration file (default: ACCORD_TOOLS_CONFIG, else the refund assistant's)",
+        help="Tools configuration file (default: ACCORD_TOOLS_CONFIG, else the installed "
+        "application's)",
     ),
 ) -> None:
     """Print the configured tool servers and the tools each one must serve."""
+    from accord.cli.plugins import installed_app
+
     console = Console()
+    built_in = installed_app()
     try:
-        loaded = load_config(config, default=TOOLS_FILE)
+        loaded = load_config(config, default=built_in.tools if built_in else None)
     except AccordError as err:
         print_error(err, console)
         raise typer.Exit(EXIT_FAILED) from None

@@ -33,8 +33,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def serve(
         name: str = typer.Argument(
-            help="Service: an installed one (orchestrator, policy, risk, commerce, payments) "
-            "or one of --app's"
+            help="Service: an installed one (entry point group accord.services) or one of --app's"
         ),
         host: str = typer.Option(DEFAULT_HOST, help="Interface to bind"),
         port: int = typer.Option(0, help="Port (0: the service's default)"),

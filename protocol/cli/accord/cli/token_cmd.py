@@ -1,9 +1,9 @@
 """`accord token`: print a development token; `accord token revoke`: refuse credentials.
 
-    accord token --user C-01 --role customer [--app accord] [--ttl 3600] [--show-id]
-    accord keys token orchestrator --scope orders.lookup   a service's token (its own key)
+    accord token --user alice --role customer [--app accord] [--ttl 3600] [--show-id]
+    accord keys token my-agent --scope notes.search   a service's token (its own key)
     accord token revoke --jti JTI              one token (or --key-id ID: one API key)
-    accord token revoke --subject accord/C-01  every credential of that user issued until now
+    accord token revoke --subject accord/alice every credential of that user issued until now
     accord token --revoke JTI                  the older spelling of --jti, kept
                                                (compat.TOKEN_REVOKE_FLAG)
 
@@ -25,7 +25,7 @@ import typer
 from accord.protocol.auth.names import DEFAULT_APP, ROLE_CUSTOMER, ROLE_SERVICE
 
 # PyJWT, the settings model and the deny list are imported in the commands' bodies: `accord
-# token --help` shows the options without them (#16; tests/agents/test_cli_lazy.py).
+# token --help` shows the options without them (#16; tests/cli/test_cli_lazy.py).
 
 token_app = typer.Typer(help="Development tokens and the deny list.")
 
@@ -51,7 +51,7 @@ def _parse_before(value: str) -> float | None:
 @token_app.callback(invoke_without_command=True)
 def token(
     ctx: typer.Context,
-    user: str = typer.Option("", "--user", help="Subject, e.g. C-01 or approver-1"),
+    user: str = typer.Option("", "--user", help="Subject, e.g. alice or approver-1"),
     role: list[str] = typer.Option(
         [], "--role", help="Role (repeatable): customer, approver, service"
     ),
@@ -64,7 +64,7 @@ def token(
     scope: list[str] = typer.Option(
         [],
         "--scope",
-        help="Grant (repeatable): a tool or skill a service may call (refunds.get, refund.risk)",
+        help="Grant (repeatable): a tool or skill a service may call (notes.search)",
     ),
 ) -> None:
     """Print a development bearer token (or revoke one with --revoke JTI)."""
@@ -143,7 +143,7 @@ def revoke_cmd(
         return
     app_name, slash, sub = subject.partition("/")
     if not slash:
-        raise typer.BadParameter("APP/SUBJECT, e.g. accord/C-01", param_hint="--subject")
+        raise typer.BadParameter("APP/SUBJECT, e.g. accord/alice", param_hint="--subject")
     try:
         path, cutoff = revoke_subject(app_name, sub, before=_parse_before(before))
     except AccordError as error:

@@ -17,7 +17,7 @@ from typing import Final
 
 import typer
 
-from accord.agents.cli.contracts_diff_cmd import (
+from accord.cli.contracts_diff_cmd import (
     EXIT_BREAKING,
     EXIT_UNREADABLE,
     diff_document,

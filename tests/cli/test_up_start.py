@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+
+from accord.cli.mesh import Mesh, installed_app
+from accord.cli.up_cmd import serve_until_stopped
 from tests.support import forked
 from tests.support.processes import free_port, run_service
-
-from accord.agents.cli.mesh import Mesh, refund_app
-from accord.agents.cli.up_cmd import serve_until_stopped
 
 SECRET = "q8Zr2mVx7LkP4tNw9sYb3cHd6fJg1aUe5oRi0"
 SERVICES = ("orchestrator", "policy", "risk", "commerce", "payments")
@@ -52,7 +52,7 @@ def test_taken_ports_are_named_before_anything_starts(tmp_path: Path) -> None:
 
 
 def test_a_service_that_dies_has_the_end_of_its_log_printed(tmp_path: Path) -> None:
-    app = refund_app()
+    app = installed_app()
     mesh = Mesh(tmp_path, app, {name: free_port() for name in app.service_names})
     (tmp_path / "logs").mkdir()
     with mesh.log_path("payments").open("wb") as log:

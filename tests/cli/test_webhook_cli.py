@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 import httpx
-from tests.support.processes import run_service
 
 from accord.contracts.keys import PUSH_ID_HEADER, PUSH_SIGNATURE_HEADER
 from accord.protocol.push.signing import sign
+from tests.support.processes import run_service
 
 SECRET = "webhook-cli-token-0123456789"
 BODY = json.dumps(

@@ -2,8 +2,8 @@
 their contracts, an app file, probes for the kit, a README), ready for `accord up` and `accord
 contract-test` there. The files come from ``app_template/`` (docs/getting-started.md walks them).
 
-It imports the framework only (accord.contracts, accord.protocol), never the refund assistant:
-tests/cli/test_new_app.py runs exactly the README's commands against it from a clean folder.
+It imports the framework only (accord.contracts, accord.protocol), never an application:
+tests/apps/test_new_app.py runs exactly the README's commands against it from a clean folder.
 """
 
 from __future__ import annotations
@@ -19,9 +19,17 @@ import typer
 
 NAME: Final = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 MAX_NAME: Final = 30
-# Names the trust table or the refund assistant already use on a development machine.
-TAKEN: Final = frozenset({"kit", "cli", "orchestrator", "policy", "risk", "commerce", "payments"})
+# Names the trust table gives Accord's own tools on a development machine; an installed
+# service's name is taken too (`taken_names`).
+RESERVED: Final = frozenset({"kit", "cli"})
 SUFFIX: Final = ".tmpl"
+
+
+def taken_names() -> frozenset[str]:
+    """Reserved names and every installed service's (entry points ``accord.services``)."""
+    from accord.cli.plugins import entry_points
+
+    return RESERVED | frozenset(entry_points("accord.services"))
 
 
 def checked_name(name: str) -> str:
@@ -30,7 +38,7 @@ def checked_name(name: str) -> str:
             f"{name!r}: lower-case letters and digits, words joined by '-', at most {MAX_NAME}",
             param_hint="NAME",
         )
-    if name in TAKEN:
+    if name in taken_names():
         raise typer.BadParameter(f"{name!r} is a name Accord already uses", param_hint="NAME")
     return name
 
@@ -46,7 +54,7 @@ def render(name: str, agent_port: int, tool_port: int) -> dict[Path, str]:
         "tool_port": str(tool_port),
     }
     out: dict[Path, str] = {}
-    root = resources.files("accord.agents.cli") / "app_template"
+    root = resources.files("accord.cli") / "app_template"
     for relative, source in _walk(root, Path()):
         target = Path(
             *(

@@ -1,6 +1,6 @@
 """Start an application's services as child processes, wait for their health, stop them.
 
-Shared by `accord up` and `accord demo`. Each service is ``python -m accord.agents.cli.main
+Shared by `accord up` and `accord demo`. Each service is ``python -m accord.cli.main
 serve NAME --port N --app FILE`` in its own process group, in the order of its app file
 (accord.protocol.app_file), with ``ACCORD_DATA_DIR`` (SQLite files and the development keys),
 the app file's settings and ``ACCORD_<NAME>_URL`` set so the services find each other.
@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -26,10 +27,8 @@ from accord.contracts.keys import HEALTH_PATH
 from accord.protocol.app_file import App, load_app
 from accord.protocol.health import served_name
 from accord.protocol.private_files import open_private, private_dir
-from accord.protocol.settings import DEFAULT_HOST, env_name
+from accord.protocol.settings import APP_FILE, CONSOLE_PORT, DEFAULT_HOST, current, env_name
 
-# The refund assistant's app file: what `accord up` runs in a folder without one of its own.
-REFUND_APP: Final = Path(__file__).resolve().parents[1] / "refund" / "accord.yaml"
 STOP_GRACE_S: Final = 10.0
 CONSOLE: Final = "console"  # the web console: started by `accord up`, not a service of the app file
 
@@ -38,8 +37,22 @@ class MeshError(Exception):
     """A service did not come up (its log's tail is in the message)."""
 
 
-def refund_app() -> App:
-    return load_app(REFUND_APP)
+def installed_app() -> App:
+    """The application built into `accord` (entry point group ``accord.apps``): what `accord
+    up` runs in a folder without an app file."""
+    from accord.cli.plugins import installed_app as installed
+
+    found = installed()
+    if found is None:
+        raise MeshError(f"no application is installed: give its file ({APP_FILE}, --app)")
+    return load_app(found.path)
+
+
+def console_address() -> tuple[str, int]:
+    """Host and port of ``ACCORD_CONSOLE_URL``: where `accord console` listens."""
+    parts = urlsplit(current().console_url)
+    default = {"http": 80, "https": 443}.get(parts.scheme, CONSOLE_PORT)
+    return parts.hostname or "127.0.0.1", parts.port or default
 
 
 @dataclass
@@ -76,12 +89,12 @@ class Mesh:
 
 
 def free_ports(names: tuple[str, ...] | None = None) -> dict[str, int]:
-    """A distinct free port per name (default: the refund app's services): every socket stays
+    """A distinct free port per name (default: the installed app's services): every socket stays
     bound until all are chosen (a port closed at once may be the kernel's next answer: two
     services would get the same)."""
     with contextlib.ExitStack() as held:
         ports: dict[str, int] = {}
-        for name in names if names is not None else refund_app().service_names:
+        for name in names if names is not None else installed_app().service_names:
             s = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
             s.bind((DEFAULT_HOST, 0))
             ports[name] = int(s.getsockname()[1])
@@ -116,11 +129,11 @@ def start_mesh(
     env: Mapping[str, str] | None = None,
     deadline_s: float = 90.0,
 ) -> Mesh:
-    """Start the app's services (default: the refund assistant's, on their default ports) and
+    """Start the app's services (default: the installed app's, on their default ports) and
     wait for every /healthz; on failure stop what started and raise."""
     data_dir = data_dir.expanduser().resolve()
     private_dir(private_dir(data_dir) / "logs")  # secrets, databases, logs: 0700
-    app = app or refund_app()
+    app = app or installed_app()
     if ports is None:
         ports = {name: app.port(name, app.service(name)) for name in app.service_names}
     mesh = Mesh(data_dir, app, dict(ports))
@@ -132,7 +145,7 @@ def start_mesh(
             cmd = [
                 sys.executable,
                 "-m",
-                "accord.agents.cli.main",
+                "accord.cli.main",
                 "serve",
                 name,
                 "--port",
@@ -159,11 +172,12 @@ def start_mesh(
 
 
 def start_console(mesh: Mesh, port: int, *, deadline_s: float = 60.0) -> str:
-    """Start the web console (`accord console`) for this mesh, as one more child process that
-    `Mesh.stop` stops; wait for its health. Its URL is the one origin the orchestrator allows
-    browsers from (``ACCORD_CONSOLE_URL``, inherited by the services as started)."""
+    """Start the web console (`accord console`, an application's command) for this mesh, as one
+    more child process that `Mesh.stop` stops; wait for its health. Its URL is the one origin
+    the app's agents allow browsers from (``ACCORD_CONSOLE_URL``, inherited by the services as
+    started)."""
     mesh.ports[CONSOLE] = port
-    cmd = [sys.executable, "-m", "accord.agents.cli.main", CONSOLE]
+    cmd = [sys.executable, "-m", "accord.cli.main", CONSOLE]
     fd = open_private(mesh.log_path(CONSOLE), os.O_WRONLY | os.O_APPEND)
     with os.fdopen(fd, "ab") as log:
         mesh.processes[CONSOLE] = subprocess.Popen(

@@ -3,7 +3,7 @@
 - Piped (stdout not a terminal, no ``COLUMNS``), rich would lay everything out in 80 columns;
   the output is for another program or a file then, so nothing is wrapped: the width is
   unbounded in practice and a table is as wide as its contents.
-- A command printed for the user to run (``answer with: accord refund --task ...``) is one line,
+- A command printed for the user to run (``answer with: accord call URL --task ...``) is one line,
   never wrapped or cut, whatever the width: the terminal may fold it on screen, but a copy of
   it is the command.
 - A task id, the handle every other command takes, is never cut in a table (``id_column``).
@@ -50,7 +50,7 @@ def accord_command(argv0: str | None = None) -> str:
     with the venv not active: a bare ``accord`` in the hint would be "command not found")."""
     started = Path(argv0 if argv0 is not None else sys.argv[0])
     if started.name != "accord":
-        return "accord"  # python -m accord.agents.cli.main, a test harness: nothing better to say
+        return "accord"  # python -m accord.cli.main, a test harness: nothing better to say
     on_path = shutil.which("accord")
     if on_path is not None and Path(on_path).resolve() == started.resolve():
         return "accord"

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli.credentials import print_error
+from accord.cli.credentials import print_error
 from accord.contracts.errors import AccordError
 from accord.contracts.keys import CONTRACT_EXTENSION_URI, DELEGATION_EXTENSION_URI
 

@@ -1,6 +1,6 @@
 """`accord db upgrade` and `accord db current`: the schema migrations of the services' databases.
 
-Each service keeps one or more schemas (the orchestrator: its task table and its workflow log)
+Each service keeps one or more schemas (an agent: its task table and its workflow log)
 in its default database (a SQLite file in the data directory) or in ``--database-url``; each
 schema has its own Alembic history and version table. Services upgrade their schemas when they
 start; these commands do it ahead (a deploy step) or show where a database stands.

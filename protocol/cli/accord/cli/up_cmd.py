@@ -1,12 +1,13 @@
 """`accord up`: an application's whole mesh on 127.0.0.1 with SQLite in one data directory.
 
-The application is the app file given (``--app``), else ./accord.yaml, else the refund
-assistant (docs/apps.md). Starts its services as child processes on their ports (those of
-``ACCORD_<NAME>_URL``, the same settings clients use to find them, else the app file's, else
-the service's default), then, for an app that has one, the web console (``ACCORD_CONSOLE_URL``;
-``--no-console`` leaves it out), waits for their health endpoints (with a deadline), prints where
-they are, and stops them all cleanly on Ctrl-C or SIGTERM (or when one of them dies). Logs go to
-DATA_DIR/logs/NAME.log.
+The application is the app file given (``--app``), else the project's accord.yaml (here or in
+a folder above, as the data directory is found), else the application built into `accord`
+(entry point group ``accord.apps``; docs/apps.md). Starts its services as child processes on
+their ports (those of ``ACCORD_<NAME>_URL``, the same settings clients use to find them, else
+the app file's, else the service's default), then, for an app that has one, the web console
+(``ACCORD_CONSOLE_URL``; ``--no-console`` leaves it out), waits for their health endpoints
+(with a deadline), prints where they are, and stops them all cleanly on Ctrl-C or SIGTERM (or
+when one of them dies). Logs go to DATA_DIR/logs/NAME.log.
 """
 
 from __future__ import annotations
@@ -21,22 +22,23 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from accord.agents.cli.console_cmd import console_address
-from accord.agents.cli.mesh import (
+from accord.cli.mesh import (
     CONSOLE,
-    REFUND_APP,
     Mesh,
     MeshError,
+    console_address,
     holder,
     log_tail,
     port_taken,
     start_console,
     start_mesh,
 )
-from accord.agents.cli.output import accord_command, hint
+from accord.cli.output import accord_command, hint
+from accord.cli.plugins import installed_app
 from accord.contracts.errors import AccordError
-from accord.protocol.app_file import App, find_app
+from accord.protocol.app_file import App, find_app, project_app_file
 from accord.protocol.settings import (
+    APP_FILE,
     DEFAULT_HOST,
     current,
     data_dir_path,
@@ -53,9 +55,18 @@ def default_data_dir(given: Path | None) -> Path:
 
 
 def chosen_app(given: Path | None) -> App:
-    """``--app``, else ./accord.yaml, else the refund assistant; a broken file is a usage error."""
+    """``--app``, else the project's accord.yaml (here or in a folder above, as the data
+    directory is found), else the installed application; a broken file is a usage error, and
+    so is no application at all."""
+    built_in = installed_app()
+    if given is None and built_in is None and project_app_file() is None:
+        raise typer.BadParameter(
+            f"no {APP_FILE} here or in a folder above, and no application installed",
+            param_hint="--app",
+        )
+    default = built_in.path if built_in is not None else Path.cwd() / APP_FILE
     try:
-        return find_app(given, REFUND_APP)
+        return find_app(given, default)
     except AccordError as error:
         raise typer.BadParameter(error.message, param_hint="--app") from None
 
@@ -122,7 +133,8 @@ def register(app: typer.Typer) -> None:
         app_file: Path = typer.Option(
             None,
             "--app",
-            help="The application's file (default: ./accord.yaml, else the refund assistant)",
+            help="The application's file (default: accord.yaml here or in a folder above, else "
+            "the installed one)",
         ),
     ) -> None:
         """Start an application's services and keep them running until Ctrl-C."""
@@ -173,18 +185,18 @@ def serve_until_stopped(console: Console, mesh: Mesh) -> bool:
     accord = accord_command()
     try:
         console.print(endpoints_table(mesh))
+        built_in = installed_app()
+        ours = built_in if built_in is not None and built_in.path == mesh.app.path else None
         if CONSOLE in mesh.processes:
+            how = ours.console_hint.format(accord=accord) if ours and ours.console_hint else ""
             console.print(
-                f"web console: {current().console_url}  (sign in with a token: {accord} token "
-                "--user C-03, or --user approver-1 --role approver)",
+                f"web console: {current().console_url}" + (f"  ({how})" if how else ""),
                 highlight=False,
                 markup=False,
             )
         console.print(f"data: {mesh.data_dir}   logs: {mesh.data_dir / 'logs'}")
-        if mesh.app.path == REFUND_APP:
-            hint(
-                console, f"try: {accord} refund '鞋码不合适，想退款，订单 O-1001'   (Ctrl-C stops)"
-            )
+        if ours is not None and ours.hint:
+            hint(console, ours.hint.format(accord=accord))
         else:
             console.print("Ctrl-C stops")
         while not died:

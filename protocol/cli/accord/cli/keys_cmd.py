@@ -114,7 +114,7 @@ def revoke_cmd(
 
 @keys_app.command("token")
 def token_cmd(
-    service: str = typer.Argument(..., help="The service to sign as, e.g. orchestrator"),
+    service: str = typer.Argument(..., help="The service to sign as (an agent's name)"),
     scope: list[str] = typer.Option(
         [], "--scope", help="Ask for fewer grants (repeatable); the verifier's table caps them"
     ),

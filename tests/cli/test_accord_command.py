@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from accord.agents.cli.output import accord_command
+from accord.cli.output import accord_command
 
 
 def _program(folder: Path) -> Path:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.support import forked
-from tests.support.processes import run_service
 
 from accord.protocol.auth import mint_token
+from tests.support import forked
+from tests.support.processes import run_service
 
 SECRET = "q8Zr2mVx7LkP4tNw9sYb3cHd6fJg1aUe5oRi0"  # random-looking: production accepts it
 V1 = {"A2A-Version": "1.0"}
