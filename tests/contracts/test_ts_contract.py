@@ -15,6 +15,7 @@ import shutil
 import subprocess
 from datetime import datetime
 from pathlib import Path
+from typing import Final
 
 import pytest
 from tests.contracts.contract_cases import (
@@ -70,7 +71,7 @@ from accord.contracts.errors import (
     parse_code,
 )
 from accord.contracts.export import export_all, keys_document, schema_documents
-from accord.contracts.keys import CONTRACT_VERSION, DELEGATION_EXTENSION_URI
+from accord.contracts.keys import CONTRACT_VERSION, DELEGATION_EXTENSION_URI, TRACEPARENT_KEY
 from accord.contracts.status import (
     TERMINAL,
     TRANSITIONS,
@@ -80,11 +81,27 @@ from accord.contracts.status import (
     from_a2a,
     to_a2a,
 )
+from accord.contracts.tool_access import ToolDelegation
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "contracts" / "ts"
 TSC = PACKAGE / "node_modules" / "typescript" / "bin" / "tsc"
 FACTS = Path(__file__).with_name("ts_contract_facts.mjs")
+
+
+TOOL_META_CASES: Final = [
+    {
+        "delegation": {"tenant": {"app": "accord", "user": "C-01", "session": "s-1"}},
+        "traceparent": None,
+    },
+    {
+        "delegation": {
+            "tenant": {"app": "shop", "user": "C-07", "session": "s-2"},
+            "approved_by": "approver-7",
+        },
+        "traceparent": TRACE,
+    },
+]
 
 
 def test_committed_sources_are_a_fresh_generation() -> None:
@@ -221,6 +238,7 @@ def test_typescript_helpers_write_what_the_python_server_writes(tmp_path: Path) 
         "bad_dates": [{DELEGATION_EXTENSION_URI: _budget(deadline=d)} for d in BAD_DATES],
         "admit": admits,
         "child_of": {DELEGATION_EXTENSION_URI: _with(traceparent=TRACE, parent_task="wf-0")},
+        "tool_meta": TOOL_META_CASES,
     }
     ts = json.loads(_run(["node", str(FACTS), str(dist), "helpers"], json.dumps(ask)))
 
@@ -259,3 +277,9 @@ def test_typescript_helpers_write_what_the_python_server_writes(tmp_path: Path) 
     _same(ts["child"], child.to_metadata())
     assert ts["child_overspent"]["code"] == ErrorCode.BUDGET_EXHAUSTED.value
     _same(ts["admit"], [_py_admit(case) for case in ask["admit"]])
+    # A tool call's _meta: the delegation as ToolDelegation.to_meta writes it, the trace beside.
+    for case, got in zip(TOOL_META_CASES, ts["tool_meta"], strict=True):
+        meta = ToolDelegation.model_validate(case["delegation"]).to_meta()
+        if case["traceparent"] is not None:
+            meta[TRACEPARENT_KEY] = case["traceparent"]
+        _same(got, meta)

@@ -127,6 +127,7 @@ function helpers(ask) {
       c.childEnvelope(incoming, { goal, spent: { units: 10, toolCalls: 2 }, parentTask: "task-9" }),
     ),
     child_overspent: attempt(() => c.childEnvelope(incoming, { goal, spent: { units: 41 } })).error,
+    tool_meta: ask.tool_meta.map((k) => c.toolCallMeta(k.delegation, k.traceparent)),
     admit: ask.admit.map((k) =>
       attempt(() => {
         const got = c.admitTurn(c.parseEnvelope({ [c.DELEGATION_EXTENSION_URI]: k.envelope }), k);

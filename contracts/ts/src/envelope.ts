@@ -8,8 +8,12 @@
 // this reads JSON as the schema types it, so such an envelope is refused here.
 
 import { AccordError } from "./error.js";
-import { DELEGATION_EXTENSION_URI } from "./generated/keys.js";
-import { ENVELOPE_SCHEMA, type DelegationEnvelope } from "./generated/schemas.js";
+import {
+  DELEGATION_EXTENSION_URI, TOOL_DELEGATION_META_KEY, TRACEPARENT_KEY,
+} from "./generated/keys.js";
+import {
+  ENVELOPE_SCHEMA, type DelegationEnvelope, type ToolDelegation,
+} from "./generated/schemas.js";
 import { type JsonObject, type JsonValue, isJsonObject, pythonJsonDumps } from "./json.js";
 
 /** An envelope over this many bytes of JSON is refused (ENV-003). */
@@ -406,4 +410,21 @@ function utf8Length(text: string): number {
     n += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
   }
   return n;
+}
+
+/**
+ * A tool call's `params._meta`, as Accord's Python client writes it: the delegation (the
+ * generated `ToolDelegation`: the tenant the call acts for, whose user is the customer, and for
+ * a write a person approved, `approved_by`; set by the runtime from verified facts, never from
+ * a model's words) under `dev.accord/delegation` (TOOL-012), and the caller's W3C trace context
+ * under `traceparent` (SEP-414), so the tool's span joins the request's trace.
+ */
+export function toolCallMeta(delegation: ToolDelegation, traceparent?: string | null): JsonObject {
+  const tenant: JsonObject = { app: delegation.tenant.app, user: delegation.tenant.user };
+  if (delegation.tenant.session != null) tenant["session"] = delegation.tenant.session;
+  const acting: JsonObject = { tenant };
+  if (delegation.approved_by != null) acting["approved_by"] = delegation.approved_by;
+  const meta: JsonObject = { [TOOL_DELEGATION_META_KEY]: acting };
+  if (traceparent != null) meta[TRACEPARENT_KEY] = traceparent;
+  return meta;
 }

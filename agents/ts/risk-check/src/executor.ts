@@ -14,7 +14,7 @@ import {
 } from "@accord/contract";
 import type { Principal } from "@accord/contract/service-keys";
 import { assess, readHistory } from "./rules.js";
-import type { Commerce, Delegation } from "./tools.js";
+import type { Acting, Commerce } from "./tools.js";
 
 const ORDER = /^O-[0-9]{4,10}$/;
 const CUSTOMER = /^C-[0-9]{2,10}$/;
@@ -118,13 +118,15 @@ export class RiskExecutor implements AgentExecutor {
       // The caller's trace context: the message's (A2A metadata), else the envelope's.
       const sent = message.metadata?.[TRACEPARENT_KEY];
       const traceparent = typeof sent === "string" ? sent : envelope?.traceparent ?? undefined;
-      const delegation: Delegation = {
-        tenant: {
-          app: envelope?.tenant.app ?? principal.app,
-          user: request.customer_id,
-          session: envelope?.tenant.session ?? ctx.contextId,
+      const acting: Acting = {
+        delegation: {
+          tenant: {
+            app: envelope?.tenant.app ?? principal.app,
+            user: request.customer_id,
+            session: envelope?.tenant.session ?? ctx.contextId,
+          },
         },
-        ...(traceparent === undefined ? {} : { traceparent }),
+        traceparent,
       };
       bus.publish(this.update(running, { ...words(), node: "orders.customer_history",
         text: `reading the refund history of customer ${request.customer_id}` }, allowance));
@@ -133,9 +135,9 @@ export class RiskExecutor implements AgentExecutor {
       // ends a Node process).
       const ask = { order_id: request.order_id, customer_id: request.customer_id };
       const [historyRead, order] = await Promise.all([
-        this.commerce.call("orders.customer_history", ask, delegation, abort.signal),
+        this.commerce.call("orders.customer_history", ask, acting, abort.signal),
         request.amount_cents === undefined
-          ? this.commerce.call("orders.lookup", ask, delegation, abort.signal)
+          ? this.commerce.call("orders.lookup", ask, acting, abort.signal)
           : Promise.resolve(undefined),
       ]);
       const amount = request.amount_cents ?? Number(order?.["refundable_cents"]);

@@ -3,15 +3,13 @@
 // delegation of the customer the request is about.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  AccordError, TOOL_DELEGATION_META_KEY, TRACEPARENT_KEY, fromMcpResult,
-} from "@accord/contract";
+import { AccordError, type ToolDelegation, fromMcpResult, toolCallMeta } from "@accord/contract";
 import type { ServiceCredential } from "@accord/contract/service-keys";
 
-export interface Delegation {
-  readonly tenant: { readonly app: string; readonly user: string; readonly session?: string };
-  /** The caller's W3C trace context, passed on so the tool's span joins the request's trace. */
-  readonly traceparent?: string;
+/** Whom a call acts for, and the caller's trace context, passed on to every tool call. */
+export interface Acting {
+  readonly delegation: ToolDelegation;
+  readonly traceparent?: string | undefined;
 }
 
 export class Commerce {
@@ -20,7 +18,7 @@ export class Commerce {
   /** One call in its own session: a failure to reach commerce is UNAVAILABLE; `signal`
    * aborts it (the task was canceled). */
   async call(
-    tool: string, args: Record<string, unknown>, delegation: Delegation, signal?: AbortSignal,
+    tool: string, args: Record<string, unknown>, acting: Acting, signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     const client = new Client({ name: "risk-check-ts", version: "0.1.0" });
     const transport = new StreamableHTTPClientTransport(this.url, {
@@ -32,10 +30,7 @@ export class Commerce {
       throw new AccordError("UNAVAILABLE", `commerce is unreachable: ${String(cause)}`);
     }
     try {
-      // The delegation names the tenant; the trace context rides in `_meta` too (SEP-414).
-      const { traceparent, ...acting } = delegation;
-      const meta: Record<string, unknown> = { [TOOL_DELEGATION_META_KEY]: acting };
-      if (traceparent !== undefined) meta[TRACEPARENT_KEY] = traceparent;
+      const meta = toolCallMeta(acting.delegation, acting.traceparent);
       const result = await client.callTool(
         { name: tool, arguments: args, _meta: meta }, undefined, { signal },
       );
