@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.runtime.workflow.conftest import RuntimeFactory
-
 from accord.contracts.errors import ErrorCode
 from accord.contracts.status import Status
 from accord.runtime.workflow import EventType, Graph, NodeContext
+from tests.runtime.workflow.conftest import RuntimeFactory
 
 
 def _paying_graph(started: asyncio.Event, go: asyncio.Event, wrote: list[str]) -> Graph:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tests.runtime.workflow.harness import IDS, Harness
 
 

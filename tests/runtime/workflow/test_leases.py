@@ -17,14 +17,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from accord.contracts.status import Status
+from accord.runtime.workflow import EventType, Graph, NodeContext, Runtime
 from tests.runtime.workflow.appended import Appended
 from tests.runtime.workflow.conftest import RuntimeFactory
 from tests.runtime.workflow.crash_worker import Effects, build
 from tests.runtime.workflow.harness import IDS, Harness
 from tests.support.clock import ManualClock
-
-from accord.contracts.status import Status
-from accord.runtime.workflow import EventType, Graph, NodeContext, Runtime
 
 
 async def test_exactly_one_recoverer_takes_each_orphan(log_url: str, tmp_path: Path) -> None:

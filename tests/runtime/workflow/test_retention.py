@@ -7,10 +7,9 @@ import asyncio
 import time
 from typing import Any
 
-from tests.runtime.workflow.conftest import RuntimeFactory
-
 from accord.contracts.status import Status, WaitingReason
 from accord.runtime.workflow import Graph, NodeContext
+from tests.runtime.workflow.conftest import RuntimeFactory
 
 
 async def done(ctx: NodeContext) -> dict[str, Any]:

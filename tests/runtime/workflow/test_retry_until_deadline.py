@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.runtime.workflow.appended import Appended
-from tests.runtime.workflow.conftest import RuntimeFactory
-from tests.support.clock import ManualClock
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import UNTIL_DEADLINE
 from accord.contracts.status import Status
 from accord.runtime.workflow import EventType, Graph, NodeContext
+from tests.runtime.workflow.appended import Appended
+from tests.runtime.workflow.conftest import RuntimeFactory
+from tests.support.clock import ManualClock
 
 
 def _deadline(raw: Any) -> float | None:

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel
-from tests.runtime.workflow.appended import Appended
-from tests.runtime.workflow.conftest import RuntimeFactory
-from tests.support.clock import ManualClock
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.retry import RetryPolicy
 from accord.contracts.status import Status, WaitingReason
 from accord.runtime.workflow import EventType, Graph, LogEvent, NodeContext, Route
+from tests.runtime.workflow.appended import Appended
+from tests.runtime.workflow.conftest import RuntimeFactory
+from tests.support.clock import ManualClock
 
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay_ms=1, max_delay_ms=5, deadline_ms=5_000)
 # Backoffs of up to 10 s (and a 10 min retry deadline) on a clock the test moves: a test that

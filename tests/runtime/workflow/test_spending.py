@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.runtime.workflow.conftest import RuntimeFactory
-
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.runtime.workflow import Graph, NodeContext
+from tests.runtime.workflow.conftest import RuntimeFactory
 
 
 def spending_graph(limit: int, seen: list[int]) -> Graph:

@@ -7,13 +7,13 @@ import asyncio
 from typing import Any
 
 import pytest
-from tests.runtime.workflow.appended import Appended
-from tests.runtime.workflow.conftest import RuntimeFactory
-from tests.support.clock import ManualClock
 
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.runtime.workflow import EventType, Graph, NodeContext, Route
+from tests.runtime.workflow.appended import Appended
+from tests.runtime.workflow.conftest import RuntimeFactory
+from tests.support.clock import ManualClock
 
 WAITING = 200
 DAY_S = 86_400.0
