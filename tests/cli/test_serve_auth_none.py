@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from accord.protocol.auth import mint_token
+from accord.protocol.service_keys import ensure_ring, keys_dir
 from tests.support import forked
 from tests.support.processes import run_service
 
@@ -52,8 +53,8 @@ def test_the_default_still_requires_a_credential(tmp_path: Path) -> None:
         (["risk", "--auth", "none", "--host", "192.168.1.7"], {}, "bind to loopback"),
         (
             ["risk", "--auth", "none"],
-            # Everything else production asks of an agent is there (its key ring is made by
-            # the development start above): --auth none is what it refuses.
+            # Everything else production asks of an agent is there (its key ring is made
+            # below): --auth none is what it refuses.
             {"ACCORD_MODE": "production", "ACCORD_PUSH_SECRETS_KEY": PUSH_KEY},
             "refused in production mode",
         ),
@@ -64,6 +65,10 @@ def test_the_default_still_requires_a_credential(tmp_path: Path) -> None:
 def test_auth_none_is_refused(
     tmp_path: Path, args: list[str], env: dict[str, str], why: str
 ) -> None:
+    if env.get("ACCORD_MODE") == "production":
+        # Production refuses an agent without a key ring of its own first: give it one, so
+        # that --auth none is what is left to refuse (whatever ran before this test).
+        ensure_ring(args[0], keys_dir())
     run = _serve(tmp_path, *args, **env)
     assert run.returncode == 2, (run.stdout, run.stderr)
     assert why in run.stderr
