@@ -245,4 +245,3 @@ def parse_grid(doc: str) -> dict[tuple[str, str], str]:
                 if mark:
                     grid[(parts[0], service)] = mark
     return grid
-
