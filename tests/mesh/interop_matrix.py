@@ -176,6 +176,8 @@ def render(cells: Mapping[tuple[str, str], Cell]) -> str:
         "the service it drives in a running mesh of real processes on 127.0.0.1. A cell is",
         f"**pass** only when its test ran and passed in that run; *{NOT_RUN}* when it did not run",
         "(a record of an earlier run does not count). An empty cell is a pair nothing drives.",
+        "How the Go and Java clients are built, and the SDK gaps they work around:",
+        "docs/clients-go-java.md.",
         "",
         "| client \\ service | " + " | ".join(SERVICES) + " |",
         "|---|" + "---|" * len(SERVICES),
