@@ -3,7 +3,7 @@ A2A SDK for Go (github.com/a2aproject/a2a-go/v2, A2A 1.0 over JSON-RPC), against
 of a running mesh. The interop matrix's (Go, Python) cell (docs/interop.md).
 
 The client is built once for the module with the Go toolchain (its build cache keeps a rebuild
-cheap) and run as a process; it prints what it saw and the conversation is judged as every client's is
+cheap) and run as a process; it prints what it saw, judged as every client's conversation is
 (tests/mesh/client_conversation.py): the customer's large refund waits for an approver, the
 customer's own approval is refused with the typed PERMISSION_DENIED, an approver approves, the
 customer's task ends refunded with a receipt, and a damage claim's question is answered in the
