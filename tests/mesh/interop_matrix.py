@@ -54,28 +54,33 @@ class Source:
 CELLS: Final[Mapping[tuple[str, str], Source]] = {
     ("Python", "Python"): Source(
         "tests/interop/test_refund_python.py",
-        "accord.protocol's A2A client: ask, refused self-approval, approve, receipt; evidence "
-        "answered in the same task",
+        "accord.protocol's A2A client over JSON-RPC and HTTP+JSON: ask, refused self-approval, "
+        "approve, receipt; O-1005 evidence answered in the same task",
         "full",
     ),
     ("JavaScript", "Python"): Source(
         "tests/interop/test_refund_js.py",
-        "@a2a-js/sdk: the same conversation, every payload ajv-valid against the card's schemas",
+        "@a2a-js/sdk: the same conversation as Python's, every payload ajv-valid against the "
+        "schemas the card names",
         "full",
     ),
     ("Go", "Python"): Source(
         "tests/interop/test_refund_go.py",
-        "a2a-go v2 (tests/interop/go): the same conversation",
+        "a2a-go v2 client (tests/interop/go): ask, refused self-approval (typed "
+        "PERMISSION_DENIED), approve, receipt; O-1005 evidence answered in the same task",
         "full",
     ),
     ("Java", "Python"): Source(
         "tests/interop/test_refund_java.py",
-        "java.net.http + Jackson on A2A 1.0 JSON-RPC (tests/interop/java): the same conversation",
+        "java.net.http + Jackson on A2A 1.0 JSON-RPC (tests/interop/java): ask, refused "
+        "self-approval (typed PERMISSION_DENIED), approve, receipt; O-1005 evidence answered "
+        "in the same task",
         "full",
     ),
     ("curl", "Python"): Source(
         "tests/interop/test_refund_curl.py",
-        "docs/curl-refund-approval.sh as shipped: ask, approve, read the receipt",
+        "docs/curl-refund-approval.sh as shipped (ask, approve, read the receipt), then "
+        "docs/curl-refund-answer.sh (O-1005 evidence answered in the same task)",
         "full",
     ),
     ("Python", "Go"): Source(
@@ -205,7 +210,10 @@ def render(cells: Mapping[tuple[str, str], Cell]) -> str:
         result = matrix.MARK[found.result.value] if found else NOT_RUN
         version = found.client_version if found else ""
         declared = found.service_contract if found else ""
-        note = _text(found.note if found and found.note else source.what)
+        # What the cell drives, in this doc's words (a compatibility record's note is that
+        # doc's); a failure or skip adds the recorded reason.
+        why = found.note if found and found.result is not matrix.Result.PASS else ""
+        note = _text(f"{source.what}; {why}" if why else source.what)
         lines.append(
             f"| {client} | {service} | {version} | {declared} | {source.ci} | {result} | "
             f"`{source.test}` | {note} |"
