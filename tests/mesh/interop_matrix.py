@@ -228,15 +228,16 @@ def render(cells: Mapping[tuple[str, str], Cell]) -> str:
         "  the customer's own approval refused, approve as an approver, read the receipt; a damage",
         "  claim answered in the same task; curl runs the shipped approval script).",
         "- **Diagonal: the member columns.** Building a member (go build, mvn package, tsc) and",
-        "  starting a mesh around it is the expensive part, so each member is built once per run",
-        "  (once per test module) and driven by one representative client: the orchestrator's own",
-        "  Python clients, in a live refund with the member in place of the Python service. The",
-        "  other languages reach the members only through the orchestrator (a customer never",
+        "  starting a mesh around it is the expensive part, so each member's mesh test builds it",
+        "  once for its module and drives it with one representative client: the orchestrator's",
+        "  own Python clients, in a live refund with the member in place of the Python service.",
+        "  The other languages reach the members only through the orchestrator (a customer never",
         "  calls policy-check or commerce directly), so a cell of a JavaScript, Go, Java or curl",
         "  client against a member would drive no path a user takes.",
-        "- The Go toolchain's build and module caches (GOCACHE, GOMODCACHE) and Maven's ~/.m2 keep",
-        "  repeated builds cheap; the Go client and the Java client are each built once per test",
-        "  module.",
+        "- Builds: the Go client and the Java client are each built once per run (one test",
+        "  module each); the Go build and module caches (GOCACHE, GOMODCACHE) and Maven's ~/.m2",
+        "  make every later build of the same sources (a member's kit target, then its tests)",
+        "  an incremental one, and no build downloads what the machine already holds.",
     ]
     return "\n".join(lines) + "\n"
 
