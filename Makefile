@@ -36,9 +36,9 @@ WORKERS ?= 4
 RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # The files holding the run_summary tests (tests/workspace/test_makefile.py checks the list):
 # the second pass collects only these, not the whole suite again.
-SUMMARY_TESTS := tests/mesh/test_matrix.py
+SUMMARY_TESTS := tests/mesh/test_matrix.py tests/mesh/test_interop_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix ts-member ts-tools contracts-java java-member contracts-go go-member clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix interop ts-member ts-tools contracts-java java-member contracts-go go-member clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -169,6 +169,21 @@ matrix: setup ## Run the mesh and interop tests, then write docs/compatibility.m
 	  tests/interop/test_refund_js.py tests/interop/test_refund_curl.py \
 	  tests/interop/test_a2a_proof.py tests/interop/test_mcp_conformance.py \
 	  tests/mesh/test_kit_mesh.py tests/mesh/test_contract_versions.py tests/mesh/test_matrix.py
+
+# The interop matrix (docs/interop.md): every member's own target (build it, run the kit on it),
+# then every client language's refund against the orchestrator and the orchestrator's clients
+# against the Go, TypeScript and Java members, as one run; then the doc from that run's records.
+INTEROP_TESTS := tests/interop/test_refund_python.py tests/interop/test_refund_js.py \
+  tests/interop/test_refund_curl.py tests/interop/test_refund_go.py \
+  tests/interop/test_refund_java.py tests/interop/test_go_member_refund.py \
+  tests/interop/test_ts_member_mesh.py tests/interop/test_java_member.py
+
+interop: setup ## The interop matrix (client language x service language): member targets, then the tests, then docs/interop.md
+	@test -d $(JS_TESTS)/node_modules || $(MAKE) npm
+	$(MAKE) go-member java-member ts-member ts-tools
+	ACCORD_TEST_RUN_ID=$(RUN_ID) $(BIN)/pytest -q -p no:randomly $(INTEROP_TESTS)
+	ACCORD_TEST_RUN_ID=$(RUN_ID) ACCORD_MATRIX_WRITE=1 $(BIN)/pytest -q -m run_summary \
+	  tests/mesh/test_interop_matrix.py
 
 fuzz: setup ## The fuzz suite at full length: 10,000 cases per service (ACCORD_FUZZ_SEED=N repeats one)
 	ACCORD_FUZZ_CASES=10000 ACCORD_FUZZ_SECONDS=1800 $(BIN)/pytest -q -s -p no:randomly tests/hostile/test_fuzz.py

@@ -48,6 +48,19 @@ COVERED: tuple[tuple[str, str, str], ...] = (
         "tests/interop/test_refund_curl.py",
         "curl-refund-approval.sh",
     ),
+    (
+        r"sh docs/curl-refund-answer.sh$",
+        "tests/interop/test_refund_curl.py",
+        "curl-refund-answer.sh",
+    ),
+    (r"cd tests/interop/go && go build", "tests/interop/test_refund_go.py", '"build"'),
+    (r"\./refund-client http://127.0.0.1:8700", "tests/interop/test_refund_go.py", "run_client"),
+    (
+        r"cd tests/interop/java && mvn -q -B package",
+        "tests/interop/test_refund_java.py",
+        '"package"',
+    ),
+    (r"java -jar refund-client/target/", "tests/interop/test_refund_java.py", "run_client"),
     (r"curl -s \$URL/", "tests/protocol/a2a/test_auth_gate.py", "X-API-Key"),
     (
         r"curl -sS http://127.0.0.1:8700/ ",

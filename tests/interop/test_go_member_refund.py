@@ -36,7 +36,8 @@ from typing import Any, Final
 
 import httpx
 import pytest
-from tests.mesh.mesh_support import ROOT
+from tests.mesh import interop_matrix
+from tests.mesh.mesh_support import ROOT, declared_at, python_version
 from tests.mesh.support import Mesh, answer, ask, customer, get_task, running_mesh, token
 from tests.support.service_keys import TEST_SERVICE, sign_as, write_trust
 
@@ -171,17 +172,26 @@ async def _until_child(mesh: Mesh, parent: str, *statuses: Status) -> TaskView:
 
 
 async def test_an_automatic_refund_is_decided_by_the_go_member(go_mesh: Mesh) -> None:
-    updates: list[TaskView] = []
-    view = await ask(go_mesh, "C-01", "鞋码不合适，想退款，订单 O-1001", updates)
-    assert view.status is Status.COMPLETED, view.error
-    data: dict[str, Any] = view.data or {}
-    assert data["decision"] == "refunded"
-    assert data["rule"] == "within_window"
-    assert data["receipt"]["amount_cents"] == 5999
-    [child] = await _children(go_mesh, view.task_id)
-    assert child.status is Status.COMPLETED
-    assert (child.data or {})["rule"] == "within_window"
-    assert (child.data or {})["params"]["order_id"] == "O-1001"
+    # The interop matrix's (Python, Go) cell: the orchestrator's A2A client and the Go member.
+    with interop_matrix.cell(
+        "Python",
+        "Go",
+        client_version=python_version(),
+        service_contract=declared_at("policy", go_mesh.url("policy")).service_contract,
+        note="the orchestrator's A2A client to the Go policy-check: an automatic refund decided "
+        "by its child task",
+    ):
+        updates: list[TaskView] = []
+        view = await ask(go_mesh, "C-01", "鞋码不合适，想退款，订单 O-1001", updates)
+        assert view.status is Status.COMPLETED, view.error
+        data: dict[str, Any] = view.data or {}
+        assert data["decision"] == "refunded"
+        assert data["rule"] == "within_window"
+        assert data["receipt"]["amount_cents"] == 5999
+        [child] = await _children(go_mesh, view.task_id)
+        assert child.status is Status.COMPLETED
+        assert (child.data or {})["rule"] == "within_window"
+        assert (child.data or {})["params"]["order_id"] == "O-1001"
 
 
 async def test_given_ids_the_go_member_looks_the_order_up_over_mcp(go_mesh: Mesh) -> None:

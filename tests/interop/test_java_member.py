@@ -30,7 +30,8 @@ from typing import Any, Final
 import httpx
 import pytest
 from mcp import Client, types
-from tests.mesh.mesh_support import MCP_HEADERS, ROOT
+from tests.mesh import interop_matrix
+from tests.mesh.mesh_support import MCP_HEADERS, ROOT, declared_at, python_version
 from tests.mesh.money_support import ledger_sums
 from tests.mesh.support import Mesh, ask, running_mesh, token
 from tests.support.processes import free_port, wait_healthy
@@ -309,23 +310,34 @@ async def test_a_refund_through_the_orchestrator_with_the_java_commerce(
 ) -> None:
     # Every service but commerce: the Java server takes commerce's port, so the orchestrator,
     # policy-check and risk-check (ACCORD_COMMERCE_URL) call it and nothing else.
-    with running_mesh(tmp_path, services=("payments", "policy", "risk", "orchestrator")) as mesh:
-        with java_commerce(jar, mesh, mesh.ports["commerce"]) as java_url:
-            done = await ask(mesh, "C-01", "I changed my mind, refund $10 of order O-1001")
-            assert done.status is Status.COMPLETED, done.error
-            result = done.data or {}
-            assert result["decision"] == "refunded"
-            assert result["receipt"]["amount_cents"] == 1000
-            assert ledger_sums(mesh)["O-1001"] == (1, 1000)
-            async with ServiceClient(java_url + "/mcp") as client:
-                view = _answer(
-                    await client.call_tool(
-                        "orders.lookup", {"order_id": "O-1001", "customer_id": "C-01"}
-                    )
+    with (
+        running_mesh(tmp_path, services=("payments", "policy", "risk", "orchestrator")) as mesh,
+        java_commerce(jar, mesh, mesh.ports["commerce"]) as java_url,
+        # The interop matrix's (Python, Java) cell: the orchestrator's MCP client and the member.
+        interop_matrix.cell(
+            "Python",
+            "Java",
+            client_version=python_version(),
+            service_contract=declared_at("commerce", java_url).service_contract,
+            note="the orchestrator's MCP client to the Java commerce: a partial refund of O-1001 "
+            "looked up there",
+        ),
+    ):
+        done = await ask(mesh, "C-01", "I changed my mind, refund $10 of order O-1001")
+        assert done.status is Status.COMPLETED, done.error
+        result = done.data or {}
+        assert result["decision"] == "refunded"
+        assert result["receipt"]["amount_cents"] == 1000
+        assert ledger_sums(mesh)["O-1001"] == (1, 1000)
+        async with ServiceClient(java_url + "/mcp") as client:
+            view = _answer(
+                await client.call_tool(
+                    "orders.lookup", {"order_id": "O-1001", "customer_id": "C-01"}
                 )
+            )
+        # The Java server reports the refund the ledger holds, read at the time of the call.
+        assert view["refunded_cents"] == 1000
+        assert view["refundable_cents"] == 5999 - 1000
+        assert [r["receipt_id"] for r in view["refunds"]] == [result["receipt"]["receipt_id"]]
         log = (mesh.log_dir / f"commerce-java-{mesh.ports['commerce']}.log").read_text()
-    # The Java server reports the refund the ledger holds, read at the time of the call.
-    assert view["refunded_cents"] == 1000
-    assert view["refundable_cents"] == 5999 - 1000
-    assert [r["receipt_id"] for r in view["refunds"]] == [result["receipt"]["receipt_id"]]
-    assert "commerce-java serving" in log
+        assert "commerce-java serving" in log

@@ -1,5 +1,6 @@
 """The refund conversation, approval included, with nothing but curl: docs/curl-refund-approval.sh
-run as shipped against the orchestrator of a running mesh."""
+run as shipped against the orchestrator of a running mesh; then docs/curl-refund-answer.sh, a
+damage claim whose question is answered in the same task."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from accord.contracts.status import A2AState, Status, WaitingReason
 __all__ = ["mesh_for_module"]
 
 SCRIPT = ROOT / "docs" / "curl-refund-approval.sh"
+ANSWER_SCRIPT = ROOT / "docs" / "curl-refund-answer.sh"
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -95,10 +97,33 @@ def test_the_shipped_curl_script_holds_the_conversation(mesh_for_module: Mesh) -
         assert "Amount refunded: $1,299.00" in receipt[0]["text"]
         assert "Approved by: approver-curl" in receipt[0]["text"]
 
+        # A question answered in the same task (O-1005 is C-01's damaged mug).
+        env = {**env, "ACCORD_TOKEN": token("C-01")}
+        run = subprocess.run(
+            ["sh", str(ANSWER_SCRIPT)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert run.returncode == 0, run.stderr + run.stdout[-2000:]
+        claimed, answered = (json.loads(line) for line in run.stdout.strip().splitlines())
+        claim = claimed["result"]["task"]
+        assert claim["status"]["state"] == A2AState.INPUT_REQUIRED.value
+        assert _status(claim)["waitingReason"] == WaitingReason.INPUT.value
+        assert "photo" in claim["status"]["message"]["parts"][0]["text"]
+        same = answered["result"]["task"]
+        assert same["id"] == claim["id"]
+        assert same["status"]["state"] == A2AState.COMPLETED.value
+        assert _answer(same)["decision"] == "refunded"
+        assert _answer(same)["rule"] == "damage_with_evidence"
 
-def test_the_script_is_plain_posix_sh() -> None:
+
+@pytest.mark.parametrize("script", [SCRIPT, ANSWER_SCRIPT], ids=lambda p: p.name)
+def test_the_script_is_plain_posix_sh(script: Path) -> None:
     if shutil.which("dash") is None:
         pytest.skip("dash is not installed")
-    check = subprocess.run(["dash", "-n", str(SCRIPT)], capture_output=True, text=True)
+    check = subprocess.run(["dash", "-n", str(script)], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
-    assert Path(SCRIPT).read_text().startswith("#!/bin/sh\n")
+    assert Path(script).read_text().startswith("#!/bin/sh\n")

@@ -27,6 +27,8 @@ from typing import Final
 import httpx
 import pytest
 from tests.interop.test_ts_member import MEMBER, _member_ready
+from tests.mesh import interop_matrix
+from tests.mesh.mesh_support import declared_at, python_version
 from tests.mesh.support import Mesh, answer, approve, ask, customer, running_mesh, token
 from tests.mesh.test_task_truth import customer_send
 from tests.support.processes import Service, wait_healthy
@@ -140,15 +142,24 @@ def test_the_risk_port_is_served_by_the_typescript_member(ts_mesh: Mesh) -> None
 
 
 async def test_a_low_risk_refund_is_paid_without_an_approver(ts_mesh: Mesh) -> None:
-    updates: list[TaskView] = []
-    done = await ask(ts_mesh, "C-01", "鞋码不合适，想退款，订单 O-1001", updates)
-    assert done.status is Status.COMPLETED, done.error
-    data = done.data or {}
-    assert data["decision"] == "refunded"
-    assert data["receipt"]["amount_cents"] == 5999
-    risk = [u.status_text for u in updates if u.node == "risk" and ": done" in u.status_text]
-    assert risk, [u.status_text for u in updates]
-    assert "risk low" in risk[-1]
+    # The interop matrix's (Python, TypeScript) cell: the orchestrator's A2A client and the member.
+    with interop_matrix.cell(
+        "Python",
+        "TypeScript",
+        client_version=python_version(),
+        service_contract=declared_at("risk", ts_mesh.url("risk")).service_contract,
+        note="the orchestrator's A2A client to the TypeScript risk-check: a low-risk refund paid "
+        "on its assessment",
+    ):
+        updates: list[TaskView] = []
+        done = await ask(ts_mesh, "C-01", "鞋码不合适，想退款，订单 O-1001", updates)
+        assert done.status is Status.COMPLETED, done.error
+        data = done.data or {}
+        assert data["decision"] == "refunded"
+        assert data["receipt"]["amount_cents"] == 5999
+        risk = [u.status_text for u in updates if u.node == "risk" and ": done" in u.status_text]
+        assert risk, [u.status_text for u in updates]
+        assert "risk low" in risk[-1]
 
 
 async def test_a_high_risk_refund_waits_for_the_approver_the_typescript_member_named(
