@@ -252,8 +252,15 @@ def test_java_helpers_write_what_the_python_server_writes(tmp_path: Path) -> Non
     envelope (the 27 broken ones refused with Python's error), the budget guard, a child
     envelope and a tool call's ``_meta`` equal Python's."""
     classes = _compile(tmp_path)
+    # A peer's error whose details hold a null reads back too (as Python reads it).
+    with_null = [
+        {**c, "error": {**c["error"], "details": {"gone": None, "z": 1}}}
+        for c in cases.status_cases()[:40]
+        if c["error"] is not None
+    ]
+    assert with_null
     ask = {
-        "status": cases.status_cases(),
+        "status": cases.status_cases() + with_null,
         "envelopes": [{DELEGATION_EXTENSION_URI: e} for e in cases.envelopes()] + [{}],
         "bad_dates": [
             {DELEGATION_EXTENSION_URI: cases.budget(deadline=d)} for d in cases.BAD_DATES
