@@ -3,10 +3,15 @@
 // dependency) and prints every answer as one JSON document, compared there with the Python
 // contract's own answers. Questions come on stdin, one a line, tab-separated; "~" is null.
 // With one argument, a class name, it prints that class's String constants instead (the
-// skills' schemas of `codegen java-app`).
+// skills' schemas of `codegen java-app`). With the argument "helpers" it reads one JSON
+// document of cases (status metadata, envelopes, the budget guard, a child envelope, a tool
+// call's _meta) and prints what the hand-written helpers answer to each.
 import dev.accord.contract.AccordError;
 import dev.accord.contract.Contract;
 import dev.accord.contract.ContractState;
+import dev.accord.contract.Envelope;
+import dev.accord.contract.Json;
+import dev.accord.contract.StatusWire;
 import dev.accord.contract.generated.A2AState;
 import dev.accord.contract.generated.ErrorCode;
 import dev.accord.contract.generated.Errors;
@@ -21,15 +26,23 @@ import java.io.PrintStream;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 public final class JavaContractFacts {
+    @SuppressWarnings("unchecked")
     public static void main(String[] args) throws Exception {
         PrintStream print = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        if (args.length == 1 && args[0].equals("helpers")) {
+            String text = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+            print.println(Json.pythonDumps(helpers((Map<String, Object>) Json.parse(text))));
+            return;
+        }
         if (args.length == 1) {  // an application's generated class: its schema constants
             print.println(json(strings(Class.forName(args[0]))));
             return;
@@ -101,6 +114,93 @@ public final class JavaContractFacts {
         }
         out.putAll(answers);
         print.println(json(out));
+    }
+
+    // -- the hand-written helpers (envelope, status metadata) --------------------------------
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> helpers(Map<String, Object> ask) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        List<Object> status = new ArrayList<>();
+        for (Object c : (List<Object>) ask.get("status")) {
+            Map<String, Object> k = (Map<String, Object>) c;
+            Map<String, Object> s = (Map<String, Object>) k.get("state");
+            ContractState state = new ContractState(
+                    Status.fromWire(s.get("status")).orElseThrow(),
+                    WaitingReason.fromWire(s.get("waiting_reason")).orElse(null),
+                    ErrorCode.fromWire(s.get("error_code")).orElse(null),
+                    Boolean.TRUE.equals(s.get("declined")));
+            AccordError error = k.get("error") == null ? null
+                    : AccordError.fromDict((Map<String, Object>) k.get("error"));
+            String node = (String) k.get("node");
+            var words = new StatusWire.Words("t-1", "c-1", "m-1", (String) k.get("text"),
+                    (Map<String, Object>) k.get("data"), null);
+            Map<String, Object> taskStatus = StatusWire.taskStatus(state, words, error, node);
+            Map<String, Object> metadata = StatusWire.statusMetadata(state, error, node);
+            List<Object> read = new ArrayList<>();
+            for (StatusWire.Read r : List.of(StatusWire.readContractState(taskStatus, metadata),
+                    StatusWire.readContractState(taskStatus, null))) {
+                read.add(Arrays.asList(state(r.state()), r.error() == null ? null : r.error().toDict()));
+            }
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("metadata", metadata);
+            answer.put("message", StatusWire.statusMessage(state, words, error, node));
+            answer.put("read", read);
+            status.add(answer);
+        }
+        out.put("status", status);
+        for (String key : List.of("envelopes", "bad_dates")) {
+            List<Object> found = new ArrayList<>();
+            for (Object m : (List<Object>) ask.get(key)) {
+                found.add(attempt(() -> Envelope.parse((Map<String, Object>) m).toMetadata()));
+            }
+            out.put(key, found);
+        }
+        out.put("envelope_optional", Envelope.parse(Map.of(), false));
+        Envelope incoming = Envelope.parse((Map<String, Object>) ask.get("child_of"));
+        out.put("child", incoming.child("check risk", 10, 2, "task-9").toMetadata());
+        out.put("child_overspent", ((Map<String, Object>) attempt(
+                () -> incoming.child("check risk", 41, 0, null).toMetadata())).get("error"));
+        List<Object> admit = new ArrayList<>();
+        for (Object c : (List<Object>) ask.get("admit")) {
+            Map<String, Object> k = (Map<String, Object>) c;
+            admit.add(attempt(() -> {
+                Envelope e = Envelope.parse(Map.of(
+                        dev.accord.contract.generated.Keys.DELEGATION_EXTENSION_URI, k.get("envelope")));
+                Envelope.Allowance got = e.admitTurn(num(k, "spent"), num(k, "toolCallsSpent"),
+                        num(k, "unitsPerTurn"), num(k, "toolCallsPerTurn"),
+                        Instant.ofEpochMilli(num(k, "now")));
+                Map<String, Object> a = new LinkedHashMap<>();
+                a.put("remainingMs", (long) Math.rint(got.remaining().toNanos() / 1e6));
+                a.put("spent", got.spent());
+                a.put("toolCallsSpent", got.toolCallsSpent());
+                return a;
+            }));
+        }
+        out.put("admit", admit);
+        List<Object> toolMeta = new ArrayList<>();
+        for (Object c : (List<Object>) ask.get("tool_meta")) {
+            Map<String, Object> k = (Map<String, Object>) c;
+            Map<String, Object> d = (Map<String, Object>) k.get("delegation");
+            Map<String, Object> t = (Map<String, Object>) d.get("tenant");
+            toolMeta.add(Envelope.toolCallMeta(
+                    new Envelope.Tenant((String) t.get("app"), (String) t.get("user"), (String) t.get("session")),
+                    (String) d.get("approved_by"), (String) k.get("traceparent")));
+        }
+        out.put("tool_meta", toolMeta);
+        return out;
+    }
+
+    private static long num(Map<String, Object> k, String key) {
+        return ((Number) k.get(key)).longValue();
+    }
+
+    private static Object attempt(Supplier<Object> run) {
+        try {
+            return run.get();
+        } catch (AccordError e) {
+            return Map.of("error", e.toDict());
+        }
     }
 
     private static String nul(String field) {

@@ -20,7 +20,9 @@ from accord.contracts.errors import (
     AccordError,
     ErrorCode,
 )
+from accord.contracts.keys import TRACEPARENT_KEY
 from accord.contracts.status import A2AState, ContractState, Status, WaitingReason, to_a2a
+from accord.contracts.tool_access import ToolDelegation
 from accord.protocol.a2a.budget_guard import BudgetGuard
 from accord.protocol.a2a.wire import plain, read_contract_state, status_message, status_metadata
 
@@ -198,3 +200,53 @@ def same(ts: Any, py: Any) -> None:
     """Equal as JSON text, so 2 and 2.0 or a reordered list are told apart."""
     as_json = lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False)  # noqa: E731
     assert as_json(ts) == as_json(py)
+
+
+def admit_cases() -> list[dict[str, Any]]:
+    """The budget guard's questions (py_admit's): room left, units or tool calls used up, the
+    deadline reached or passed (and one with an offset and a fraction)."""
+    deadline_ms = int(datetime.fromisoformat(HOURS).timestamp() * 1000)
+    late = budget(deadline="2030-01-01T02:00:00.5+02:00")
+    return [
+        {
+            "spent": s,
+            "toolCallsSpent": t,
+            "unitsPerTurn": u,
+            "toolCallsPerTurn": p,
+            "now": n,
+            "envelope": e,
+        }
+        for s, t, u, p, n, e in [
+            (0, 0, 1, 0, deadline_ms - 90_000, GOOD),
+            (39, 5, 1, 0, deadline_ms - 1, GOOD),
+            (40, 0, 1, 0, deadline_ms - 1, GOOD),
+            (0, 5, 1, 1, deadline_ms - 1, GOOD),
+            (0, 0, 1, 0, deadline_ms, GOOD),
+            (0, 0, 1, 0, deadline_ms + 7_300_000, late),
+            (0, 0, 2, 0, deadline_ms - 1_000_123, late),
+        ]
+    ]
+
+
+# A tool call's _meta (the delegation and the trace beside it), as the TypeScript test asks.
+TOOL_META_CASES: list[dict[str, Any]] = [
+    {
+        "delegation": {"tenant": {"app": "accord", "user": "C-01", "session": "s-1"}},
+        "traceparent": None,
+    },
+    {
+        "delegation": {
+            "tenant": {"app": "shop", "user": "C-07", "session": "s-2"},
+            "approved_by": "approver-7",
+        },
+        "traceparent": TRACE,
+    },
+]
+
+
+def py_tool_meta(case: dict[str, Any]) -> dict[str, Any]:
+    """ToolDelegation.to_meta, and the caller's traceparent beside it."""
+    meta = ToolDelegation.model_validate(case["delegation"]).to_meta()
+    if case["traceparent"] is not None:
+        meta[TRACEPARENT_KEY] = case["traceparent"]
+    return meta

@@ -4,7 +4,10 @@ Drift: the committed generated sources are exactly what ``python -m accord.contr
 java`` writes now. Agreement: the package (generated tables and hand-written rules, compiled by
 ``javac`` alone) answers every question about statuses, transitions, the A2A mapping, codes,
 their retry classes and wire forms, keys and schemas as accord.contracts does, so Java cannot
-disagree with Python.
+disagree with Python. Its hand-written helpers write the A2A status metadata and the
+delegation envelope as Accord's Python server does, and refuse the same envelopes with the same
+error: the questions and Python's answers are the TypeScript and Go tests' own
+(tests/contracts/contract_cases.py).
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.contracts import contract_cases as cases
 
 from accord.contracts.agents import shipped_agent_contracts
 from accord.contracts.codegen.__main__ import GENERATORS, drift
+from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import (
     A2A_ERROR_DOMAIN,
     A2A_REASON_OF_JSONRPC,
@@ -34,7 +39,7 @@ from accord.contracts.errors import (
     parse_code,
 )
 from accord.contracts.export import export_all, keys_document, schema_documents
-from accord.contracts.keys import CONTRACT_VERSION, MCP_ERROR_META_KEY
+from accord.contracts.keys import CONTRACT_VERSION, DELEGATION_EXTENSION_URI, MCP_ERROR_META_KEY
 from accord.contracts.status import (
     TERMINAL,
     TRANSITIONS,
@@ -240,3 +245,62 @@ def test_java_skill_schemas_are_the_agents_contracts(tmp_path: Path) -> None:
             expected[f"{base}_OUTPUT"] = skill["output_schema"]
     assert found == expected
     assert "ORCHESTRATOR_REFUND_REQUEST_INPUT" in found
+
+
+def test_java_helpers_write_what_the_python_server_writes(tmp_path: Path) -> None:
+    """Envelope and status metadata (``Envelope``, ``StatusWire``): every status case, every
+    envelope (the 27 broken ones refused with Python's error), the budget guard, a child
+    envelope and a tool call's ``_meta`` equal Python's."""
+    classes = _compile(tmp_path)
+    # A peer's error whose details hold a null reads back too (as Python reads it).
+    with_null = [
+        {**c, "error": {**c["error"], "details": {"gone": None, "z": 1}}}
+        for c in cases.status_cases()[:40]
+        if c["error"] is not None
+    ]
+    assert with_null
+    ask = {
+        "status": cases.status_cases() + with_null,
+        "envelopes": [{DELEGATION_EXTENSION_URI: e} for e in cases.envelopes()] + [{}],
+        "bad_dates": [
+            {DELEGATION_EXTENSION_URI: cases.budget(deadline=d)} for d in cases.BAD_DATES
+        ],
+        "admit": cases.admit_cases(),
+        "child_of": {
+            DELEGATION_EXTENSION_URI: cases.envelope_with(
+                traceparent=cases.TRACE, parent_task="wf-0"
+            )
+        },
+        "tool_meta": cases.TOOL_META_CASES,
+    }
+    done = subprocess.run(
+        ["java", "-cp", str(classes), "JavaContractFacts", "helpers"],
+        input=json.dumps(ask),
+        capture_output=True,
+        encoding="utf-8",
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    got = json.loads(done.stdout)
+
+    for case, answer in zip(ask["status"], got["status"], strict=True):
+        cases.same(answer, cases.py_status(case))
+    for metadata, answer in zip(ask["envelopes"], got["envelopes"], strict=True):
+        cases.same(answer, cases.py_envelope(metadata))
+    assert sum("error" in e for e in got["envelopes"]) == 27  # every way to break one refused
+    for metadata, answer in zip(ask["bad_dates"], got["bad_dates"], strict=True):
+        cases.same(answer["error"]["details"], cases.py_envelope(metadata)["error"]["details"])
+    assert got["envelope_optional"] is None
+    incoming = DelegationEnvelope.model_validate(ask["child_of"][DELEGATION_EXTENSION_URI])
+    child = DelegationEnvelope(
+        goal="check risk",
+        budget=incoming.budget.model_copy(update={"units": 30, "tool_calls": 3}),
+        tenant=incoming.tenant,
+        parent_task="task-9",
+        traceparent=incoming.traceparent,
+    )
+    cases.same(got["child"], child.to_metadata())
+    assert got["child_overspent"]["code"] == ErrorCode.BUDGET_EXHAUSTED.value
+    cases.same(got["admit"], [cases.py_admit(case) for case in ask["admit"]])
+    for case, answer in zip(cases.TOOL_META_CASES, got["tool_meta"], strict=True):
+        cases.same(answer, cases.py_tool_meta(case))

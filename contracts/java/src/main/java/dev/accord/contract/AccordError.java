@@ -3,6 +3,7 @@ package dev.accord.contract;
 
 import dev.accord.contract.generated.ErrorCode;
 import dev.accord.contract.generated.Keys;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -18,7 +19,10 @@ public class AccordError extends RuntimeException {
     public AccordError(ErrorCode code, String message, Map<String, Object> details) {
         super(message != null && !message.isEmpty() ? message : Contract.specOf(code).meaning());
         this.code = code;
-        this.details = details == null ? Map.of() : Map.copyOf(details);
+        // Copied in order, nulls kept: Python keeps both, and a peer's details may hold a null
+        // (Map.copyOf refuses one, which made reading such an error crash).
+        this.details = details == null ? Map.of()
+                : Collections.unmodifiableMap(new LinkedHashMap<>(details));
     }
 
     public AccordError(ErrorCode code, String message) {
