@@ -15,7 +15,6 @@ import shutil
 import subprocess
 from datetime import datetime
 from pathlib import Path
-from typing import Final
 
 import pytest
 from tests.contracts.contract_cases import (
@@ -23,6 +22,7 @@ from tests.contracts.contract_cases import (
     DETAILS,
     GOOD,
     HOURS,
+    TOOL_META_CASES,
     TRACE,
 )
 from tests.contracts.contract_cases import (
@@ -87,21 +87,6 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "contracts" / "ts"
 TSC = PACKAGE / "node_modules" / "typescript" / "bin" / "tsc"
 FACTS = Path(__file__).with_name("ts_contract_facts.mjs")
-
-
-TOOL_META_CASES: Final = [
-    {
-        "delegation": {"tenant": {"app": "accord", "user": "C-01", "session": "s-1"}},
-        "traceparent": None,
-    },
-    {
-        "delegation": {
-            "tenant": {"app": "shop", "user": "C-07", "session": "s-2"},
-            "approved_by": "approver-7",
-        },
-        "traceparent": TRACE,
-    },
-]
 
 
 def test_committed_sources_are_a_fresh_generation() -> None:
