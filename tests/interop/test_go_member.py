@@ -17,11 +17,11 @@ import os
 import shutil
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
+from tests.interop.member_kit import run_member_kit
 from tests.mesh.mesh_support import ROOT
 from tests.support.ports import free_port
 
@@ -65,27 +65,9 @@ def test_kit_finds_no_violation_in_the_go_policy_check(tmp_path: Path) -> None:
         "PAYMENTS_PORT": str(free_port()),
         "POLICY_PORT": str(free_port()),
     }
-    done = subprocess.run(
-        [str(MEMBER / "scripts" / "kit.sh"), "--junit", str(junit)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=280,
-        check=False,
-    )
-    assert junit.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
-    failed, skipped, passed = [], set(), set()
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        name = case.get("name", "")
-        if case.find("failure") is not None:
-            failed.append(name)
-        elif case.find("skipped") is not None:
-            skipped.add(name)
-        else:
-            passed.add(name)
-    assert failed == [], done.stdout[-6000:]
-    assert skipped == EXPECTED_SKIPS
-    assert done.returncode == 0, done.stderr[-3000:]
+    run = run_member_kit(MEMBER / "scripts" / "kit.sh", env, junit, timeout_s=280)
+    run.assert_clean(EXPECTED_SKIPS)
+    passed = run.passed
     # The need-more-information turn, in the same task, and its cancel.
     assert "AGENT-005 a task waiting for input continues in the same task" in passed
     assert "AGENT-006 cancel of a waiting task ends it CANCELED" in passed

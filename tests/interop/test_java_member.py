@@ -20,7 +20,6 @@ import os
 import shutil
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -30,10 +29,12 @@ from typing import Any, Final
 import httpx
 import pytest
 from mcp import Client, types
+from tests.interop.member_kit import run_member_kit
 from tests.mesh import interop_matrix
 from tests.mesh.mesh_support import MCP_HEADERS, ROOT, declared_at, python_version
 from tests.mesh.money_support import ledger_sums
 from tests.mesh.support import Mesh, ask, running_mesh, token
+from tests.support.maven import maven_package
 from tests.support.processes import free_port, wait_healthy
 from tests.support.service_keys import TEST_SERVICE, sign_as
 from tests.support.tool_auth import transport
@@ -67,14 +68,7 @@ def jar() -> Path:
     missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{' and '.join(missing)} not installed: the Java member cannot be built")
-    done = subprocess.run(
-        ["mvn", "-q", "-B", "package", "-DskipTests"],
-        cwd=MEMBERS,
-        capture_output=True,
-        text=True,
-        timeout=540,
-        check=False,
-    )
+    done = maven_package(MEMBERS, timeout_s=540)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     built = MEMBER / "target" / "commerce-java.jar"
     assert built.is_file()
@@ -90,27 +84,9 @@ def test_kit_finds_no_violation_in_the_java_commerce(jar: Path, tmp_path: Path) 
         "PAYMENTS_PORT": str(free_port()),
         "COMMERCE_PORT": str(free_port()),
     }
-    done = subprocess.run(
-        [str(MEMBER / "scripts" / "kit.sh"), "--junit", str(junit)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert junit.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
-    failed, skipped, passed = [], set(), set()
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        name = case.get("name", "")
-        if case.find("failure") is not None:
-            failed.append(name)
-        elif case.find("skipped") is not None:
-            skipped.add(name)
-        else:
-            passed.add(name)
-    assert failed == [], done.stdout[-6000:]
-    assert skipped == EXPECTED_SKIPS
-    assert done.returncode == 0, done.stderr[-3000:]
+    run = run_member_kit(MEMBER / "scripts" / "kit.sh", env, junit, timeout_s=300)
+    run.assert_clean(EXPECTED_SKIPS)
+    passed = run.passed
     # Its answers (read from the ledger) stay in the output schema; its refusals carry the code.
     for check in (
         "TOOL-008 successful output stays inside the declared output schema",

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Final
 
@@ -22,6 +21,7 @@ import pytest
 from tests.mesh import interop_matrix
 from tests.mesh.client_conversation import assert_conversation, run_client
 from tests.mesh.mesh_support import ROOT, Mesh, declared, mesh_for_module
+from tests.support.maven import maven_package
 
 __all__ = ["mesh_for_module"]
 
@@ -47,14 +47,7 @@ def jar() -> Path:
         if os.environ.get("CI"):
             pytest.fail(f"{' and '.join(missing)} must be installed on CI")
         pytest.skip(f"{' and '.join(missing)} not installed: the Java client needs them")
-    built = subprocess.run(
-        ["mvn", "-q", "-B", "package", "-DskipTests"],
-        cwd=REACTOR,
-        capture_output=True,
-        text=True,
-        timeout=360,
-        check=False,
-    )
+    built = maven_package(REACTOR, timeout_s=360)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     return CLIENT / "target" / "refund-client.jar"
 

@@ -16,11 +16,11 @@ import json
 import os
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Final
 
 import pytest
+from tests.interop.member_kit import run_member_kit
 from tests.mesh.mesh_support import ROOT, node_env
 from tests.support.ports import free_port
 
@@ -63,28 +63,9 @@ def test_kit_finds_no_violation_in_the_typescript_risk_check(tmp_path: Path) -> 
         PAYMENTS_PORT=str(free_port()),
         RISK_PORT=str(free_port()),
     )
-    done = subprocess.run(
-        [str(MEMBER / "scripts" / "kit.sh"), "--junit", str(junit)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=200,
-        check=False,
-    )
-    assert junit.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
-    cases = ET.parse(junit).getroot().iter("testcase")
-    failed, skipped, passed = [], set(), set()
-    for case in cases:
-        name = case.get("name", "")
-        if case.find("failure") is not None:
-            failed.append(name)
-        elif case.find("skipped") is not None:
-            skipped.add(name)
-        else:
-            passed.add(name)
-    assert failed == [], done.stdout[-6000:]
-    assert skipped == EXPECTED_SKIPS
-    assert done.returncode == 0, done.stderr[-3000:]
+    run = run_member_kit(MEMBER / "scripts" / "kit.sh", env, junit, timeout_s=200)
+    run.assert_clean(EXPECTED_SKIPS)
+    passed = run.passed
     # It answered the skill as its card's output schema says, and kept the status metadata.
     assert "AGENT-002 the skill's answer follows the output schema its card names" in passed
     assert "STATUS-007 every status update carries dev.accord/status" in passed

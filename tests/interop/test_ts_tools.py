@@ -14,11 +14,11 @@ import json
 import os
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
+from tests.interop.member_kit import run_member_kit
 from tests.mesh.mesh_support import ROOT, node_env
 from tests.security.tool_servers import call, code
 from tests.support.ports import free_port
@@ -47,31 +47,11 @@ def test_kit_passes_the_typescript_tool_server(tmp_path: Path) -> None:
     env = _ready()
     junit = tmp_path / "kit.xml"
     env.update(BIN=str(Path(sys.executable).parent), TICKETS_PORT=str(free_port()))
-    done = subprocess.run(
-        [str(SERVER / "scripts" / "kit.sh"), "--junit", str(junit)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=200,
-        check=False,
-    )
-    assert junit.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
-    outcomes: dict[str, list[str]] = {"failed": [], "skipped": [], "passed": []}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        kind = (
-            "failed"
-            if case.find("failure") is not None
-            else "skipped"
-            if case.find("skipped") is not None
-            else "passed"
-        )
-        outcomes[kind].append(case.get("name", ""))
-    assert outcomes["failed"] == [], done.stdout[-6000:]
-    assert outcomes["skipped"] == [], outcomes["skipped"]
-    assert done.returncode == 0, done.stderr[-3000:]
+    run = run_member_kit(SERVER / "scripts" / "kit.sh", env, junit, timeout_s=200)
+    run.assert_clean()
     required = ("TOOL-006", "TOOL-007", "TOOL-010", "TOOL-011", "TOOL-012", "ERR-005")
     for requirement in required:
-        assert any(n.startswith(requirement) for n in outcomes["passed"]), requirement
+        assert any(n.startswith(requirement) for n in run.passed), requirement
 
 
 # -- the server as a client meets it -------------------------------------------------------------
