@@ -58,7 +58,7 @@ COVERED: tuple[tuple[str, str, str], ...] = (
     (
         r"cd tests/interop/java && mvn -q -B package",
         "tests/interop/test_refund_java.py",
-        '"package"',
+        "maven_package(REACTOR",
     ),
     (r"java -jar refund-client/target/", "tests/interop/test_refund_java.py", "run_client"),
     (r"curl -s \$URL/", "tests/protocol/a2a/test_auth_gate.py", "X-API-Key"),
@@ -89,7 +89,11 @@ COVERED: tuple[tuple[str, str, str], ...] = (
         "tests/contracts/test_java_contract.py",
         "export_all",
     ),
-    (r"cd tools/java && mvn -q -B package", "tests/interop/test_java_member.py", '"package"'),
+    (
+        r"cd tools/java && mvn -q -B package",
+        "tests/interop/test_java_member.py",
+        "maven_package(MEMBERS",
+    ),
     (r"make java-member", "tests/interop/test_java_member.py", "make java-member"),
     (r"python -m accord.contracts.codegen ts", "tests/contracts/test_ts_contract.py", "ts-app"),
     (r"cd contracts/ts && npm install", "tests/contracts/test_ts_contract.py", "dist"),

@@ -430,6 +430,10 @@ class WorkflowExecution:
         self, message: Resume, events: list[NewEvent], after: list[tuple[asyncio.Future[Any], Any]]
     ) -> None:
         pending = self.state.interrupts.get(message.interrupt_id)
+        if pending is None and message.interrupt_id in self.state.expired:
+            # Its timer fired before this answer came: refused as below, and said why.
+            _reply_error(message, _timed_out(message.interrupt_id))
+            return
         if pending is None:
             _reply_error(
                 message,
@@ -453,14 +457,7 @@ class WorkflowExecution:
                     {"timer_id": pending.timer_id, "interrupt_id": pending.interrupt_id},
                 ),
             )
-            _reply_error(
-                message,
-                AccordError(
-                    ErrorCode.NOT_FOUND,
-                    "no such pending interrupt: its timeout passed",
-                    {"interrupt_id": message.interrupt_id, "timed_out": True},
-                ),
-            )
+            _reply_error(message, _timed_out(message.interrupt_id))
             return
         data: dict[str, Any] = {
             "interrupt_id": message.interrupt_id,
@@ -656,6 +653,14 @@ def _describe(
     elif outcome[1] is not None:
         span.set_attribute("accord.workflow.route", outcome[1])
     instruments.workflow_nodes.add(1, measured)
+
+
+def _timed_out(interrupt_id: str) -> AccordError:
+    return AccordError(
+        ErrorCode.NOT_FOUND,
+        "no such pending interrupt: its timeout passed",
+        {"interrupt_id": interrupt_id, "timed_out": True},
+    )
 
 
 def _reply_error(message: InboxMessage, error: AccordError) -> None:

@@ -55,6 +55,8 @@ class WorkflowState:
     outputs: dict[str, Any] = field(default_factory=dict)
     pending: dict[str, Activation] = field(default_factory=dict)
     interrupts: dict[str, PendingInterrupt] = field(default_factory=dict)
+    # Interrupts whose timeout fired: a late answer to one is told so, whichever came first.
+    expired: set[str] = field(default_factory=set)
     arrived: dict[str, set[str]] = field(default_factory=dict)
     failure: AccordError | None = None  # a node failed for good with no error path
     finished: Status | None = None  # completed / failed once closed
@@ -105,6 +107,7 @@ class WorkflowState:
             act.answers[pending.index] = Answer(data.get("value"), data.get("principal"))
         elif kind is EventType.TIMER_FIRED:
             pending = self.interrupts.pop(str(data["interrupt_id"]))
+            self.expired.add(pending.interrupt_id)
             act = self.pending[pending.node]
             act.waiting = None
             act.timed_out.add(pending.index)
