@@ -19,7 +19,7 @@ function required(name: string): string {
   return value;
 }
 
-const port = Number(process.env["PORT"] ?? "8720");
+const port = Number(process.env["PORT"] ?? "8713");
 const base = process.env["TICKETS_PUBLIC_URL"] ?? `http://127.0.0.1:${port}`;
 const ENDPOINT = "/mcp";
 const METADATA = "/.well-known/oauth-protected-resource";
