@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.rule import Rule
 
 from accord.agents.cli.approve_cmd import print_decision, send_decision
+from accord.agents.cli.demo_reset import reset_demo_data
 from accord.agents.cli.refund_cmd import Printer, converse, token_for
 from accord.agents.cli.tasks_cmd import approval_table, list_approvals
 from accord.cli.credentials import print_error
@@ -29,7 +30,7 @@ from accord.cli.mesh import Mesh, MeshError, free_ports, start_mesh
 from accord.contracts.errors import AccordError
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
-from accord.protocol.settings import env_name
+from accord.protocol.settings import data_dir_path, env_name
 from accord.refund_contracts.domain import RefundDecision
 
 APPROVER = "approver-1"
@@ -131,6 +132,22 @@ async def tour(mesh: Mesh, console: Console) -> bool:
     return all(results)
 
 
+def _reset(console: Console, data_dir: Path | None) -> None:
+    where = data_dir or data_dir_path()
+    try:
+        removed = reset_demo_data(where)
+    except AccordError as error:
+        print_error(error, Console(stderr=True))
+        raise typer.Exit(2) from None
+    # One line: a script reads it, and a path is never broken across lines.
+    console.print(
+        f"demo data reset in {where}: {len(removed)} database files removed; the next "
+        "`accord up` seeds the demo data again (keys and the development secret are kept)",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def demo(
@@ -138,9 +155,18 @@ def register(app: typer.Typer) -> None:
             None, "--data-dir", help="Use this data directory (default: a fresh temporary one)"
         ),
         keep: bool = typer.Option(False, "--keep", help="Keep the temporary data directory"),
+        reset: bool = typer.Option(
+            False,
+            "--reset",
+            help="Put the demo data of the project's data directory back (its SQLite "
+            "databases; keys, secret and .venv stay) and exit; refused while the mesh runs",
+        ),
     ) -> None:
         """Run the scripted tour: refunded, approved, explained, asked for evidence."""
         console = Console()
+        if reset:
+            _reset(console, data_dir)
+            return
         where = data_dir or Path(tempfile.mkdtemp(prefix="accord-demo-"))
         # Tokens minted here must be signed with the mesh's secret (its data directory's):
         # written for the settings (current()) to read, as the mesh's children do.
