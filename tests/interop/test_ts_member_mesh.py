@@ -302,3 +302,15 @@ async def test_the_members_tool_calls_join_the_requests_trace(ts_mesh: Mesh) -> 
             return
         await asyncio.sleep(0.1)  # spans are written as they end, bounded by the deadline
     raise AssertionError(f"no request's trace holds both tools' spans: {traces}")
+
+
+async def test_a_body_the_member_cannot_read_is_a_parse_error(ts_mesh: Mesh) -> None:
+    headers = {
+        "Authorization": f"Bearer {token(ORCHESTRATOR, 'service')}",
+        "Content-Type": "application/json",
+    }
+    async with httpx.AsyncClient(timeout=10) as http:
+        answer = await http.post(ts_mesh.url("risk") + "/", content=b"{not json", headers=headers)
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"]["code"] == -32700
+    assert ts_mesh.services["risk"].process.poll() is None

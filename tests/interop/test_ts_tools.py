@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
+import httpx
 import pytest
 from tests.interop.member_kit import run_member_kit
 from tests.mesh.mesh_support import ROOT, node_env
@@ -154,3 +155,39 @@ async def test_a_key_opens_one_ticket_across_a_restart(
     assert write is ErrorCode.PERMISSION_DENIED
     assert other_app is ErrorCode.PERMISSION_DENIED
     assert other_customer is ErrorCode.NOT_FOUND
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        (b"{not json", 400, -32700),
+        (b"\xff\xfe", 400, -32700),
+        (b"[" * 10 + b"x" * 2_000_000, 413, None),
+    ],
+    ids=["not JSON", "not UTF-8", "over 1 MB"],
+)
+def test_a_body_it_cannot_read_is_a_typed_refusal(
+    server_env: tuple[dict[str, str], Path], body: bytes, status: int, code: int | None
+) -> None:
+    env, base = server_env
+    port = free_port()
+    server = _start({**env, "PORT": str(port)}, base, port)
+    try:
+        answer = httpx.post(
+            f"{server.url}/mcp",
+            content=body,
+            headers={
+                "Authorization": f"Bearer {sign_as('orchestrator')}",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+            timeout=10,
+        )
+    finally:
+        server.stop()
+    assert answer.status_code == status, answer.text
+    error = answer.json()["error"]  # JSON, never the framework's HTML page
+    if code is not None:
+        assert error["code"] == code
+    assert ErrorCode.INVALID_INPUT.value in json.dumps(error["data"])
+    assert "node_modules" not in answer.text  # no stack trace

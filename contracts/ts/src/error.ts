@@ -187,3 +187,24 @@ function firstText(content: JsonValue | undefined): string {
   }
   return "";
 }
+
+/**
+ * The answer to a request whose body could not be read, as Accord's Python servers give it:
+ * a body that is not JSON is HTTP 400 with JSON-RPC's parse error (-32700), one over the size
+ * limit HTTP 413, anything else HTTP 500 INTERNAL; the contract code is in the one ErrorInfo,
+ * never a framework's HTML page or stack trace. `failure` is what the body parser threw
+ * (body-parser's `type`: `entity.parse.failed`, `entity.too.large`, ...).
+ */
+export function bodyFailureAnswer(failure: unknown): [number, JsonObject] {
+  const type = (failure as { type?: unknown } | null)?.type;
+  if (type === "entity.too.large") {
+    const error = new AccordError("INVALID_INPUT", "the request body is over the size limit");
+    return [413, { jsonrpc: "2.0", id: null, error: toJsonRpcError(error) as unknown as JsonObject }];
+  }
+  if (typeof type === "string" && type.startsWith("entity.") || failure instanceof SyntaxError) {
+    const error = new AccordError("INVALID_INPUT", "the request body is not JSON");
+    const parse = { code: -32700, message: error.message, data: [errorInfo(error, -32700)] };
+    return [400, { jsonrpc: "2.0", id: null, error: parse as unknown as JsonObject }];
+  }
+  return toHttpError(failure instanceof AccordError ? failure : new AccordError("INTERNAL"));
+}

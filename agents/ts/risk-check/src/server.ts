@@ -7,7 +7,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { AgentCard } from "@a2a-js/sdk";
 import { DefaultRequestHandler, InMemoryTaskStore, type RequestContext } from "@a2a-js/sdk/server";
 import { jsonRpcHandler } from "@a2a-js/sdk/server/express";
-import { AccordError, toJsonRpcError } from "@accord/contract";
+import { AccordError, bodyFailureAnswer, toJsonRpcError } from "@accord/contract";
 import {
   JWKS_PATH, type Principal, ServiceCredential, ServiceKey, TokenVerifier, trustTable,
 } from "@accord/contract/service-keys";
@@ -95,4 +95,10 @@ app.use(jsonRpcHandler({
     return new Caller(principal);
   },
 }));
+// A body that cannot be read is a typed answer (400 parse error, 413), never express's HTML.
+app.use((failure: unknown, _req: Request, res: Response, next: NextFunction) => {
+  if (res.headersSent) { next(failure); return; }
+  const [status, body] = bodyFailureAnswer(failure);
+  res.status(status).json(body);
+});
 app.listen(port, "127.0.0.1", () => { console.log(`risk-check (ts) on ${base}`); });

@@ -7,7 +7,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { AccordError, toHttpError, toMcpResult } from "@accord/contract";
+import { AccordError, bodyFailureAnswer, toHttpError, toMcpResult } from "@accord/contract";
 import { type Principal, TokenVerifier, readTrustFile } from "@accord/contract/service-keys";
 import { listed, loadContract } from "./contracts.js";
 import { TicketStore } from "./store.js";
@@ -98,4 +98,10 @@ app.post(ENDPOINT, async (req: Request, res: Response) => {
 });
 // Stateless: no session to resume or end (the MCP spec's answer is 405).
 app.all(ENDPOINT, (_req, res) => { res.status(405).set("allow", "POST").end(); });
+// A body that cannot be read is a typed answer (400 parse error, 413), never express's HTML.
+app.use((failure: unknown, _req: Request, res: Response, next: NextFunction) => {
+  if (res.headersSent) { next(failure); return; }
+  const [status, body] = bodyFailureAnswer(failure);
+  res.status(status).json(body);
+});
 app.listen(port, "127.0.0.1", () => { console.log(`tickets (ts) on ${base}${ENDPOINT}`); });
