@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from accord.agents.risk_rules import CustomerHistory, RiskAssessment, Signal
 from accord.agents.risk_rules import assess as assess_under
-from accord.protocol.settings import DEFAULT_APPROVAL_THRESHOLD_CENTS
 from accord.refund_contracts.domain import RiskLevel
+from accord.refund_contracts.settings import DEFAULT_APPROVAL_THRESHOLD_CENTS
 
 LARGE_AMOUNT_CENTS = DEFAULT_APPROVAL_THRESHOLD_CENTS
 

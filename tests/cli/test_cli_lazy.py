@@ -21,8 +21,8 @@ import typer.main
 import accord.contracts
 from accord.cli.lazy_group import LazyCommand
 from accord.cli.main import COMMANDS, COMMANDS_GROUP, app
-from accord.cli.plugins import COMMANDS_GROUP as PLUGINS_GROUP
-from accord.cli.plugins import entry_points, load
+from accord.protocol.plugins import COMMANDS_GROUP as PLUGINS_GROUP
+from accord.protocol.plugins import entry_points, load
 
 SERVICE_STACK = frozenset({"a2a", "mcp", "sqlalchemy", "opentelemetry", "rich", "uvicorn"})
 
@@ -36,7 +36,10 @@ try:
 except SystemExit:
     pass
 tops = sorted({name.split(".")[0] for name in sys.modules})
-cli = sorted(n for n in sys.modules if n.startswith(("accord.cli.", "accord.agents.cli.")))
+cli = sorted(
+    n for n in sys.modules
+    if n.startswith(("accord.cli.", "accord.agents.cli.")) or n == "accord.protocol.plugins"
+)
 print(json.dumps({"tops": tops, "cli": cli}), file=sys.stderr)
 """
 
@@ -59,7 +62,7 @@ def test_help_imports_no_command_module(tmp_path: Path) -> None:
     assert cli == {
         "accord.cli.main",
         "accord.cli.lazy_group",
-        "accord.cli.plugins",
+        "accord.protocol.plugins",
         "accord.agents.cli.commands",  # the refund assistant's table: its commands listed
     }
     assert not tops & (SERVICE_STACK | {"pydantic", "jwt", "httpx"}), tops
@@ -90,7 +93,7 @@ def test_token_help_loads_neither_jwt_nor_settings(tmp_path: Path) -> None:
 
 def test_an_application_command_loads_its_module_and_no_other(tmp_path: Path) -> None:
     _tops, cli = _imported(tmp_path, "approve", "--help")
-    assert cli >= {"accord.cli.plugins", "accord.agents.cli.approve_cmd"}
+    assert cli >= {"accord.protocol.plugins", "accord.agents.cli.approve_cmd"}
     assert "accord.agents.cli.demo_cmd" not in cli
     assert not {"accord.cli.serve_cmd", "accord.cli.up_cmd"} & cli
 

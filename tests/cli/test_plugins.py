@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from accord.cli.plugins import APPS_GROUP, COMMANDS_GROUP, entry_points
+from accord.protocol.plugins import APPS_GROUP, COMMANDS_GROUP, entry_points
 
 TABLE = """
 from accord.cli.lazy_group import LazyCommand

@@ -64,7 +64,7 @@ def test_defaults_are_the_documented_ones(tmp_path: Path, monkeypatch: pytest.Mo
         "risk": 8702,
         "orchestrator": 8700,
     }
-    assert (settings.approval_timeout_s, settings.workflow_lease_ttl_s) == (86_400, 15)
+    assert settings.workflow_lease_ttl_s == 15
     assert settings.turn_deadline_s == 300
     assert settings.task_worker_ttl_s == 15.0
     assert (settings.log_format, settings.log_level) == ("text", "WARNING")
@@ -142,7 +142,6 @@ def test_a_changed_environment_is_read_again(monkeypatch: pytest.MonkeyPatch) ->
     ("name", "value", "why"),
     [
         ("ACCORD_WORKFLOW_LEASE_TTL_S", "abc", "valid number"),
-        ("ACCORD_APPROVAL_TIMEOUT_S", "0", "greater than 0"),
         ("ACCORD_TURN_DEADLINE_S", "-5", "greater than 0"),
         ("ACCORD_LOG_LEVEL", "loud", "'DEBUG', 'INFO'"),
         ("ACCORD_LOG_FORMAT", "xml", "'text' or 'json'"),

@@ -20,8 +20,8 @@ from typing import Any, Final
 import jwt
 import yaml
 
+from accord.agents.refund.config import TRUST_FILE
 from accord.protocol.auth import ROLE_SERVICE, token_claims
-from accord.protocol.auth.trust import default_trust_path
 from accord.protocol.service_keys import ALGORITHM, ensure_ring, keys_dir
 
 TEST_SERVICE: Final = "tests"
@@ -61,7 +61,7 @@ def sign_as(
 
 def trust_document(extra: dict[str, dict[str, object]] | None = None) -> dict[str, object]:
     """The shipped trust table plus :data:`TEST_SERVICE` (and ``extra`` entries)."""
-    shipped = yaml.safe_load(default_trust_path().read_text())
+    shipped = yaml.safe_load(TRUST_FILE.read_text())
     services = dict(shipped["services"])
     services[TEST_SERVICE] = {"grants": list(TEST_GRANTS), "tenants": ["*"]}
     services.update(extra or {})

@@ -4,8 +4,8 @@ A team building their own mesh installs the framework's distributions; none of t
 of the refund assistant's refunds, orders, shops or services. Checked where the split is done:
 the contract test kit (``accord-kit``), whose probes come from the application, the workflow
 runtime (``accord-runtime``), the `accord` command (``accord-cli``, an application's commands
-plugged in through entry points), and the parts of ``accord-protocol`` that no longer speak of it.
-The rest joins this list as the refund vocabulary leaves it.
+plugged in through entry points) and the A2A/MCP plumbing, auth, storage, push and telemetry
+(``accord-protocol``: an application's settings, trust table and tools file are its own).
 """
 
 from __future__ import annotations
@@ -17,25 +17,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL = ROOT / "protocol" / "accord" / "protocol"
-# Each framework distribution, or the parts of one the split has reached so far.
+# Each framework distribution.
 FRAMEWORK = {
     "accord-contracts": ROOT / "contracts" / "accord" / "contracts",
     "accord-kit": ROOT / "protocol" / "kit",
     "accord-runtime": ROOT / "protocol" / "runtime",
     "accord-cli": ROOT / "protocol" / "cli",
-    "accord-protocol: storage": PROTOCOL / "storage",
-    "accord-protocol: telemetry": PROTOCOL / "telemetry",
-    "accord-protocol: push": PROTOCOL / "push",
-    "accord-protocol: dev": PROTOCOL / "dev",
-    "accord-protocol: auth": PROTOCOL / "auth",
-    "accord-protocol: a2a": PROTOCOL / "a2a",
-    "accord-protocol: mcp": PROTOCOL / "mcp",
-    "accord-protocol: app_file": PROTOCOL / "app_file.py",
-    "accord-protocol: service": PROTOCOL / "service.py",
-    "accord-protocol: service_keys": PROTOCOL / "service_keys.py",
-    "accord-protocol: in_process": PROTOCOL / "in_process.py",
-    "accord-protocol: private_files": PROTOCOL / "private_files.py",
-    "accord-protocol: settings_docs": PROTOCOL / "settings_docs.py",
+    "accord-protocol": PROTOCOL,
 }
 
 # Refund words, the refund app's services and tools, and its demo ids.

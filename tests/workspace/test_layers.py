@@ -92,7 +92,7 @@ def test_the_runtime_imports_only_the_framework() -> None:
 
 def test_the_cli_imports_only_the_framework() -> None:
     """The `accord` command is the framework's: an application plugs its commands and its app
-    file in through entry points (accord.cli.plugins), never by being imported."""
+    file in through entry points (accord.protocol.plugins), never by being imported."""
     assert declared_siblings("cli") == {"contracts", "protocol", "kit"}
     assert set(imported_siblings("cli")) == {"contracts", "protocol", "kit"}
 

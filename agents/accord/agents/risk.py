@@ -51,7 +51,8 @@ from accord.protocol.a2a.server.executor import (
 )
 from accord.protocol.mcp.client import ToolClient
 from accord.protocol.service import ServiceSpec
-from accord.protocol.settings import ServeOptions, current
+from accord.protocol.settings import ServeOptions, app_settings
+from accord.refund_contracts.settings import AssistantSettings
 
 CONTRACT_NAME: Final = "risk-check"
 SERVICE_NAME: Final = "risk"
@@ -125,7 +126,7 @@ class RiskExecutor(ContractExecutor):
             raise AccordError(
                 ErrorCode.CONTRACT_VIOLATION, "the history tool answered outside its contract"
             ) from None
-        result = assess(amount, history, current().approval_threshold_cents)
+        result = assess(amount, history, app_settings(AssistantSettings).approval_threshold_cents)
         why = ", ".join(s.value for s in result.signals) or "no risk signals"
         text = f"Refund risk for order {request.order_id}: {result.risk.value} ({why})."
         return Completed(data=result.model_dump(mode="json"), text=text)

@@ -169,3 +169,32 @@ def find_app(given: Path | None, default: Path) -> App:
     if given is not None:
         return load_app(given)
     return load_app(project_app_file() or default)
+
+
+_defaults: dict[tuple[Path, str], Path | None] = {}
+
+
+def app_default_path(key: str) -> Path | None:
+    """A path setting (``service_trust``, ``tools_config``) as the application's file gives it
+    when its variable is unset: the project's app file (:func:`project_app_file`), else the
+    installed application's (entry points ``accord.apps``); resolved against the file's folder.
+    None when neither file sets it. Looked up once per process and folder."""
+    here = Path.cwd()
+    if (here, key) not in _defaults:
+        _defaults[(here, key)] = _app_path(key, project_app_file(here) or _installed_app_file())
+    return _defaults[(here, key)]
+
+
+def _app_path(key: str, file: Path | None) -> Path | None:
+    if file is None:
+        return None
+    app = load_app(file)
+    value = app.spec.settings.get(key)
+    return app.resolve(str(value)) if isinstance(value, str) else None
+
+
+def _installed_app_file() -> Path | None:
+    from accord.protocol.plugins import installed_app  # imports the app's commands module
+
+    app = installed_app()
+    return app.path if app is not None else None

@@ -18,7 +18,13 @@ from accord.protocol.auth.api_keys import ApiKeys
 from accord.protocol.auth.trust import load_trust
 from accord.protocol.production import Starting, development_notice, refusals
 from accord.protocol.service_keys import ensure_ring
-from accord.protocol.settings import ServeOptions, SettingsError, current
+from accord.protocol.settings import (
+    ServeOptions,
+    SettingsError,
+    app_settings,
+    current,
+    installed_app_settings,
+)
 from accord.protocol.storage.schema import StoreRef
 from accord.protocol.telemetry.redaction import register_secret
 from accord.protocol.telemetry.sdk_wrappers import quiet_a2a_sdk_wrappers
@@ -57,6 +63,8 @@ def check_startup(spec: ServiceSpec) -> None:
     refuse a broken API keys file or trust table (any mode), make the service's own signing key
     in development (docs/service-keys.md), and say in development what it is using."""
     settings = current()
+    for model in installed_app_settings().values():  # an application's own, as strictly
+        app_settings(model)
     # Agents call tool servers and peers; a tool server is taken to call none (one that does,
     # as an application's may, is the exception).
     a2a = spec.protocol == "a2a"

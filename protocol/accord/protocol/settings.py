@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeVar, cast
 
 from pydantic import (
     Field,
@@ -35,7 +35,6 @@ if TYPE_CHECKING:  # a leaf (httpx2 only), not imported at run time: settings lo
 
 ENV_PREFIX: Final = "ACCORD_"
 DEFAULT_HOST: Final = "127.0.0.1"
-DEFAULT_APPROVAL_THRESHOLD_CENTS: Final = 50_000
 CONSOLE_PORT: Final = 8720  # the web console (docs/console.md): not an A2A or MCP service
 DEFAULT_PAUSE_S: Final = 60.0
 DEV_FLAG: Final = "ACCORD_DEV"
@@ -49,7 +48,7 @@ GROUPS: Final = {
     "auth": "Authentication (services)",
     "client": "Credentials (command line)",
     "limits": "Limits per caller",
-    "orchestrator": "The refund orchestrator and agents",
+    "agents": "Agents and workflows",
     "telemetry": "Logs, traces and metrics",
     "development": "Development and tests only",
 }
@@ -127,7 +126,7 @@ class AccordSettings(BaseSettings):
         default=f"http://{DEFAULT_HOST}:{CONSOLE_PORT}",
         description=(
             "Origin of the web console (`accord console` binds its host and port): the one "
-            "origin the orchestrator lets a browser call it from (CORS, bearer tokens only; "
+            "origin an agent lets a browser call it from (CORS, bearer tokens only; "
             "docs/console.md)."
         ),
         json_schema_extra=_in("mesh", shown_type="origin"),
@@ -240,7 +239,8 @@ class AccordSettings(BaseSettings):
             "(docs/service-keys.md). Required in production."
         ),
         json_schema_extra=_in(
-            "auth", "unset: the shipped `default_trust.yaml` (keys in ACCORD_KEYS_DIR)"
+            "auth",
+            "unset: the app file's `service_trust` (keys in ACCORD_KEYS_DIR), else none",
         ),
     )
     service_jwks_ttl_s: Seconds = Field(
@@ -344,7 +344,7 @@ class AccordSettings(BaseSettings):
         default=30 * 86_400.0,
         description=(
             "Finished tasks (completed, failed, canceled, rejected) are deleted this long after "
-            "their last change: an agent's task store and the orchestrator's closed workflows. "
+            "their last change: an agent's task store and a workflow runtime's closed workflows. "
             "Tasks still running or waiting are kept however old."
         ),
         json_schema_extra=_in("limits", "2592000 (30 days)"),
@@ -376,13 +376,13 @@ class AccordSettings(BaseSettings):
         json_schema_extra=_in("client"),
     )
 
-    # -- orchestrator ----------------------------------------------------------------------
+    # -- agents ----------------------------------------------------------------------------
     tools_config: Path | None = Field(
         default=None,
         description=(
-            "The MCP tool servers the orchestrator and the Runner use (docs/mcp-client.md)."
+            "The MCP tool servers an agent's tool clients connect to (docs/mcp-client.md)."
         ),
-        json_schema_extra=_in("orchestrator", "unset: the application's own file"),
+        json_schema_extra=_in("agents", "unset: the application's own file"),
     )
     models_config: Path | None = Field(
         default=None,
@@ -390,40 +390,21 @@ class AccordSettings(BaseSettings):
             "A YAML file of model tiers, costs and cache (docs/models.md); `MODEL_FAST` and "
             "`MODEL_DEEP` override its tiers."
         ),
-        json_schema_extra=_in("orchestrator", "unset: the offline model on both tiers"),
+        json_schema_extra=_in("agents", "unset: the offline model on both tiers"),
     )
     contracts_dir: Path | None = Field(
         default=None,
         description=(
-            "A folder of agent contract files an agent (policy-check, risk-check) serves "
+            "A folder of agent contract files an agent serves "
             "instead of its shipped one: every file of its name, one per major version, side "
             "by side during a migration (docs/contract-evolution.md)."
         ),
-        json_schema_extra=_in("orchestrator", "unset: the shipped contract"),
-    )
-    approval_timeout_s: Seconds = Field(
-        default=86_400.0,
-        description="How long a refund may wait for an approver.",
-        json_schema_extra=_in("orchestrator"),
-    )
-    approval_threshold_cents: int = Field(
-        default=DEFAULT_APPROVAL_THRESHOLD_CENTS,
-        ge=1,
-        le=100_000_000,
-        description=(
-            "Money paid back without an approver stays below this, per order and per customer "
-            "over 90 days: payments refuses an unapproved refund that would reach it "
-            "(POLICY_DENIED, `approval_required`; the orchestrator then asks an approver), and "
-            "risk-check sends a request of this much or more to the approver up front "
-            "(`large_amount`). Give risk-check and payments the same value "
-            "(docs/refund-assistant.md)."
-        ),
-        json_schema_extra=_in("orchestrator", "50000 (500.00)"),
+        json_schema_extra=_in("agents", "unset: the shipped contract"),
     )
     workflow_lease_ttl_s: Seconds = Field(
         default=15.0,
         description="Lease of a replica on its running workflows (docs/replicas.md).",
-        json_schema_extra=_in("orchestrator"),
+        json_schema_extra=_in("agents"),
     )
     shutdown_grace_s: Seconds = Field(
         default=20.0,
@@ -438,7 +419,7 @@ class AccordSettings(BaseSettings):
     turn_deadline_s: Seconds = Field(
         default=300.0,
         description="Deadline of one turn of a request that brings no envelope.",
-        json_schema_extra=_in("orchestrator"),
+        json_schema_extra=_in("agents"),
     )
     task_worker_ttl_s: Seconds = Field(
         default=15.0,
@@ -447,7 +428,7 @@ class AccordSettings(BaseSettings):
             "third of it): then another replica fails the tasks it left running "
             "(docs/replicas.md)."
         ),
-        json_schema_extra=_in("orchestrator"),
+        json_schema_extra=_in("agents"),
     )
 
     # -- telemetry -------------------------------------------------------------------------
@@ -500,8 +481,8 @@ class AccordSettings(BaseSettings):
     demo_data: bool | None = Field(
         default=None,
         description=(
-            "Seed the tool servers' demo data (the demo shop's customers, orders and past "
-            "refunds) at start, idempotently. Unset: in development mode only, never in "
+            "Seed the tool servers' demo data (an application's sample records) at start, "
+            "idempotently. Unset: in development mode only, never in "
             "production mode, where the stores hold the operator's own data; compose.yaml sets "
             "it, being a demo on one machine."
         ),
@@ -511,7 +492,8 @@ class AccordSettings(BaseSettings):
         default_factory=dict,
         description=(
             "Pause points for crash tests: `POINT[@ORDER][:SECONDS]`, comma-separated "
-            f"(docs/refund-assistant.md; {DEFAULT_PAUSE_S:g} s by default). "
+            f"(an application's crash-test points, docs/testing.md; {DEFAULT_PAUSE_S:g} s by "
+            "default). "
             "Needs `ACCORD_DEV=1`."
         ),
         json_schema_extra=_in("development", "unset", shown_type="pause plan"),
@@ -656,7 +638,7 @@ def current() -> AccordSettings:
     # Environment order is stable, so the plain scan is the key (no sort, no case folding:
     # pydantic-settings matches names case-insensitively, but nobody writes accord_data_dir).
     # Keys first: decoding only our values makes the scan three times cheaper.
-    snapshot = tuple((k, os.environ[k]) for k in os.environ if k.startswith(ENV_PREFIX))
+    snapshot = _snapshot()
     cached = _cached
     if cached is not None and cached[0] == snapshot:
         return cached[1]
@@ -669,6 +651,63 @@ def current() -> AccordSettings:
             given_service_url(variable[len(ENV_PREFIX) : -len("_URL")].lower())
     _cached = (snapshot, settings)
     return settings
+
+
+def _snapshot() -> tuple[tuple[str, str], ...]:
+    return tuple((k, os.environ[k]) for k in os.environ if k.startswith(ENV_PREFIX))
+
+
+AppSettingsT = TypeVar("AppSettingsT", bound=BaseSettings)
+APP_SETTINGS_GROUP: Final = "accord.settings"  # entry points: NAME = module:Model (docs, checks)
+_app_cached: dict[type[BaseSettings], tuple[tuple[tuple[str, str], ...], BaseSettings]] = {}
+
+
+def app_settings(model: type[AppSettingsT]) -> AppSettingsT:
+    """An application's own ``ACCORD_*`` settings, read as :func:`current` reads the
+    framework's: the same environment, the same errors (SettingsError naming the variable),
+    read again only when a variable changed.
+
+    Why a second model and not fields here: the framework knows no application's rules; their
+    numbers are the application's. An application declares a
+    ``BaseSettings`` with ``env_prefix="ACCORD_"`` (:func:`app_settings_config`) and registers
+    it under the ``accord.settings`` entry points, so docs/configuration.md lists it and a
+    service refuses to start with a bad value of it, as with the framework's
+    (docs/configuration.md "An application's settings")."""
+    snapshot = _snapshot()
+    cached = _app_cached.get(model)
+    if cached is not None and cached[0] == snapshot:
+        return cast(AppSettingsT, cached[1])
+    given = dict(snapshot)
+    blank = {  # only blanks: as if unset, as the framework's validator does for its own
+        name: info.get_default(call_default_factory=True)
+        for name, info in model.model_fields.items()
+        if env_name(name) in given and not given[env_name(name)].strip()
+    }
+    try:
+        settings = model(**blank)
+    except ValidationError as error:
+        raise SettingsError(describe(error)) from None
+    _app_cached[model] = (snapshot, settings)
+    return settings
+
+
+def app_settings_config() -> SettingsConfigDict:
+    """The model config of an application's settings: the framework's prefix and reading."""
+    return SettingsConfigDict(
+        env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="ignore", frozen=True
+    )
+
+
+def installed_app_settings() -> dict[str, type[BaseSettings]]:
+    """Every registered application settings model (group ``accord.settings``), by name."""
+    from importlib.metadata import entry_points  # a start-time cost only where it is needed
+
+    found: dict[str, type[BaseSettings]] = {}
+    for ep in entry_points(group=APP_SETTINGS_GROUP):
+        model = ep.load()
+        if isinstance(model, type) and issubclass(model, BaseSettings):
+            found[ep.name] = model
+    return found
 
 
 _found: tuple[AccordSettings, Path, Path] | None = None

@@ -13,7 +13,13 @@ from typing import Any, Final, Literal, Union, get_args, get_origin
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
-from accord.protocol.settings import DEV_FLAG, GROUPS, AccordSettings, env_name
+from accord.protocol.settings import (
+    DEV_FLAG,
+    GROUPS,
+    AccordSettings,
+    env_name,
+    installed_app_settings,
+)
 
 HEADER: Final = """# Configuration
 
@@ -40,6 +46,31 @@ FOOTER: Final = f"""
 `ACCORD_FAULTS` (fault injection) and `ACCORD_TEST_PAUSE` (crash-test pause points) are for tests
 and local experiments only: a process refuses to start with either set unless `{DEV_FLAG}=1`.
 The tests that use them set the flag themselves.
+
+## An application's settings
+
+The framework's settings above name no application's rules. An application with numbers of its
+own (a threshold of its rules, a queue's limit) declares them in a `pydantic_settings` model
+with the framework's prefix and reading, registers it, and reads it through the framework's one
+reader; its section above is generated from the model:
+
+```python
+# myapp/settings.py
+from pydantic_settings import BaseSettings
+from accord.protocol.settings import app_settings, app_settings_config
+
+class DeskSettings(BaseSettings):
+    model_config = app_settings_config()  # ACCORD_ prefix, empty is unset, frozen
+    desk_queue_limit: int = 10            # ACCORD_DESK_QUEUE_LIMIT
+
+limit = app_settings(DeskSettings).desk_queue_limit  # re-read when a variable changes
+```
+
+```toml
+# pyproject.toml: listed here by `make docs`, checked when any service starts
+[project.entry-points."accord.settings"]
+desk = "myapp.settings:DeskSettings"
+```
 
 ## Read elsewhere
 
@@ -119,6 +150,19 @@ def render_markdown() -> str:
         ]
         lines += [SERVICE_URL_ROW] if group == "mesh" else []
         lines += [_row(n, f) for n, f in fields.items() if _extra(f)["group"] == group]
+        lines.append("")
+    for name, model in sorted(installed_app_settings().items()):
+        title = getattr(model, "title", name)
+        lines += [
+            f"## {title}",
+            "",
+            f"An application's own settings (entry point `accord.settings`: `{name}`), read",
+            "from the same environment and checked as strictly when any service starts.",
+            "",
+            "| Variable | Field | Type | Default | Description |",
+            "| --- | --- | --- | --- | --- |",
+        ]
+        lines += [_row(n, f) for n, f in model.model_fields.items()]
         lines.append("")
     return "\n".join(lines) + FOOTER
 

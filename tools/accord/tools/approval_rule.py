@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from accord.protocol.settings import current
+from accord.protocol.settings import app_settings
 from accord.refund_contracts.domain import PaymentRefusal
+from accord.refund_contracts.settings import AssistantSettings
 
 # The window of customers.history (orders and refunds of the last 90 days) and of the
 # customer's total paid without an approver.
@@ -27,7 +28,7 @@ EXCEEDS_REFUNDABLE: Final = PaymentRefusal.EXCEEDS_REFUNDABLE.value
 
 def threshold_cents() -> int:
     """The approval threshold this process is configured with."""
-    return current().approval_threshold_cents
+    return app_settings(AssistantSettings).approval_threshold_cents
 
 
 def needs_approval(amount_cents: int, unapproved_cents: int, threshold: int) -> bool:

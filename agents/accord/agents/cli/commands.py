@@ -1,5 +1,5 @@
 """The refund assistant's part of the `accord` command (entry point groups ``accord.commands``
-and ``accord.apps``, accord.cli.plugins): its commands for the help listing, and its app file
+and ``accord.apps``, accord.protocol.plugins): its commands for the help listing, and its app file
 for `accord up` in a folder without one. Imports nothing heavier than the framework's table
 types: `accord --help` reads this module on every listing."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from accord.cli.lazy_group import LazyCommand
-from accord.cli.plugins import InstalledApp
+from accord.protocol.plugins import InstalledApp
 
 _CLI = "accord.agents.cli."
 REFUND = Path(__file__).resolve().parents[1] / "refund"

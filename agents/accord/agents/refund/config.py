@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from accord.protocol.settings import current, data_dir
+from accord.protocol.settings import app_settings, current, data_dir
+from accord.refund_contracts.settings import AssistantSettings
 
 SERVICE_NAME: Final = "orchestrator"
 GRAPH_NAME: Final = "refund"
@@ -16,6 +17,8 @@ GRAPH_VERSION_2: Final = "2"  # intake routes: "answer" ends what is not a refun
 GRAPH_VERSION_1: Final = "1"  # intake fans out to the checks
 # The refund assistant's tool servers (ACCORD_TOOLS_CONFIG replaces it): the application's file.
 TOOLS_FILE: Final = Path(__file__).resolve().parent / "tools.yaml"
+# Its trust table (ACCORD_SERVICE_TRUST replaces it), named by its app file (accord.yaml).
+TRUST_FILE: Final = Path(__file__).resolve().parent / "trust.yaml"
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class RefundSettings:
         """How long a refund waits for an approver (``ACCORD_APPROVAL_TIMEOUT_S``)."""
         if self.approval_timeout_override_s is not None:
             return self.approval_timeout_override_s
-        return current().approval_timeout_s
+        return app_settings(AssistantSettings).approval_timeout_s
 
     @property
     def workflow_lease_ttl_s(self) -> float:

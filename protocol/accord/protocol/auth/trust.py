@@ -2,8 +2,9 @@
 
 A service token (role ``service``, subject ``svc:NAME``) is accepted only if
 
-- ``NAME`` has an entry in the verifier's table (``ACCORD_SERVICE_TRUST``, or in development the
-  shipped ``default_trust.yaml``);
+- ``NAME`` has an entry in the verifier's table (``ACCORD_SERVICE_TRUST``, else the
+  application's: its app file's ``service_trust``, :func:`default_trust_path`; else no service
+  is trusted);
 - it is signed (ES256 or RS256) by a key published in that entry's JWKS, found by the token's
   ``kid``: one service's key cannot sign for another, whatever the token claims;
 - its ``iss`` is the entry's issuer (``accord`` by default).
@@ -43,7 +44,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
@@ -69,8 +69,14 @@ def _refused(message: str) -> AccordError:
     return AccordError(ErrorCode.UNAUTHENTICATED, message)
 
 
-def default_trust_path() -> Path:
-    return Path(str(resources.files("accord.protocol") / "default_trust.yaml"))
+def default_trust_path() -> Path | None:
+    """The application's trust table when ``ACCORD_SERVICE_TRUST`` is unset: the
+    ``service_trust`` of its app file (the project's, else the installed application's), as
+    `accord up` would give its services. None: no application names one, and no service is
+    trusted (the framework ships no table: which services there are is the application's)."""
+    from accord.protocol.app_file import app_default_path  # it imports the service layer
+
+    return app_default_path("service_trust")
 
 
 class _KeySource:
@@ -264,8 +270,11 @@ def parse_trust(raw: object, *, keys_root: Path, source: str = "trust table") ->
 
 
 def load_trust(path: Path | None = None) -> TrustTable:
-    """``path``, else ``ACCORD_SERVICE_TRUST``, else the shipped table (INVALID_INPUT if bad)."""
+    """``path``, else ``ACCORD_SERVICE_TRUST``, else the application's table
+    (:func:`default_trust_path`), else an empty one (INVALID_INPUT if bad)."""
     chosen = path or current().service_trust or default_trust_path()
+    if chosen is None:
+        return TrustTable({}, current().service_jwks_ttl_s)
     try:
         raw = yaml.safe_load(chosen.read_text())
         return parse_trust(raw, keys_root=keys_dir(), source=str(chosen))

@@ -180,7 +180,7 @@ def register(app: typer.Typer) -> None:
         if text is None and payload is None:
             raise typer.BadParameter("give TEXT, --data, or both")
         if user is None:
-            from accord.cli.plugins import dev_user
+            from accord.protocol.plugins import dev_user
 
             user = dev_user()
         try:

@@ -6,7 +6,7 @@ A command module pulls in what its command needs (the A2A SDK, MCP, SQLAlchemy, 
 and paying for all of them on every invocation cost 1-2 s of imports (#16).
 
 An application's commands join the table through the entry point group ``accord.commands``
-(accord.cli.plugins): read only when the help lists every command or a name is not the
+(accord.protocol.plugins): read only when the help lists every command or a name is not the
 framework's own, so `accord serve NAME` never scans for them.
 """
 
@@ -60,7 +60,7 @@ class LazyGroup(TyperGroup):
         light modules that hold them. A framework command's name is never taken over."""
         if self.plugin_group is None:
             return ()
-        from accord.cli.plugins import entry_points, load
+        from accord.protocol.plugins import entry_points, load
 
         found: list[LazyCommand] = []
         for app, value in sorted(entry_points(self.plugin_group).items()):

@@ -1,7 +1,7 @@
 """`accord`: the command line. Each command group lives in its own module, imported only when
 one of its commands runs (lazy_group.py); the table below names the framework's for the help
 listing, and an installed application adds its own through the entry point group
-``accord.commands`` (accord.cli.plugins)."""
+``accord.commands`` (accord.protocol.plugins)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import typer
 
 from accord.cli.lazy_group import LazyCommand, LazyGroup
 
-COMMANDS_GROUP = "accord.commands"  # accord.cli.plugins.COMMANDS_GROUP, without its import
+COMMANDS_GROUP = "accord.commands"  # accord.protocol.plugins.COMMANDS_GROUP, without its import
 
 _CLI = "accord.cli."
 

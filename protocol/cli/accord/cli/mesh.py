@@ -40,7 +40,7 @@ class MeshError(Exception):
 def installed_app() -> App:
     """The application built into `accord` (entry point group ``accord.apps``): what `accord
     up` runs in a folder without an app file."""
-    from accord.cli.plugins import installed_app as installed
+    from accord.protocol.plugins import installed_app as installed
 
     found = installed()
     if found is None:

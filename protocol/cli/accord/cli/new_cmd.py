@@ -27,7 +27,7 @@ SUFFIX: Final = ".tmpl"
 
 def taken_names() -> frozenset[str]:
     """Reserved names and every installed service's (entry points ``accord.services``)."""
-    from accord.cli.plugins import entry_points
+    from accord.protocol.plugins import entry_points
 
     return RESERVED | frozenset(entry_points("accord.services"))
 

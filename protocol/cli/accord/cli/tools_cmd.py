@@ -91,7 +91,7 @@ def check(
     bearer, key = given_token(token), given_api_key(api_key)
     if not bearer and not key:
         # Signed with this machine's secret: right for `accord up`, useless elsewhere.
-        from accord.cli.plugins import dev_user
+        from accord.protocol.plugins import dev_user
 
         bearer = mint_token(dev_user(), [ROLE_CUSTOMER], ttl_s=300)
     credential = StaticCredential(token=bearer, api_key=key)
@@ -123,7 +123,7 @@ def list_(
     ),
 ) -> None:
     """Print the configured tool servers and the tools each one must serve."""
-    from accord.cli.plugins import installed_app
+    from accord.protocol.plugins import installed_app
 
     console = Console()
     built_in = installed_app()

@@ -34,9 +34,9 @@ from accord.cli.mesh import (
     start_mesh,
 )
 from accord.cli.output import accord_command, hint
-from accord.cli.plugins import installed_app
 from accord.contracts.errors import AccordError
 from accord.protocol.app_file import App, find_app, project_app_file
+from accord.protocol.plugins import installed_app
 from accord.protocol.settings import (
     APP_FILE,
     DEFAULT_HOST,

@@ -45,7 +45,7 @@ wait_up "$ACCORD_PAYMENTS_URL/healthz"
 # ACCORD_KEYS_DIR/commerce/jwks.json); the kit's key, which commerce trusts by the same table.
 "$BIN/accord" keys rotate commerce >/dev/null
 "$BIN/accord" keys rotate kit >/dev/null
-TRUST="$ROOT/protocol/accord/protocol/default_trust.yaml"
+TRUST="$ROOT/agents/accord/agents/refund/trust.yaml"
 PORT=$COMMERCE_PORT ACCORD_SERVICE_TRUST="$TRUST" \
   setsid java -jar "$JAR" >"$ACCORD_DATA_DIR/commerce-java.log" 2>&1 & pids+=($!)
 wait_up "http://127.0.0.1:$COMMERCE_PORT/healthz"
