@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from accord.contracts.errors import ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.protocol.auth import mint_token
@@ -45,8 +45,11 @@ async def _decide(mesh: Mesh, bearer: str, task_id: str) -> TaskView:
         )
 
 
-def _code(view: TaskView) -> ErrorCode | None:
-    return view.error.code if view.error is not None else None
+async def _refused(mesh: Mesh, bearer: str, task_id: str) -> AccordError:
+    """A refused approval is an error answer: no task is made, none is listed (issue #36)."""
+    with pytest.raises(AccordError) as refused:
+        await _decide(mesh, bearer, task_id)
+    return refused.value
 
 
 def _queue(mesh: Mesh, bearer: str) -> httpx.Response:
@@ -93,15 +96,15 @@ async def test_another_apps_approver_sees_no_queue_item_and_gets_not_found(
     assert waiting not in json.dumps(listed.json())
     assert not _leaks(listed.json()), listed.json()
 
-    decided = await _decide(mesh_for_module, shop, waiting)
-    assert decided.status is Status.FAILED
-    assert _code(decided) is ErrorCode.NOT_FOUND
-    assert decided.error is not None
-    assert not _leaks(decided.error.to_dict())
+    decided = await _refused(mesh_for_module, shop, waiting)
+    assert decided.code is ErrorCode.NOT_FOUND
+    assert not _leaks(decided.to_dict())
     # The same answer as a task that does not exist: nothing tells the two apart.
-    missing = await _decide(mesh_for_module, shop, "no-such-task")
-    assert missing.error is not None
-    assert missing.error.message == decided.error.message
+    missing = await _refused(mesh_for_module, shop, "no-such-task")
+    assert (missing.code, missing.message) == (decided.code, decided.message)
+    # And the approver's own list holds no trace of either refusal.
+    listed = _accord(mesh_for_module, "tasks", "--token", shop, "--json")
+    assert json.loads(listed.stdout.strip().splitlines()[-1]) == []
 
     still = await get_task(mesh_for_module, "C-03", waiting)
     assert still.status is Status.WAITING
@@ -110,10 +113,10 @@ async def test_another_apps_approver_sees_no_queue_item_and_gets_not_found(
 async def test_the_customer_with_the_approver_role_elsewhere_cannot_approve_their_refund(
     mesh_for_module: Mesh, waiting: str
 ) -> None:
-    elsewhere = await _decide(mesh_for_module, _token("C-03", "approver", app=SHOP), waiting)
-    assert _code(elsewhere) is ErrorCode.NOT_FOUND
-    both = await _decide(mesh_for_module, _token("C-03", "customer", "approver"), waiting)
-    assert _code(both) is ErrorCode.PERMISSION_DENIED
+    elsewhere = await _refused(mesh_for_module, _token("C-03", "approver", app=SHOP), waiting)
+    assert elsewhere.code is ErrorCode.NOT_FOUND
+    both = await _refused(mesh_for_module, _token("C-03", "customer", "approver"), waiting)
+    assert both.code is ErrorCode.PERMISSION_DENIED
     # Their own refund is not in their queue either: they may not decide it.
     listed = _queue(mesh_for_module, _token("C-03", "customer", "approver"))
     assert waiting not in json.dumps(listed.json())

@@ -148,6 +148,43 @@ async def test_a_jsonrpc_resend_returns_the_first_task(mesh_for_module: Mesh) ->
     await _one_task_one_refund(mesh, task_id, before)
 
 
+async def test_an_approval_sent_again_gets_its_first_answer(mesh_for_module: Mesh) -> None:
+    """The orchestrator refuses an approval of a refund that waits for none before any task
+    exists (ContractExecutor.admit_task); a copy of an approval that was made is no such
+    refusal: it gets the task the first made back, though the refund waits no more."""
+    url = mesh_for_module.orchestrator
+    async with await A2AClient.connect(url, token=token("C-04")) as client:
+        waiting = await client.send(text="refund order O-1006 please, I changed my mind")
+    assert waiting.status is Status.WAITING, waiting
+
+    def approval(message_id: str) -> dict[str, Any]:
+        return {
+            "messageId": message_id,
+            "role": "ROLE_USER",
+            "parts": [{"data": {"task_id": waiting.task_id, "decision": "approve"}}],
+            "metadata": {SKILL_META_KEY: "refund.approve"},
+        }
+
+    async def send(message: dict[str, Any]) -> dict[str, Any]:
+        headers = {**_headers(), "Authorization": f"Bearer {token('approver-1', 'approver')}"}
+        async with httpx.AsyncClient(timeout=120) as http:
+            answer = await http.post(url + "/", json=_rpc("SendMessage", message), headers=headers)
+        body: dict[str, Any] = answer.json()
+        return body
+
+    first_id = uuid.uuid4().hex
+    first = await send(approval(first_id))
+    made = first["result"]["task"]
+    assert made["status"]["state"] == "TASK_STATE_COMPLETED", first
+    again = await send(approval(first_id))
+    assert again["result"]["task"]["id"] == made["id"], again
+    before = await _task_count(url, "approver-1")  # the approver's own tasks
+    other = await send(approval(uuid.uuid4().hex))  # a new approval: refused, and no task
+    assert "result" not in other, other
+    assert AccordError.from_jsonrpc_error(other["error"]).code is ErrorCode.INVALID_INPUT
+    assert await _task_count(url, "approver-1") == before
+
+
 async def test_a_rest_resend_returns_the_first_task(mesh_for_module: Mesh) -> None:
     mesh = mesh_for_module
     before = await _task_count(mesh.orchestrator)

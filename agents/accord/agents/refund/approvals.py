@@ -51,6 +51,7 @@ from accord.runtime.workflow import (
     Graph,
     LogEvent,
     NodeContext,
+    PendingInterrupt,
     Runtime,
     WorkflowSnapshot,
 )
@@ -129,20 +130,53 @@ def build_approval_graph(runtime: Runtime) -> Graph:
     return graph
 
 
-async def _decide(runtime: Runtime, ctx: NodeContext) -> dict[str, Any]:
-    inp = ApprovalInput.model_validate(ctx.input)
-    target = inp.task_id
+async def refuse_before_task(
+    runtime: Runtime, principal: Principal, data: dict[str, Any] | None
+) -> None:
+    """The refusals an approval can be told before its task exists (the gate's admission,
+    ContractExecutor.admit_task): a refused approval is an error answer, not a failed task in
+    the approver's list. The approval node checks the same again (the refund may stop waiting
+    in between). A body without a ``task_id`` string is left to the skill's schema."""
+    require_approver(principal)
+    target = (data or {}).get("task_id")
+    if not isinstance(target, str) or not target:
+        return
     events = await runtime.log.read(target)
+    _check_decider(events, target, principal.subject, principal.app)
+    _check_waiting(runtime.replay(events), target)
+
+
+def _check_decider(events: list[LogEvent], target: str, approver: str, app: str) -> None:
+    """NOT_FOUND unless ``target`` is a refund of ``app``; PERMISSION_DENIED for its customer."""
     customer = _refund_input(events)
-    if customer is None or customer.app != inp.approver_app:
+    if customer is None or customer.app != app:
         raise AccordError(ErrorCode.NOT_FOUND, "no refund task with that id", {"task_id": target})
-    own_task = owner_key(inp.approver_app, inp.approver) == customer.owner
-    if inp.approver == customer.customer_id or own_task:
+    own_task = owner_key(app, approver) == customer.owner
+    if approver == customer.customer_id or own_task:
         raise AccordError(
             ErrorCode.PERMISSION_DENIED,
             "a customer cannot approve their own refund",
             {"task_id": target},
         )
+
+
+def _check_waiting(snapshot: WorkflowSnapshot, target: str) -> PendingInterrupt:
+    """The refund's pending approval; INVALID_INPUT when it waits for none (it ended)."""
+    pending = next((p for p in snapshot.interrupts if p.reason is WaitingReason.APPROVAL), None)
+    if pending is None or snapshot.status in TERMINAL:
+        raise AccordError(
+            ErrorCode.INVALID_INPUT,
+            "this refund is not waiting for an approval",
+            {"task_id": target, "status": snapshot.status.value},
+        )
+    return pending
+
+
+async def _decide(runtime: Runtime, ctx: NodeContext) -> dict[str, Any]:
+    inp = ApprovalInput.model_validate(ctx.input)
+    target = inp.task_id
+    events = await runtime.log.read(target)
+    _check_decider(events, target, inp.approver, inp.approver_app)
     already = any(
         e.type is EventType.RESUMED
         and isinstance(e.data.get("value"), dict)
@@ -153,14 +187,7 @@ async def _decide(runtime: Runtime, ctx: NodeContext) -> dict[str, Any]:
         after = await runtime.handle(target).settled()
     else:
         # Read from the log (not loaded): an ended workflow (canceled too) answers as one.
-        snapshot = runtime.replay(events)
-        pending = next((p for p in snapshot.interrupts if p.reason is WaitingReason.APPROVAL), None)
-        if pending is None or snapshot.status in TERMINAL:
-            raise AccordError(
-                ErrorCode.INVALID_INPUT,
-                "this refund is not waiting for an approval",
-                {"task_id": target, "status": snapshot.status.value},
-            )
+        pending = _check_waiting(runtime.replay(events), target)
         value = {
             "decision": inp.decision,
             "note": inp.note,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Final
+from typing import Any, Final
 
 from accord.agents.models.base import Language
 from accord.agents.permissions import refund_customer
@@ -29,6 +29,7 @@ from accord.agents.refund.approvals import (
     approval_input,
     approval_text,
     decide_refund,
+    refuse_before_task,
 )
 from accord.agents.refund.conversation import (
     Conversation,
@@ -40,7 +41,7 @@ from accord.agents.refund.conversation import (
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.money import MAX_REFUND_CONSTRAINT
 from accord.agents.refund.reported_errors import told
-from accord.contracts.agents import AgentContract
+from accord.contracts.agents import AgentContract, Skill
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.protocol.a2a.server.executor import (
     Completed,
@@ -49,6 +50,7 @@ from accord.protocol.a2a.server.executor import (
     Progress,
     Turn,
 )
+from accord.protocol.auth import Principal
 from accord.refund_contracts.domain import is_customer_id
 from accord.runtime.workflow import LogEvent, Runtime, WorkflowSnapshot
 
@@ -95,6 +97,14 @@ class OrchestratorExecutor(ContractExecutor):
         if step is None:  # an approval is pending (or it ended): the same answer again
             return _answer(await self.runtime.snapshot(turn.task_id))
         return await self._drive(step, progress)
+
+    async def admit_task(
+        self, skill: Skill, principal: Principal, data: dict[str, Any] | None
+    ) -> None:
+        """A refused approval is an error answer, never a failed task in the approver's list
+        (issue #36): what can be told before its task exists is told then."""
+        if skill.id == APPROVE_SKILL:
+            await refuse_before_task(self.runtime, principal, data)
 
     async def on_cancel(self, task_id: str) -> None:
         try:

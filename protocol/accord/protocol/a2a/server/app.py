@@ -321,6 +321,10 @@ def build_agent_app(
         "max_body_bytes": max_body_bytes,
         "sends": sends,
         "served": executor.served,
+        # Only an agent with refusals of its own pays for the hook (most have none).
+        "admission": executor.admit_task
+        if type(executor).admit_task is not ContractExecutor.admit_task
+        else None,
     }
     middleware = [Middleware(Gate, **gate_options)]
     if browser_origins:  # outside the gate: a preflight carries no credential

@@ -38,7 +38,7 @@ from a2a.types import Message, Part, Role, Task, TaskState, TaskStatus
 from google.protobuf.json_format import MessageToDict
 from opentelemetry import trace
 
-from accord.contracts.agents import AgentContract, ReplyKind
+from accord.contracts.agents import AgentContract, ReplyKind, Skill
 from accord.contracts.envelope import DelegationEnvelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import (
@@ -74,6 +74,7 @@ from accord.protocol.a2a.server.turn import (
     read_turn,
 )
 from accord.protocol.a2a.wire import data_part, plain
+from accord.protocol.auth import Principal
 from accord.protocol.telemetry import bind_task, spans
 from accord.protocol.telemetry import span as telemetry_span
 
@@ -136,6 +137,16 @@ class ContractExecutor(AgentExecutor):
 
     async def on_cancel(self, task_id: str) -> None:
         """Optional hook: release what the task holds (children, locks). Default: nothing."""
+
+    async def admit_task(
+        self, skill: Skill, principal: Principal, data: dict[str, Any] | None
+    ) -> None:
+        """Optional hook: refuse a new task's first message before any task exists, with an
+        :class:`AccordError` (the caller's answer; nothing is stored, nothing is listed).
+        Called by the gate after the skill's ``access`` and ``envelope`` admitted it, once per
+        message key (a message sent again gets its first answer back). For refusals that
+        need the agent's own state (a decision on another task that is not waiting); checks
+        of the message's shape belong to the skill's schema. Default: admits."""
 
     # -- AgentExecutor ----------------------------------------------------------------------
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:

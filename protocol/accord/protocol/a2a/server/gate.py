@@ -19,7 +19,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Final
 
 from a2a.utils.constants import PROTOCOL_VERSION_1_0, VERSION_HEADER
@@ -27,6 +27,7 @@ from packaging.version import InvalidVersion, Version
 from starlette.authentication import AuthCredentials, BaseUser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from accord.contracts.agents import Skill
 from accord.contracts.envelope import DelegationEnvelope, parse_envelope
 from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.served import ServedContracts
@@ -98,6 +99,11 @@ class _RefusedError(Exception):
         self.jsonrpc_code = jsonrpc_code  # JSON-RPC's own code where it has one (-32700, -32600)
 
 
+# An agent's own refusal of a new task's first message (ContractExecutor.admit_task): the skill
+# asked for, the verified principal, the message's data part (None: none).
+TaskAdmission = Callable[[Skill, Principal, dict[str, Any] | None], Awaitable[None]]
+
+
 class Gate:
     def __init__(
         self,
@@ -110,12 +116,16 @@ class Gate:
         limits: CallerLimits | None = None,
         sends: SendKeys | None = None,
         served: ServedContracts | None = None,
+        admission: TaskAdmission | None = None,
     ) -> None:
         """``sends``: the keys of sent messages (idempotent send); None keys nothing.
         ``served``: the agent's contracts, whose skills' ``access`` and ``envelope``
-        sections admit the first message of a task (none: only the credential is checked)."""
+        sections admit the first message of a task (none: only the credential is checked).
+        ``admission``: the agent's own checks of a new task's first message, after those; an
+        error it raises is the caller's answer and no task is made."""
         self.app = app
         self.served = served
+        self.admission = admission
         self.authenticator = authenticator
         self.rpc_paths = frozenset(rpc_paths)
         self.public_paths = frozenset(public_paths)
@@ -149,15 +159,21 @@ class Gate:
                 _check_media_type(headers.get("content-type"))
                 _check_json(body, parsed, is_rpc)
             _check_version(headers.get("a2a-version", ""))
-            envelope = self._check_send(scope["path"], is_rpc, parsed, principal)
+            envelope, skill = self._check_send(scope["path"], is_rpc, parsed, principal)
             streaming = _is_stream(scope, is_rpc, parsed)
             if streaming:
                 self._open_stream(principal)
             try:
                 claim = await self._claim(scope["path"], is_rpc, parsed, principal)
+                # A message sent again (its key already claimed) gets its first answer back
+                # from the SDK, whatever the agent would say of it now.
+                if skill is not None and (claim is None or claim.new):
+                    await self._admit_task(skill, principal, scope["path"], is_rpc, parsed)
             except _RefusedError:
                 if streaming:
                     self.limits.close_stream(principal)
+                if claim is not None:
+                    await claim.end()  # never handled: the key is forgotten
                 raise
         except _RefusedError as refused:
             await _respond(send, refused, is_rpc, rpc_id)
@@ -188,6 +204,17 @@ class Gate:
             return None
         try:
             return await claim_send(self.sends, principal.owner, message)
+        except AccordError as error:
+            raise _RefusedError(error) from None
+
+    async def _admit_task(
+        self, skill: Skill, principal: Principal, path: str, is_rpc: bool, parsed: Any
+    ) -> None:
+        message = _sent_message(path, is_rpc, parsed)
+        if self.admission is None or message is None:
+            return
+        try:
+            await self.admission(skill, principal, _data_part(message.get("parts")))
         except AccordError as error:
             raise _RefusedError(error) from None
 
@@ -269,12 +296,12 @@ class Gate:
 
     def _check_send(
         self, path: str, is_rpc: bool, parsed: Any, principal: Principal
-    ) -> DelegationEnvelope | None:
-        """Envelope and acting on behalf, before the SDK creates (and stores) a task; the
-        envelope of a sent message, or None."""
+    ) -> tuple[DelegationEnvelope | None, Skill | None]:
+        """Envelope and acting on behalf, before the SDK creates (and stores) a task: the
+        envelope of a sent message (or None) and the skill a new task asks for (or None)."""
         message = _sent_message(path, is_rpc, parsed)
         if message is None:
-            return None  # not a send, or malformed: the SDK answers with its own error
+            return None, None  # not a send, or malformed: the SDK answers with its own error
         role = message.get("role")
         if role is not None and not _is_user_role(role):
             # A client speaks as the user; a message marked as the agent's would put words in
@@ -318,7 +345,17 @@ class Gate:
                 admit(skill, principal, envelope)
         except AccordError as error:
             raise _RefusedError(error) from None
-        return envelope
+        return envelope, skill
+
+
+def _data_part(parts: Any) -> dict[str, Any] | None:
+    """The first data part's object of a message as received (A2A 1.0 ``{"data": ...}``, 0.3
+    ``{"kind": "data", "data": ...}``); None when it has none."""
+    for part in parts if isinstance(parts, list) else ():
+        data = part.get("data") if isinstance(part, dict) else None
+        if isinstance(data, dict):
+            return data
+    return None
 
 
 def _sent_message(path: str, is_rpc: bool, parsed: Any) -> dict[str, Any] | None:
