@@ -131,7 +131,7 @@ def test_approve_and_tasks(mesh: Mesh) -> None:
 
     own = accord(mesh, "approve", task_id, "--user", "C-04")
     # refund.approve's access admits approvers only: refused before any task (AGENT-009).
-    assert own.returncode == 2, own.stdout + own.stderr
+    assert own.returncode == 1, own.stdout + own.stderr
     assert "PERMISSION_DENIED" in own.stderr
 
     queue = accord(mesh, "tasks", "--user", "approver-1", "--status", "waiting", "--json")

@@ -1,14 +1,15 @@
 """`accord approve TASK [--reject] [--note TEXT]`: an approver decides a waiting refund.
 
 Sends skill ``refund.approve`` with ``{task_id, decision, note}`` as a new task of the
-approver's own. Exit status: 0 recorded, 1 refused (e.g. PERMISSION_DENIED for a customer),
-2 the call failed.
+approver's own. Exit status: 0 recorded, 1 refused (PERMISSION_DENIED, INVALID_INPUT,
+NOT_FOUND: no task is made), 2 the call failed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from typing import Final
 
 import typer
 from rich.console import Console
@@ -22,10 +23,15 @@ from accord.agents.cli.refund_cmd import (
 from accord.agents.refund.approvals import APPROVE_SKILL
 from accord.cli.credentials import TOKEN_HELP, given_token, print_error
 from accord.cli.output import out_console
-from accord.contracts.errors import AccordError
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.protocol.a2a.client import A2AClient, TaskView
 from accord.refund_contracts.domain import ApprovalDecision
+
+# What the orchestrator answers a decision it will not take (not a failure of the call).
+REFUSALS: Final = frozenset(
+    {ErrorCode.PERMISSION_DENIED, ErrorCode.INVALID_INPUT, ErrorCode.NOT_FOUND}
+)
 
 
 async def send_decision(url: str, token: str, task_id: str, *, reject: bool, note: str) -> TaskView:
@@ -79,7 +85,10 @@ def register(app: typer.Typer) -> None:
             )
         except AccordError as error:
             print_error(error)
-            raise typer.Exit(EXIT_CALL_FAILED) from None
+            # The orchestrator refuses a decision before any task exists (#36): that is this
+            # command's "refused", as a failed approval task was; the rest is the call failing.
+            refused = error.code in REFUSALS
+            raise typer.Exit(EXIT_FAILED if refused else EXIT_CALL_FAILED) from None
         if as_json:
             typer.echo(json.dumps(view.to_dict(), ensure_ascii=False))
         else:

@@ -143,7 +143,9 @@ decide.addEventListener("submit", async (event) => {
     outcome.setAttribute("tabindex", "-1");
     outcome.focus();
   } catch (error) {
-    notice.textContent = `${t(error.code === "PERMISSION_DENIED" ? "refused" : "failed")}: ${error.code} ${error.message}`;
+    // The orchestrator refuses a decision it will not take before any task exists (#36).
+    const refused = ["PERMISSION_DENIED", "INVALID_INPUT", "NOT_FOUND"].includes(error.code);
+    notice.textContent = `${t(refused ? "refused" : "failed")}: ${error.code} ${error.message}`;
   } finally {
     for (const button of decide.querySelectorAll("button")) button.disabled = false;
   }
@@ -157,7 +159,9 @@ async function poll() {
     render(body.approvals || []);
     queueStatus.textContent = t("queue_updated", { time: new Date().toLocaleTimeString() });
   } catch (error) {
-    notice.textContent = `${t(error.code === "PERMISSION_DENIED" ? "refused" : "failed")}: ${error.code} ${error.message}`;
+    // The orchestrator refuses a decision it will not take before any task exists (#36).
+    const refused = ["PERMISSION_DENIED", "INVALID_INPUT", "NOT_FOUND"].includes(error.code);
+    notice.textContent = `${t(refused ? "refused" : "failed")}: ${error.code} ${error.message}`;
     if (STOP_CODES.has(error.code)) {
       queue.replaceChildren();
       return; // asking again changes nothing: this token may not read the queue
