@@ -143,6 +143,10 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
             "data-state", "done"
         )
         assert _node_state(approver, "approval") == "done"
+        # The run went through the approval to the refund, not straight from the decision.
+        taken = re.compile(r"\btaken\b")
+        expect(approver.locator('#graph g[data-edge="approval>refund"]')).to_have_class(taken)
+        expect(approver.locator('#graph g[data-edge="decide>refund"]')).not_to_have_class(taken)
         expect(approver.locator("#queue")).to_contain_text("Nothing waits for a decision")
         shot(approver, "4-approver-decided")
 

@@ -159,8 +159,7 @@ export function draw(container, def, states) {
     const x2 = b.x + BOX.w / 2;
     const y2 = down ? b.y : b.y + BOX.h / 2;
     const bend = detour(at, edge, { x1, y1, x2, y2 });
-    const taken = ["done", "running", "waiting", "failed"].includes(states[edge.target]?.state)
-      && states[edge.source]?.state === "done";
+    const taken = isTaken(def, states, edge);
     const group = svg("g", { class: `edge ${edge.kind}${taken ? " taken" : ""}`, "data-edge": `${edge.source}>${edge.target}` });
     // A quadratic curve through the detour point (its control point: 2P - (A + B) / 2).
     const cx = 2 * bend.x - (x1 + x2) / 2;
@@ -217,6 +216,19 @@ export function draw(container, def, states) {
 
 function predecessors(def, name, kinds) {
   return def.edges.filter((e) => e.target === name && kinds.includes(e.kind)).map((e) => e.source);
+}
+
+const REACHED = ["done", "running", "waiting", "failed"];
+
+// Whether the run went along an edge: both ends reached, and no later node on the way (a
+// reached predecessor of the target that the source leads to) came in between, as when a
+// decision routes to an approval whose answer leads to the node the decision could also pick.
+function isTaken(def, states, edge) {
+  if (states[edge.source]?.state !== "done" || !REACHED.includes(states[edge.target]?.state)) return false;
+  if (edge.kind === "edge") return true;
+  return !predecessors(def, edge.target, ["edge", "route", "error"]).some(
+    (p) => p !== edge.source && states[p]?.state === "done" && ancestors(def, p).has(edge.source),
+  );
 }
 
 // Every node a path leads from to ``name`` (its ancestors), by any edge.
