@@ -65,6 +65,7 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
     problems: list[str] = []
     customer_ctx, customer = new_context(browser, problems)
     approver_ctx, approver = new_context(browser, problems)
+    operator_ctx, operator = new_context(browser, problems)
     try:
         # The approver opens the queue first: the case must arrive without a reload.
         sign_in(approver, console, token("approver-1", "approver"))
@@ -87,6 +88,22 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
         expect(customer.locator("#earlier")).to_contain_text("O-1004")
         expect(customer.locator("#earlier")).to_contain_text("waiting for an approver")
         shot(customer, "2-customer-waiting")
+        # An operator (with the owner's token, as `accord token` mints it) watches the same
+        # request's workflow live: waiting at the approval now, the refund done once approved.
+        task_id = customer.locator("#earlier li").first.get_attribute("data-task")
+        sign_in(operator, console, token("C-03"))
+        expect(operator).to_have_url(re.compile(r"/customer$"))
+        operator.goto(f"{console.console_url}/workflow?task={task_id}")
+        expect(operator.locator('#graph g.node[data-node="approval"]')).to_have_attribute(
+            "data-state", "waiting"
+        )
+        expect(operator.locator('#graph g.node[data-node="refund"]')).to_have_attribute(
+            "data-state", "pending"
+        )
+        expect(operator.locator("#graph-status")).to_contain_text("waiting for an approver")
+        # Since when it waits: the time of the task's status.
+        expect(operator.locator('#graph g.node[data-node="approval"]')).to_contain_text("since ")
+        shot(operator, "2b-operator-workflow-waiting")
 
         case = approver.get_by_role("button", name=re.compile("Order O-1004"))
         expect(case).to_be_visible()
@@ -149,6 +166,19 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
         expect(approver.locator('#graph g[data-edge="decide>refund"]')).not_to_have_class(taken)
         expect(approver.locator("#queue")).to_contain_text("Nothing waits for a decision")
         shot(approver, "4-approver-decided")
+        # The operator's page read the task again and follows it to its end, without a reload.
+        expect(operator.locator('#graph g.node[data-node="refund"]')).to_have_attribute(
+            "data-state", "done"
+        )
+        expect(operator.locator('#graph g.node[data-node="approval"]')).to_have_attribute(
+            "data-state", "done"
+        )
+        expect(operator.locator("#graph-status")).to_contain_text("completed")
+        # How long the approval waited: from its status's time to the read that saw it end.
+        expect(operator.locator('#graph g.node[data-node="approval"]')).to_contain_text(
+            re.compile(r"\d(\.\d)? (s|min)")
+        )
+        shot(operator, "4b-operator-workflow-done")
 
         receipt = customer.get_by_role("region", name="Receipt")
         expect(receipt).to_be_visible()
@@ -176,6 +206,7 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
     finally:
         customer_ctx.close()
         approver_ctx.close()
+        operator_ctx.close()
     assert not problems, problems
     # Each step left its picture (kept as the test's artifacts).
     shots = sorted(p.name for p in Path(ARTIFACTS).glob("*.png"))

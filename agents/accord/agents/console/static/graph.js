@@ -109,7 +109,8 @@ function clock(ms) {
 export function timing(state) {
   if (!state) return "";
   if (state.note) return state.note;
-  if (state.started && state.ended) return seconds(state.ended - state.started);
+  // Equal times: both seen at once (one read of a page that polls), not a measured duration.
+  if (state.started && state.ended) return state.ended > state.started ? seconds(state.ended - state.started) : "";
   if (state.started && (state.state === "running" || state.state === "waiting")) {
     return t("since", { time: clock(state.started) });
   }
