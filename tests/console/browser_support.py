@@ -151,9 +151,29 @@ _BOXES_JS = """(selectors) => selectors.flatMap((selector) =>
   }))"""
 
 
+# The room between each heading of the page and what it heads (the next element that shows
+# something).
+_HEADING_GAPS_JS = """() => [...document.querySelectorAll("main h1, main h2, main h3")]
+  .filter((h) => h.checkVisibility())
+  .map((h) => {
+    let next = h.nextElementSibling;
+    // Skipped: what is hidden, has no height, or shows nothing (an empty alert is a band).
+    const shows = (e) => e.checkVisibility() && e.getBoundingClientRect().height > 0
+      && (e.textContent.trim() || e.querySelector("*"));
+    while (next && !shows(next)) {
+      next = next.nextElementSibling;
+    }
+    return next ? {heading: h.textContent.trim(),
+                   gap: next.getBoundingClientRect().top - h.getBoundingClientRect().bottom} : null;
+  })
+  .filter(Boolean)"""
+MAX_HEADING_GAP_PX: Final = 28
+
+
 def assert_fits(page: Page, where: str, keys: tuple[str, ...]) -> None:
-    """Nothing overflows the viewport horizontally, every key element is visible inside it, and
-    the header's pages sit on one line (the header does not wrap)."""
+    """Nothing overflows the viewport horizontally, every key element is visible inside it, the
+    header's pages sit on one line (the header does not wrap), and no heading has a blank band
+    under it."""
     width = page.evaluate("window.innerWidth")
     scroll = page.evaluate("document.documentElement.scrollWidth")
     assert scroll <= width, f"{where}: the page is {scroll} px wide in a {width} px viewport"
@@ -166,6 +186,8 @@ def assert_fits(page: Page, where: str, keys: tuple[str, ...]) -> None:
         assert box["right"] <= width + 0.5, f"{where}: {box} overflows on the right"
     tops = {round(b["top"]) for b in boxes if b["selector"] == "header nav a"}
     assert len(tops) == 1, f"{where}: the header's pages wrap onto {len(tops)} lines"
+    for gap in page.evaluate(_HEADING_GAPS_JS):
+        assert gap["gap"] <= MAX_HEADING_GAP_PX, f"{where}: a blank band under {gap}"
     header = page.locator("header").bounding_box()
     assert header is not None
     assert header["height"] <= 96, f"{where}: the header is {header['height']} px high"

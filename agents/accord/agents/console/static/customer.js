@@ -10,6 +10,7 @@ const HISTORY = 200; // GetTask: enough of the task's history for its last steps
 const POLL_MS = Number(document.body.dataset.pollMs);
 const conversation = document.getElementById("conversation");
 const progress = document.getElementById("progress");
+const progressHeading = document.getElementById("progress-heading");
 const earlier = document.getElementById("earlier");
 const notice = document.getElementById("notice");
 const form = document.getElementById("chat");
@@ -38,6 +39,7 @@ function showSteps(final = null) {
     items.push(el("li", { class: `step state-${state.state}`, dataset: { state: state.state } }, t("step_line", { step: text, state: how })));
   }
   progress.replaceChildren(...items);
+  progressHeading.hidden = !items.length; // no heading over nothing
 }
 
 function addStep(status) {
@@ -178,7 +180,7 @@ form.addEventListener("submit", async (event) => {
   } else {
     message.metadata = { skill: REQUEST_SKILL };
     steps = [];
-    progress.replaceChildren();
+    showSteps();
     clearTimeout(watching);
   }
   say("user", el("p", {}, text));
@@ -198,7 +200,7 @@ document.getElementById("new-request").addEventListener("click", () => {
   clearTimeout(watching);
   conversation.replaceChildren();
   steps = [];
-  progress.replaceChildren();
+  showSteps();
   ask(false);
 });
 
