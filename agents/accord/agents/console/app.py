@@ -41,8 +41,10 @@ from accord.agents.console.language import (
     words,
 )
 from accord.agents.console.security_headers import PAGE_CACHE, SecurityHeaders
+from accord.agents.console.workflows import refund_graph
 from accord.contracts.keys import HEALTH_PATH
 from accord.protocol.a2a.origins import origin_of
+from accord.runtime.workflow import Graph
 
 HERE: Final = Path(__file__).parent
 POLL_INTERVAL_MS: Final = 2000
@@ -54,18 +56,29 @@ PAGES: Final = {  # path -> (template, its one script)
     "/": ("signin.html", "signin.js"),
     "/customer": ("customer.html", "customer.js"),
     "/approver": ("approver.html", "approver.js"),
+    "/workflow": ("workflow.html", "workflow.js"),
 }
 
 
 @dataclass(frozen=True, slots=True)
 class ConsoleConfig:
     orchestrator_url: str  # as the user's browser reaches it
+    # The workflow drawn for a request (the approver's case, the workflow page): the runtime's
+    # own graph; None is the refund assistant's current one (workflows.py).
+    workflow: Graph | None = None
+
+
+def _json_block(value: Any) -> str:
+    """JSON for a ``<script type="application/json">`` block: read by a script, never run (so
+    the CSP allows it); "<" escaped so no text can close the block."""
+    return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c")
 
 
 def build_console_app(config: ConsoleConfig) -> Starlette:
     templates = Jinja2Templates(directory=HERE / "templates")  # autoescapes .html
     api = config.orchestrator_url.rstrip("/")
     api_origin = str(origin_of(api))
+    workflow_json = _json_block((config.workflow or refund_graph()).describe())
 
     async def page(request: Request) -> Response:
         query = request.query_params.get(LANGUAGE_QUERY)
@@ -77,9 +90,8 @@ def build_console_app(config: ConsoleConfig) -> Starlette:
             "lang": language,
             "other_lang": next(x for x in LANGUAGES if x != language),
             "t": table,
-            # Read by the page's script from a JSON data block (not run, so the CSP allows it);
-            # "<" escaped so no text can close the block.
-            "words_json": json.dumps(table, ensure_ascii=False).replace("<", "\\u003c"),
+            "words_json": _json_block(table),
+            "workflow_json": workflow_json,
             "script": PAGES[request.url.path][1],
             "orchestrator": api,
             "poll_ms": POLL_INTERVAL_MS,

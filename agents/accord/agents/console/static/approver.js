@@ -2,7 +2,8 @@
 // API has no event stream over a list), the facts of a case, and approve / reject with a note
 // (SendMessage with skill refund.approve: what `accord approve` sends).
 import { getJson, resultOf, rpc } from "./a2a.js";
-import { el, header, money, randomId, t, when } from "./session.js";
+import { ancestors, definition, draw } from "./graph.js";
+import { el, header, LANG, money, outcomeLabel, randomId, statusLabel, t, when, word } from "./session.js";
 
 const APPROVE_SKILL = "refund.approve";
 const STOP_CODES = new Set(["PERMISSION_DENIED", "UNAUTHENTICATED"]);
@@ -19,6 +20,12 @@ const note = document.getElementById("note");
 const outcomeBox = document.getElementById("outcome-box");
 const outcome = document.getElementById("outcome");
 const decide = document.getElementById("decide");
+const graphBox = document.getElementById("graph-box");
+const graph = document.getElementById("graph");
+const workflow = definition();
+// The node an approval waits at: the approval interrupt is raised by the node the approve
+// skill resumes (the queue item names the task and the interrupt, not the node).
+const APPROVAL_NODE = "approval";
 
 const seen = new Set();
 let firstPoll = true;
@@ -26,10 +33,14 @@ let items = new Map();
 let selected = null;
 let timer = null;
 
+function riskLabel(level) {
+  return word(`risk_${level}`) ?? level;
+}
+
 function summary(item) {
   const f = item.facts || {};
   if (item.kind === "attention") return `${t("attention")} · ${t("order")} ${f.order_id}`;
-  return `${t("order")} ${f.order_id} · ${money(f.amount_cents, f.currency)} · ${t("risk")} ${f.risk}`;
+  return `${t("order")} ${f.order_id} · ${money(f.amount_cents, f.currency)} · ${t("risk")} ${riskLabel(f.risk)}`;
 }
 
 function render(list) {
@@ -59,7 +70,7 @@ function render(list) {
           },
           summary(item),
         ),
-        item.due_at ? el("span", { class: "quiet-text" }, ` ${t("due")}: ${when(item.due_at)}`) : null,
+        item.due_at ? el("span", { class: "quiet-text" }, ` ${t("labelled", { label: t("due"), value: when(item.due_at) })}`) : null,
       ),
     ),
   );
@@ -90,7 +101,7 @@ function open(taskId) {
     }) : null),
     ...fact("request", f.request || null),
     ...fact("evidence", f.evidence || null),
-    ...fact("risk", f.risk),
+    ...fact("risk", f.risk ? riskLabel(f.risk) : null),
     ...fact("score", f.score),
     ...fact("signals", (f.signals || []).join(", ")),
     ...fact("rule", f.rule),
@@ -105,7 +116,37 @@ function open(taskId) {
   for (const button of queue.querySelectorAll("button.case-button")) {
     button.setAttribute("aria-pressed", button.dataset.task === taskId ? "true" : "false");
   }
+  showGraph(item, null);
   caseHeading.focus();
+}
+
+// The case's workflow: what the queue tells of it (it waits at the approval: every node on the
+// way there has finished), then, once decided, the outcome the orchestrator answered.
+function showGraph(item, decided) {
+  if (!workflow || item.kind !== "approval" || !workflow.nodes.some((n) => n.name === APPROVAL_NODE)) {
+    graphBox.hidden = true;
+    return;
+  }
+  const states = {};
+  for (const name of ancestors(workflow, APPROVAL_NODE)) states[name] = { state: "done" };
+  states[APPROVAL_NODE] = {
+    state: "waiting",
+    // Short enough for the node's box: month, day, hour and minute.
+    note: item.due_at
+      ? t("decide_by", {
+        time: new Date(item.due_at * 1000).toLocaleString(LANG, { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" }),
+      })
+      : null,
+  };
+  if (decided) {
+    states[APPROVAL_NODE] = { state: "done" };
+    const next = workflow.edges.find((e) => e.source === APPROVAL_NODE && e.label === decided.decision)
+      || workflow.edges.find((e) => e.source === APPROVAL_NODE && e.kind === "route" && e.label === null);
+    const status = decided.outcome?.status;
+    if (next) states[next.target] = { state: status === "completed" ? "done" : status === "failed" ? "failed" : "running" };
+  }
+  draw(graph, workflow, states);
+  graphBox.hidden = false;
 }
 
 queue.addEventListener("click", (event) => {
@@ -133,10 +174,20 @@ decide.addEventListener("submit", async (event) => {
     const answer = resultOf(task);
     const meta = task?.status?.message?.metadata?.["dev.accord/status"] || {};
     if (answer?.outcome) {
-      const status = answer.outcome.status + (answer.outcome.result ? ` (${answer.outcome.result.decision})` : "");
-      outcome.textContent = t("recorded", { decision: answer.decision, status });
+      const done = answer.outcome.result;
+      const status = statusLabel(answer.outcome) + (done?.decision ? ` (${outcomeLabel(done.decision)})` : "");
+      outcome.replaceChildren(t("recorded", { decision: outcomeLabel(answer.decision), status }));
+      const r = done?.receipt;
+      if (r?.receipt_id) {
+        outcome.append(
+          el("br"),
+          el("span", { class: "receipt-line" }, t("receipt_shown", { receipt: r.receipt_id, amount: money(r.amount_cents, r.currency) })),
+        );
+      }
+      const item = items.get(taskId);
+      if (item) showGraph(item, answer);
     } else {
-      outcome.textContent = `${t("refused")}: ${meta.error?.code || task?.status?.state} ${meta.error?.message || ""}`;
+      outcome.textContent = t("labelled", { label: t("refused"), value: `${meta.error?.code || task?.status?.state} ${meta.error?.message || ""}` });
     }
     caseBox.hidden = true;
     outcomeBox.hidden = false;
@@ -145,7 +196,7 @@ decide.addEventListener("submit", async (event) => {
   } catch (error) {
     // The orchestrator refuses a decision it will not take before any task exists (#36).
     const refused = ["PERMISSION_DENIED", "INVALID_INPUT", "NOT_FOUND"].includes(error.code);
-    notice.textContent = `${t(refused ? "refused" : "failed")}: ${error.code} ${error.message}`;
+    notice.textContent = t("labelled", { label: t(refused ? "refused" : "failed"), value: `${error.code} ${error.message}` });
   } finally {
     for (const button of decide.querySelectorAll("button")) button.disabled = false;
   }
@@ -157,11 +208,9 @@ async function poll() {
   try {
     const body = await getJson("/approvals");
     render(body.approvals || []);
-    queueStatus.textContent = t("queue_updated", { time: new Date().toLocaleTimeString() });
+    queueStatus.textContent = t("queue_updated", { time: new Date().toLocaleTimeString(LANG) });
   } catch (error) {
-    // The orchestrator refuses a decision it will not take before any task exists (#36).
-    const refused = ["PERMISSION_DENIED", "INVALID_INPUT", "NOT_FOUND"].includes(error.code);
-    notice.textContent = `${t(refused ? "refused" : "failed")}: ${error.code} ${error.message}`;
+    notice.textContent = t("labelled", { label: t(error.code === "PERMISSION_DENIED" ? "refused" : "failed"), value: `${error.code} ${error.message}` });
     if (STOP_CODES.has(error.code)) {
       queue.replaceChildren();
       return; // asking again changes nothing: this token may not read the queue

@@ -2,12 +2,15 @@
 // progress, its questions answered in place, the receipt; and the customer's earlier requests
 // (ListTasks). A refund waiting for an approver is watched with GetTask every poll interval.
 import { accordStatus, resultOf, rpc, stream, TERMINAL, textOf } from "./a2a.js";
-import { el, header, money, randomId, t } from "./session.js";
+import { definition, fold } from "./graph.js";
+import { el, header, money, outcomeLabel, randomId, statusLabel, t, word } from "./session.js";
 
 const REQUEST_SKILL = "refund.request";
+const HISTORY = 200; // GetTask: enough of the task's history for its last steps
 const POLL_MS = Number(document.body.dataset.pollMs);
 const conversation = document.getElementById("conversation");
 const progress = document.getElementById("progress");
+const progressHeading = document.getElementById("progress-heading");
 const earlier = document.getElementById("earlier");
 const notice = document.getElementById("notice");
 const form = document.getElementById("chat");
@@ -17,6 +20,34 @@ const send = document.getElementById("send");
 
 let current = null; // {taskId, contextId, waiting: "input" | "approval" | null}
 let watching = null;
+const workflow = definition();
+let steps = []; // the request's status lines that name a workflow node, in order
+
+// The customer's progress: plain steps in the page's language, one per workflow node that has
+// a step word (language.py "step_<node>"), never the orchestrator's own progress lines (those
+// are for developers, and in its language).
+function showSteps(final = null) {
+  const states = fold(workflow, steps, final);
+  const shown = [];
+  const items = [];
+  for (const { node } of steps) {
+    const text = word(`step_${node}`);
+    const state = states[node];
+    if (!text || !state || shown.includes(text)) continue;
+    shown.push(text);
+    const how = state.retrying && state.state === "running" ? t("step_retrying") : t(`state_${state.state}`);
+    items.push(el("li", { class: `step state-${state.state}`, dataset: { state: state.state } }, t("step_line", { step: text, state: how })));
+  }
+  progress.replaceChildren(...items);
+  progressHeading.hidden = !items.length; // no heading over nothing
+}
+
+function addStep(status) {
+  const meta = accordStatus(status);
+  if (!meta.node && meta.status !== "waiting") return;
+  steps.push({ node: meta.node, status: meta.status, text: textOf(status.message?.parts), at: Date.parse(status.timestamp || "") || Date.now() });
+  showSteps();
+}
 
 function say(who, ...content) {
   const item = el("li", { class: `bubble ${who}` }, ...content);
@@ -26,7 +57,7 @@ function say(who, ...content) {
 }
 
 function showError(error) {
-  notice.textContent = `${t(error.code === "PERMISSION_DENIED" ? "refused" : "failed")}: ${error.code} ${error.message}`;
+  notice.textContent = t("labelled", { label: t(error.code === "PERMISSION_DENIED" ? "refused" : "failed"), value: `${error.code} ${error.message}` });
 }
 
 function receipt(result) {
@@ -52,14 +83,24 @@ function showOutcome(task) {
     say(
       "agent",
       el("p", {}, result.explanation || result.decision),
-      el("p", { class: "quiet-text" }, `${t("decision")}: ${result.decision}`),
+      el("p", { class: "quiet-text" }, t("labelled", { label: t("decision"), value: outcomeLabel(result.decision) })),
       result.receipt ? receipt(result) : null,
     );
   } else if (meta.error) {
-    say("agent", el("p", {}, `${meta.error.code}: ${meta.error.message || ""}`));
+    say("agent", el("p", {}, t("labelled", { label: t("failed"), value: `${meta.error.code} ${meta.error.message || ""}` })));
   } else {
-    say("agent", el("p", {}, textOf(task.status?.message?.parts) || task.status?.state));
+    say("agent", el("p", {}, textOf(task.status?.message?.parts) || statusLabel(meta, task.status?.state)));
   }
+  // A request that waited for an approver ends without a stream: its last steps are in the
+  // task's history.
+  for (const message of task.history || []) {
+    const said = accordStatus({ message });
+    const text = textOf(message.parts);
+    if (said.node && !steps.some((s) => s.node === said.node && s.text === text)) {
+      steps.push({ node: said.node, status: said.status, text, at: null });
+    }
+  }
+  showSteps(meta.status);
   current = null;
   ask(false);
   refreshEarlier();
@@ -76,10 +117,8 @@ function ask(answering) {
 function onStatus(taskId, contextId, status, task) {
   current = { taskId, contextId, waiting: null };
   const text = textOf(status.message?.parts);
-  if (status.state === "TASK_STATE_WORKING" || status.state === "TASK_STATE_SUBMITTED") {
-    if (text) progress.append(el("li", {}, text));
-    return;
-  }
+  if (!TERMINAL.has(status.state)) addStep(status);
+  if (status.state === "TASK_STATE_WORKING" || status.state === "TASK_STATE_SUBMITTED") return;
   if (status.state === "TASK_STATE_INPUT_REQUIRED") {
     if (accordStatus(status).waitingReason === "approval") {
       current.waiting = "approval";
@@ -95,7 +134,7 @@ function onStatus(taskId, contextId, status, task) {
   }
   if (TERMINAL.has(status.state)) {
     if (task) showOutcome(task);
-    else rpc("GetTask", { id: taskId }).then(showOutcome, showError);
+    else rpc("GetTask", { id: taskId, historyLength: HISTORY }).then(showOutcome, showError);
   }
 }
 
@@ -117,7 +156,7 @@ function watch(taskId) {
   clearTimeout(watching);
   watching = setTimeout(async () => {
     try {
-      const task = await rpc("GetTask", { id: taskId });
+      const task = await rpc("GetTask", { id: taskId, historyLength: HISTORY });
       if (TERMINAL.has(task.status?.state)) {
         showOutcome(task);
         return;
@@ -140,7 +179,8 @@ form.addEventListener("submit", async (event) => {
     message.contextId = current.contextId;
   } else {
     message.metadata = { skill: REQUEST_SKILL };
-    progress.replaceChildren();
+    steps = [];
+    showSteps();
     clearTimeout(watching);
   }
   say("user", el("p", {}, text));
@@ -159,7 +199,8 @@ document.getElementById("new-request").addEventListener("click", () => {
   current = null;
   clearTimeout(watching);
   conversation.replaceChildren();
-  progress.replaceChildren();
+  steps = [];
+  showSteps();
   ask(false);
 });
 
@@ -176,13 +217,12 @@ async function refreshEarlier() {
         const first = (task.history || []).find((m) => m.role === "ROLE_USER");
         const meta = accordStatus(task.status);
         const result = resultOf(task);
-        const state = meta.waitingReason ? `${meta.status} (${meta.waitingReason})` : meta.status;
         return el(
           "li",
           { dataset: { task: task.id } },
           el("span", { class: "ask" }, textOf(first?.parts) || task.id),
-          el("span", { class: "quiet-text" }, ` · ${state || task.status?.state}`),
-          result?.decision ? el("span", { class: "quiet-text" }, ` · ${result.decision}`) : null,
+          el("span", { class: "quiet-text" }, ` · ${statusLabel(meta, task.status?.state)}`),
+          result?.decision ? el("span", { class: "quiet-text" }, ` · ${outcomeLabel(result.decision)}`) : null,
         );
       }),
     );

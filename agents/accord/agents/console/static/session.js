@@ -72,14 +72,34 @@ export function randomId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// The header: who is signed in, and the sign-out button.
+// A word of the table, or null when the table has none (a value the console has no word for).
+export function word(key) {
+  return Object.hasOwn(WORDS, key) ? WORDS[key] : null;
+}
+
+// A task's status in words (dev.accord/status: its status, and why a waiting one waits).
+export function statusLabel(meta, fallback = "") {
+  if (meta?.waitingReason) return word(`reason_${meta.waitingReason}`) ?? meta.waitingReason;
+  if (meta?.status) return word(`status_${meta.status}`) ?? meta.status;
+  return fallback;
+}
+
+// What a workflow decided, in words (the result's "decision").
+export function outcomeLabel(decision) {
+  return word(`outcome_${decision}`) ?? String(decision);
+}
+
+// The header: who is signed in, and either the sign-in link or the sign-out button.
 export function header() {
   const who = document.getElementById("who");
   const c = claims();
   who.textContent = c
-    ? t("signed_in_as", { sub: c.sub ?? "?", roles: (c.roles || []).join(", ") })
+    ? t("signed_in_as", { sub: c.sub ?? "?", roles: (c.roles || []).map((role) => word(`role_${role}`) ?? role).join(LANG === "en" ? ", " : "、") })
     : t("not_signed_in");
-  document.getElementById("sign-out").addEventListener("click", () => {
+  const out = document.getElementById("sign-out");
+  out.hidden = !c;
+  document.getElementById("sign-in").hidden = Boolean(c);
+  out.addEventListener("click", () => {
     signOut();
     window.location.assign("/");
   });

@@ -144,6 +144,47 @@ class Graph:
     def is_sink(self, name: str) -> bool:
         return not self.edges.get(name) and name not in self.routes
 
+    def describe(self) -> dict[str, Any]:
+        """The graph's shape as JSON (no functions): what a picture of the workflow needs.
+
+        ``nodes`` in the order they were added, each ``{name, join, retries, timeout_s,
+        sink}`` (``join``: it waits for every edge predecessor); ``edges`` as ``{source,
+        target, kind, label}`` with ``kind`` one of ``edge`` (unconditional, fan-out),
+        ``route`` (picked by ``label``; ``label`` None is the route's default) and ``error``
+        (the ``on_error`` path). Any application's graph describes itself the same way, so a
+        viewer (the web console) draws every workflow without knowing its words.
+        """
+        edges: list[dict[str, Any]] = []
+        for source, targets in self.edges.items():
+            edges.extend(
+                {"source": source, "target": t, "kind": "edge", "label": None} for t in targets
+            )
+        for source, spec in self.routes.items():
+            for label, target in spec.routes.items():
+                edges.append({"source": source, "target": target, "kind": "route", "label": label})
+            edges.append({"source": source, "target": spec.default, "kind": "route", "label": None})
+        for spec_ in self.nodes.values():
+            if spec_.on_error is not None:
+                edges.append(
+                    {"source": spec_.name, "target": spec_.on_error, "kind": "error", "label": None}
+                )
+        return {
+            "name": self.name,
+            "version": self.version,
+            "start": self.start,
+            "nodes": [
+                {
+                    "name": name,
+                    "join": len(self.edge_predecessors(name)) > 1,
+                    "retries": spec_.retry is not NO_RETRY,
+                    "timeout_s": spec_.timeout_s,
+                    "sink": self.is_sink(name),
+                }
+                for name, spec_ in self.nodes.items()
+            ],
+            "edges": edges,
+        }
+
     # -- validation -------------------------------------------------------------------------
     def validate(self) -> Graph:
         """Raise INVALID_INPUT (details.rule names the rule) unless the graph can run."""
