@@ -56,6 +56,10 @@ CLUSTER_ENV: Final = {
     "ACCORD_WORKFLOW_LEASE_TTL_S": "4",
     "ACCORD_TASK_WORKER_TTL_S": "4",
     "ACCORD_SHUTDOWN_GRACE_S": "3",
+    # The resume test's order (O-1005, which no flow of under_fire touches) stops for a few
+    # seconds just before its refund is issued: the replica streaming it is killed there.
+    "ACCORD_DEV": "1",
+    "ACCORD_TEST_PAUSE": "refund.before_issue@O-1005:4",
 }
 # A customer is patient: every retryable failure is retried until its deadline.
 PATIENT: Final = RetryPolicy(

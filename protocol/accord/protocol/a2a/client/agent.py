@@ -60,7 +60,7 @@ from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, VERSION_HEADER
 from opentelemetry.trace import Span, SpanKind
 
 from accord.contracts.envelope import DelegationEnvelope
-from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode, RetryClass
 from accord.contracts.keys import (
     CONTRACT_VERSION_META_KEY,
     DELEGATION_EXTENSION_URI,
@@ -82,7 +82,11 @@ from accord.protocol.telemetry import instruments, spans
 __all__ = ["A2AClient", "ResolvedCard", "TaskView", "new_traceparent"]
 
 DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=120.0)
-_POLL_S: Final = (0.05, 1.0)  # first and longest pause while polling a non-streaming agent
+_POLL_S: Final = (0.05, 1.0)
+# Resuming a stream (docs/replicas.md "Resuming a stream"): the id of the last status message
+# the client saw, as Server-Sent Events name it; NO_EVENT when it saw none (every event again).
+LAST_EVENT_ID: Final = "Last-Event-ID"
+NO_EVENT: Final = "0"  # first and longest pause while polling a non-streaming agent
 # Retry-safe failures (the agent unreachable, an error answer) are retried until 60 s have
 # passed, or the envelope's deadline if sooner: an agent restart takes a few seconds, and a
 # fixed count of four gave up after under a second.
@@ -231,6 +235,7 @@ class A2AClient:
             attempt += 1
             tracker = TaskTracker()
             received = False
+            seen: list[str] = []  # the status messages' ids, in order: where a resume starts
             try:
                 refused = shared.refuse()  # the agent is known down: do not call it
                 if refused is not None:
@@ -240,6 +245,7 @@ class A2AClient:
                 ) as events:
                     async for event in events:
                         received = True
+                        _note_event_id(event, seen)
                         view = tracker.apply(event)
                         yield view
                         if view.is_interrupted:
@@ -261,8 +267,9 @@ class A2AClient:
             except WireError as exc:
                 followed = tracker.view
                 if received and followed is not None and followed.task_id:
-                    # The task exists: never send again (a second task); read it instead.
-                    async for view in self._follow(followed, exc.error, envelope):
+                    # The task exists: never send again (a second task); resume its events
+                    # (through a load balancer: on another replica), else read it.
+                    async for view in self._resume(tracker, seen, exc.error, envelope):
                         yield view
                     return
                 if received or not self._resendable(exc):
@@ -523,6 +530,57 @@ class A2AClient:
                 shared.record(failed.error)
                 raise
 
+    async def _resume(
+        self,
+        tracker: TaskTracker,
+        seen: list[str],
+        broke: AccordError,
+        envelope: DelegationEnvelope | None,
+    ) -> AsyncGenerator[TaskView, None]:
+        """Resume a broken stream: ``SubscribeToTask`` with ``Last-Event-ID`` (the last status
+        message seen), retried until the deadline while the agent cannot be reached. An Accord
+        agent whose tasks are derived from a shared log answers it on any replica with the
+        snapshot, then every event after that one, in order (docs/replicas.md "Resuming a
+        stream"); events already seen are skipped by id. An agent that cannot resume (it
+        refuses, or its subscription ends before the task stops) is read instead
+        (``_follow``)."""
+        assert tracker.view is not None
+        task_id = tracker.view.task_id
+        started, failures = time.monotonic(), 0
+        known = set(seen)
+        while True:
+            headers = {**self._headers(None), LAST_EVENT_ID: seen[-1] if seen else NO_EVENT}
+            try:
+                async with aclosing(self._wire.subscribe(task_id, headers)) as events:
+                    first = True
+                    async for event in events:
+                        if first:  # the snapshot: what the next events apply to
+                            first = False
+                            tracker.apply(event)
+                            continue
+                        event_id = _event_id(event)
+                        if event_id is not None and event_id in known:
+                            continue  # seen before the stream broke
+                        if event_id is not None:
+                            known.add(event_id)
+                            seen.append(event_id)
+                        view = tracker.apply(event)
+                        yield view
+                        if view.is_interrupted:
+                            return
+            except WireError as exc:
+                if exc.error.retry_class is not RetryClass.RETRY:
+                    break  # refused (an agent that cannot resume): read the task instead
+                failures += 1
+                await self._pause_or_raise(exc.error, failures, started, envelope)
+                continue
+            if tracker.view.is_interrupted:
+                yield tracker.view  # it stopped; the snapshot said so
+                return
+            break  # ended before the task stopped: this agent does not resume; read it
+        async for view in self._follow(tracker.view, broke, envelope):
+            yield view
+
     async def _follow(
         self, last: TaskView, broke: AccordError, envelope: DelegationEnvelope | None
     ) -> AsyncGenerator[TaskView, None]:
@@ -621,3 +679,17 @@ async def _within(deadline_s: float | None, work: Awaitable[TaskView]) -> TaskVi
             f"no answer within the caller's deadline of {deadline_s:g} s",
             {"deadline_s": deadline_s},
         ) from None
+
+
+def _event_id(event: StreamResponse) -> str | None:
+    """A status update's id: its message's (an agent that can resume gives it again)."""
+    if event.WhichOneof("payload") == "status_update":
+        message_id = event.status_update.status.message.message_id
+        return message_id or None
+    return None
+
+
+def _note_event_id(event: StreamResponse, seen: list[str]) -> None:
+    event_id = _event_id(event)
+    if event_id is not None:
+        seen.append(event_id)
