@@ -13,7 +13,10 @@ What a flow does, each a real client (``A2AClient``, the card read through the b
   refunded already): the task completes;
 - ``approval``: C-03 asks for O-1004 (high risk: waits for an approver), an approver approves
   it: the task completes (or completes at once: already refunded);
-- ``cancel``: C-04 asks for O-1006 (waits for an approver), then cancels it: failed/CANCELED.
+- ``cancel``: C-04 asks for O-1006 (waits for an approver), then cancels it: failed/CANCELED;
+- ``subscribe``: C-01 asks for O-1001 streaming, drops the stream after its first note (as a
+  client whose connection broke does) and subscribes again through the balancer from the last
+  event it saw (``SubscribeToTask``, ``Last-Event-ID``): the task completes, no event twice.
 
 Every response the clients get is recorded by status (an httpx hook): a 5xx that reached a
 client is counted, even when the client retried it away. A failed request is a call that
@@ -33,7 +36,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import aclosing, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -160,6 +163,7 @@ class Report:
     unfinished: list[str] = field(default_factory=list)  # task: its state after the run
     disagreements: list[str] = field(default_factory=list)  # a replica read a task otherwise
     restarts: int = 0  # replicas the cluster started again (read from cluster.json)
+    resumed: int = 0  # streams dropped and resumed through the balancer (``subscribe``)
 
     @property
     def failed(self) -> list[Outcome]:
@@ -184,6 +188,7 @@ class Report:
                 f"(5xx={self.server_errors})",
                 f"kills={sum(self.kills.values())}: {dict(sorted(self.kills.items()))} "
                 f"restarts={self.restarts}",
+                f"resumed streams={self.resumed} "
                 f"unfinished={len(self.unfinished)} disagreements={len(self.disagreements)}",
                 f"latency p50={nearest_rank(seconds, 50):.2f}s "
                 f"p95={nearest_rank(seconds, 95):.2f}s",
@@ -305,6 +310,32 @@ async def _cancel(cluster: Cluster, report: Report, outcome: Outcome) -> None:
             outcome.error = f"{_code(canceled)}: cancel ended {canceled.status.value}"
 
 
+async def _subscribe(cluster: Cluster, report: Report, outcome: Outcome) -> None:
+    views: list[TaskView] = []
+    async with client_for(cluster, report, "C-01") as c:
+        stream = c.stream(
+            text="I changed my mind, please refund order O-1001", skill="refund.request"
+        )
+        async with aclosing(stream) as updates:
+            async for view in updates:
+                views.append(view)
+                if view.event_id or view.is_interrupted:
+                    break  # the connection "breaks" here: the stream is closed
+        outcome.task_id = views[-1].task_id
+        if not views[-1].is_interrupted:
+            report.resumed += 1
+            after = next((v.event_id for v in reversed(views) if v.event_id), None)
+            async with aclosing(c.subscribe(outcome.task_id, after=after)) as resumed:
+                async for view in resumed:
+                    views.append(view)
+    outcome.final = views[-1]
+    keys = [(v.event_id, len(v.artifacts)) for v in views if v.event_id]
+    if len(keys) != len(set(keys)):
+        outcome.error = f"DUPLICATE_EVENT: {keys}"
+    elif outcome.final.status is not Status.COMPLETED:
+        outcome.error = f"{_code(outcome.final)}: resumed refund ended {outcome.final.status.value}"
+
+
 async def _settled(client: A2AClient, task_id: str) -> TaskView:
     """The task once it stops running (an approval resumes it on whichever replica)."""
     end = time.monotonic() + FLOW_DEADLINE_S
@@ -319,7 +350,12 @@ def _code(view: TaskView) -> str:
     return view.error.code.value if view.error is not None else view.status.value.upper()
 
 
-FLOWS: Final = {"refund": _refund, "approval": _approval, "cancel": _cancel}
+FLOWS: Final = {
+    "refund": _refund,
+    "approval": _approval,
+    "cancel": _cancel,
+    "subscribe": _subscribe,
+}
 
 
 async def _customer(
@@ -331,7 +367,9 @@ async def _customer(
         report.outcomes.append(outcome)
         started = time.monotonic()
         try:
-            await FLOWS[name](cluster, report, outcome)
+            await asyncio.wait_for(FLOWS[name](cluster, report, outcome), FLOW_DEADLINE_S + 30)
+        except TimeoutError:
+            outcome.error = f"TIMEOUT: the {name} flow did not end in time"
         except AccordError as error:
             outcome.error = f"{error.code.value}: {error.message}"
         outcome.seconds = time.monotonic() - started
@@ -398,7 +436,7 @@ async def under_fire(
     return report
 
 
-OWNERS: Final = {"refund": "C-01", "approval": "C-03", "cancel": "C-04"}
+OWNERS: Final = {"refund": "C-01", "approval": "C-03", "cancel": "C-04", "subscribe": "C-01"}
 
 
 async def _check_tasks(

@@ -328,6 +328,72 @@ class A2AClient:
             invocation.saw(view)
             return view
 
+    async def subscribe(
+        self, task: TaskView | str, *, after: str | None = None
+    ) -> AsyncGenerator[TaskView, None]:
+        """Follow a task (``SubscribeToTask``) until it stops for the caller, yielding its view
+        after every event. ``after``: the ``event_id`` of the last view the caller saw (of a
+        stream that broke): an agent that resumes (docs/replicas.md "Resuming a stream") gives
+        every event after it first, in order; without it, the task as it is now comes first.
+        A subscription that breaks is resumed the same way, until the deadline of the
+        client's retry policy."""
+        task_id = task.task_id if isinstance(task, TaskView) else task
+        tracker = TaskTracker()
+        snapshot: StreamResponse | None = None
+        seen = [after] if after else []
+        known = set(seen)
+        started, failures = time.monotonic(), 0
+        while True:
+            headers = self._headers(None)
+            if after:
+                headers = {**headers, LAST_EVENT_ID: after}
+            try:
+                async with aclosing(self._wire.subscribe(task_id, headers)) as events:
+                    first = True
+                    async for event in events:
+                        if first:  # the snapshot: "now", unless resuming (the events follow)
+                            first = False
+                            if after:
+                                snapshot = event
+                                continue
+                            view = tracker.apply(event)
+                            yield view
+                            if view.is_interrupted:
+                                return
+                            continue
+                        event_id = _event_id(event)
+                        if event_id is not None and event_id in known:
+                            continue
+                        if event_id is not None:
+                            known.add(event_id)
+                            seen.append(event_id)
+                        view = tracker.apply(event)
+                        yield view
+                        if view.is_interrupted:
+                            return
+                break  # ended before the task stopped for the caller
+            except WireError as exc:
+                if exc.error.retry_class is not RetryClass.RETRY:
+                    raise exc.error from None
+                if tracker.view is not None:
+                    break  # broken after the snapshot: resumed below, from the last event
+                failures += 1
+                await self._pause_or_raise(exc.error, failures, started)
+        if tracker.view is None and snapshot is not None:
+            view = tracker.apply(snapshot)  # resumed, and nothing came after the last event
+            if view.is_interrupted:
+                yield view
+                return
+        if tracker.view is None:
+            raise AccordError(
+                ErrorCode.CONTRACT_VIOLATION, "the agent closed the stream without an event"
+            )
+        # Broken (or ended before the task stopped): resume from the last event seen.
+        async for view in self._resume(
+            tracker, seen, AccordError(ErrorCode.UNAVAILABLE, "the subscription ended"), None
+        ):
+            yield view
+
     async def get(self, task_id: str) -> TaskView:
         """The task as the agent has it now (NOT_FOUND for another caller's or unknown task)."""
         headers = self._headers(None)
@@ -552,11 +618,12 @@ class A2AClient:
             headers = {**self._headers(None), LAST_EVENT_ID: seen[-1] if seen else NO_EVENT}
             try:
                 async with aclosing(self._wire.subscribe(task_id, headers)) as events:
-                    first = True
+                    snapshot: StreamResponse | None = None
                     async for event in events:
-                        if first:  # the snapshot: what the next events apply to
-                            first = False
-                            tracker.apply(event)
+                        if snapshot is None:
+                            # The task now: the events after the last one seen follow, and
+                            # apply to what the client saw (not to the snapshot's later state).
+                            snapshot = event
                             continue
                         event_id = _event_id(event)
                         if event_id is not None and event_id in known:
@@ -574,8 +641,9 @@ class A2AClient:
                 failures += 1
                 await self._pause_or_raise(exc.error, failures, started, envelope)
                 continue
-            if tracker.view.is_interrupted:
-                yield tracker.view  # it stopped; the snapshot said so
+            if snapshot is not None and tracker.apply(snapshot).is_interrupted:
+                assert tracker.view is not None
+                yield tracker.view  # it had stopped, with no event the client missed
                 return
             break  # ended before the task stopped: this agent does not resume; read it
         async for view in self._follow(tracker.view, broke, envelope):
