@@ -42,6 +42,7 @@ from a2a.types import (
 from a2a.utils.errors import TaskNotFoundError, UnsupportedOperationError
 
 RESUME_HEADER: Final = "last-event-id"
+NO_EVENT_SEEN: Final = "0"  # a Last-Event-ID no task has: the client saw no event (all again)
 FOLLOW_PAUSE_S: Final = (0.1, 0.5)  # first and longest pause between two reads of the task
 TERMINAL: Final = frozenset(
     {
