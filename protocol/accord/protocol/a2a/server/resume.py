@@ -4,8 +4,8 @@ a2a-sdk serves ``SubscribeToTask`` from the process's live event queue: on a rep
 not running the task (behind a load balancer, after the replica that streamed it died) the
 snapshot is followed by ``TaskNotFoundError``, and nothing says which events the client missed.
 
-An agent whose task store derives every task from a shared log (``DerivedTaskStore``: the
-orchestrator's tasks are views of its workflow log) names each event the same way on every
+An agent whose task store derives every task from a shared log (``DerivedTaskStore``: a
+durable agent's tasks as views of its workflow log) names each event the same way on every
 read: a status message's id is the log's sequence number (``<task>-<seq>``), in the live stream
 and in the task's history alike. Such an agent serves a subscription from its store, on
 whichever replica gets it:
