@@ -21,11 +21,15 @@ FRONTENDS = [Frontend("desk", 18700, (19001, 19002)), Frontend("tools", 18710, (
 
 def test_each_service_has_a_frontend_on_its_port_and_its_replicas_behind_it() -> None:
     config = haproxy_config(FRONTENDS)
-    assert "frontend desk\n    bind 127.0.0.1:18700\n    default_backend desk-replicas" in config
+    assert "frontend desk\n    bind 127.0.0.1:18700\n" in config
+    assert "    default_backend desk-replicas" in config
     assert "    server desk-1 127.0.0.1:19001\n    server desk-2 127.0.0.1:19002" in config
     assert "    server tools-2 127.0.0.1:19004" in config
     assert "retry-on conn-failure empty-response response-timeout 503" in config
     assert "option redispatch" in config
+    # A second cancel is TaskNotCancelableError: a cancel is retried only if nothing got it.
+    assert "    http-request disable-l7-retry if cancel" in config
+    assert '    acl cancel req.body -m sub "CancelTask"' in config
 
 
 def test_replicas_are_checked_on_the_manifests_readiness_probe() -> None:
