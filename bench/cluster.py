@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,20 +32,31 @@ sys.path.insert(0, str(ROOT))
 from tests.support import postgres  # noqa: E402
 
 
+def _run_cluster(env: dict[str, str]) -> int:
+    """`accord cluster` until it ends; Ctrl-C (or SIGTERM) here stops it cleanly: it stops its
+    replicas and the balancer (a SIGKILL would leave them running)."""
+    child = subprocess.Popen([sys.executable, "-m", "accord.cli.main", "cluster"], env=env)
+
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        return child.wait()
+    except KeyboardInterrupt:
+        child.send_signal(signal.SIGTERM)
+        return child.wait(timeout=60)
+
+
 def serve() -> int:
-    given = os.environ.get("ACCORD_DATABASE_URL")
-    command = [sys.executable, "-m", "accord.cli.main", "cluster"]
-    if given:
-        return subprocess.call(command)
+    if os.environ.get("ACCORD_DATABASE_URL"):
+        return _run_cluster(dict(os.environ))
     if not postgres.available():
         print("no ACCORD_DATABASE_URL and no PostgreSQL: apt-get install -y postgresql")
         return 2
     with postgres.private_cluster() as url:
         print(f"PostgreSQL (private, removed on exit): {url}", flush=True)
-        try:
-            return subprocess.call(command, env={**os.environ, "ACCORD_DATABASE_URL": url})
-        except KeyboardInterrupt:
-            return 0
+        return _run_cluster({**os.environ, "ACCORD_DATABASE_URL": url})
 
 
 async def chaos(args: argparse.Namespace) -> int:

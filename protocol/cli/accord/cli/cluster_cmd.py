@@ -156,6 +156,10 @@ def run(console: Console, err: Console, members: Cluster, haproxy: str, deadline
                 console.print(f"{replica.name} exited; started again", highlight=False)
             time.sleep(WATCH_INTERVAL_S)  # a supervisor's poll; a signal ends the loop
     except KeyboardInterrupt:
+        # A second signal (Ctrl-C reaches the whole process group, a wrapper may send SIGTERM
+        # too) must not cut the stop short: the replicas and the balancer would be left running.
+        for sig in previous:
+            signal.signal(sig, signal.SIG_IGN)
         console.print("stopping ...")
         members.stop()
         console.print("stopped")
