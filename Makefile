@@ -38,7 +38,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py tests/mesh/test_interop_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos startup waiting pg-test matrix interop ts-member ts-tools contracts-java java-member contracts-go go-member clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos cluster cluster-chaos startup waiting pg-test matrix interop ts-member ts-tools contracts-java java-member contracts-go go-member clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -193,6 +193,15 @@ soak: setup ## 60 s of mixed traffic at concurrency 64 against the mesh: errors 
 
 startup: setup ## Start time: each service's restart to /readyz 200, and the CLI's, against baselines
 	$(BIN)/python bench/startup.py
+
+# The production topology on one machine (docs/replicas.md "A cluster on one machine"): HAProxy
+# (Debian's) in front of two replicas of every service on one PostgreSQL: ACCORD_DATABASE_URL's,
+# else a private cluster of Debian's PostgreSQL for as long as it runs.
+cluster: setup ## Two replicas of every service on one PostgreSQL behind HAProxy, on the usual ports
+	$(BIN)/python bench/cluster.py serve
+
+cluster-chaos: setup ## The long run under fire through the balancer: kill -9 and SIGTERM rolls, figures printed
+	$(BIN)/python bench/cluster.py chaos --duration 300
 
 chaos: setup ## The long chaos run: 5 rounds of 120 s, a random kill -9 about every 2 s (seeds printed)
 	$(BIN)/python bench/chaos.py --rounds 5 --duration 120 --every 2

@@ -12,6 +12,10 @@ COVERED: tuple[tuple[str, str, str], ...] = (
     # the mesh and what a customer or an approver does with it
     (r"make demo$", "tests/mesh/test_cli.py", '"demo"'),
     (r"make up$", "tests/workspace/test_makefile.py", "up"),
+    # `make cluster` runs bench/cluster.py serve, which runs `accord cluster`; the test starts
+    # that command on a fresh PostgreSQL database and sends every flow through its balancer.
+    (r"make cluster$", "tests/mesh/cluster_support.py", '"cluster"'),
+    (r"ACCORD_DATABASE_URL=\S+ accord cluster ", "tests/mesh/cluster_support.py", '"--replicas"'),
     (r"(ACCORD_DEV=1 )?accord up$", "tests/mesh/test_cli.py", '"up"'),
     (r"accord refund ", "tests/mesh/test_cli.py", 'accord(mesh, "refund"'),
     (r"printf .* \| accord chat$", "tests/mesh/test_cli.py", '"chat"'),

@@ -827,6 +827,9 @@ class ServeOptions:
     # `accord serve --auth none` (development, loopback only): callers without a credential
     # are served as the anonymous principal (accord.protocol.auth.anonymous).
     auth_none: bool = False
+    # `accord serve --public-url`: the URL clients reach the service at when it is not the one
+    # it binds (a replica behind a load balancer: `accord cluster`); its Agent Card names it.
+    public_url: str | None = None
     # The tool servers served in the same process, for the tool clients the service builds:
     # set by the in-process Runner (accord.agents.runner.inprocess); a served service has none.
     in_process: InProcessServers | None = None

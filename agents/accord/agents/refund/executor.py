@@ -195,6 +195,10 @@ async def _pump(events: asyncio.Queue[LogEvent | None], progress: Progress) -> N
         if text is None:
             continue
         try:
-            await progress.update(text, node=event.node)
+            # The note's id is the one the task's history gives it (task_views.py): the log's
+            # sequence number, on every replica, for a client that resumes its stream.
+            await progress.update(
+                text, node=event.node, event_id=f"{event.workflow_id}-{event.seq}"
+            )
         except Exception:
             logger.debug("progress update dropped", exc_info=True)

@@ -93,9 +93,12 @@ def status_message(
     error: AccordError | None = None,
     node: str | None = None,
     parts: Sequence[Part] = (),
+    message_id: str | None = None,
 ) -> Message | None:
     """An agent message for a status update: ``parts``, text, optional data, the error DataPart
-    (which a failure always has); None when there is nothing to say (see the module doc)."""
+    (which a failure always has); None when there is nothing to say (see the module doc).
+    ``message_id``: the event's id when the agent has one it can give again (a log's sequence
+    number: a resumed subscription names its events by it), else a fresh one."""
     parts = list(parts)
     if text:
         parts.append(Part(text=text))
@@ -106,7 +109,7 @@ def status_message(
     if not parts:
         return None
     message = Message(
-        message_id=uuid.uuid4().hex,
+        message_id=message_id or uuid.uuid4().hex,
         role=Role.ROLE_AGENT,
         task_id=task_id,
         context_id=context_id,

@@ -38,6 +38,11 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "up", _CLI + "up_cmd", "Start an application's services and keep them running until Ctrl-C."
     ),
     LazyCommand(
+        "cluster",
+        _CLI + "cluster_cmd",
+        "Run every service as --replicas processes on one PostgreSQL, behind HAProxy.",
+    ),
+    LazyCommand(
         "new",
         _CLI + "new_cmd",
         "Make a new application: an agent, a tool server, their contracts, in folder NAME.",

@@ -53,6 +53,12 @@ def register(app: typer.Typer) -> None:
         app_file: Path = typer.Option(
             None, "--app", help="An application's file (docs/apps.md): NAME is one of its services"
         ),
+        public_url: str = typer.Option(
+            "",
+            "--public-url",
+            help="The URL clients reach this service at, when it is not the bound one (a load "
+            "balancer's): what its Agent Card names",
+        ),
     ) -> None:
         """Start one service."""
         import os
@@ -103,6 +109,7 @@ def register(app: typer.Typer) -> None:
             port=port or app_port or spec.default_port,
             database_url=database_url or None,
             auth_none=auth == AUTH_NONE,
+            public_url=public_url.rstrip("/") or None,
         )
         try:
             if stdio:

@@ -60,7 +60,7 @@ from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, VERSION_HEADER
 from opentelemetry.trace import Span, SpanKind
 
 from accord.contracts.envelope import DelegationEnvelope
-from accord.contracts.errors import AccordError, ErrorCode
+from accord.contracts.errors import AccordError, ErrorCode, RetryClass
 from accord.contracts.keys import (
     CONTRACT_VERSION_META_KEY,
     DELEGATION_EXTENSION_URI,
@@ -82,7 +82,11 @@ from accord.protocol.telemetry import instruments, spans
 __all__ = ["A2AClient", "ResolvedCard", "TaskView", "new_traceparent"]
 
 DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=120.0)
-_POLL_S: Final = (0.05, 1.0)  # first and longest pause while polling a non-streaming agent
+_POLL_S: Final = (0.05, 1.0)
+# Resuming a stream (docs/replicas.md "Resuming a stream"): the id of the last status message
+# the client saw, as Server-Sent Events name it; NO_EVENT when it saw none (every event again).
+LAST_EVENT_ID: Final = "Last-Event-ID"
+NO_EVENT: Final = "0"  # first and longest pause while polling a non-streaming agent
 # Retry-safe failures (the agent unreachable, an error answer) are retried until 60 s have
 # passed, or the envelope's deadline if sooner: an agent restart takes a few seconds, and a
 # fixed count of four gave up after under a second.
@@ -231,6 +235,7 @@ class A2AClient:
             attempt += 1
             tracker = TaskTracker()
             received = False
+            seen: list[str] = []  # the status messages' ids, in order: where a resume starts
             try:
                 refused = shared.refuse()  # the agent is known down: do not call it
                 if refused is not None:
@@ -240,6 +245,7 @@ class A2AClient:
                 ) as events:
                     async for event in events:
                         received = True
+                        _note_event_id(event, seen)
                         view = tracker.apply(event)
                         yield view
                         if view.is_interrupted:
@@ -261,8 +267,9 @@ class A2AClient:
             except WireError as exc:
                 followed = tracker.view
                 if received and followed is not None and followed.task_id:
-                    # The task exists: never send again (a second task); read it instead.
-                    async for view in self._follow(followed, exc.error, envelope):
+                    # The task exists: never send again (a second task); resume its events
+                    # (through a load balancer: on another replica), else read it.
+                    async for view in self._resume(tracker, seen, exc.error, envelope):
                         yield view
                     return
                 if received or not self._resendable(exc):
@@ -320,6 +327,72 @@ class A2AClient:
             view = await _within(deadline_s, run())
             invocation.saw(view)
             return view
+
+    async def subscribe(
+        self, task: TaskView | str, *, after: str | None = None
+    ) -> AsyncGenerator[TaskView, None]:
+        """Follow a task (``SubscribeToTask``) until it stops for the caller, yielding its view
+        after every event. ``after``: the ``event_id`` of the last view the caller saw (of a
+        stream that broke): an agent that resumes (docs/replicas.md "Resuming a stream") gives
+        every event after it first, in order; without it, the task as it is now comes first.
+        A subscription that breaks is resumed the same way, until the deadline of the
+        client's retry policy."""
+        task_id = task.task_id if isinstance(task, TaskView) else task
+        tracker = TaskTracker()
+        snapshot: StreamResponse | None = None
+        seen = [after] if after else []
+        known = set(seen)
+        started, failures = time.monotonic(), 0
+        while True:
+            headers = self._headers(None)
+            if after:
+                headers = {**headers, LAST_EVENT_ID: after}
+            try:
+                async with aclosing(self._wire.subscribe(task_id, headers)) as events:
+                    first = True
+                    async for event in events:
+                        if first:  # the snapshot: "now", unless resuming (the events follow)
+                            first = False
+                            if after:
+                                snapshot = event
+                                continue
+                            view = tracker.apply(event)
+                            yield view
+                            if view.is_interrupted:
+                                return
+                            continue
+                        event_id = _event_id(event)
+                        if event_id is not None and event_id in known:
+                            continue
+                        if event_id is not None:
+                            known.add(event_id)
+                            seen.append(event_id)
+                        view = tracker.apply(event)
+                        yield view
+                        if view.is_interrupted:
+                            return
+                break  # ended before the task stopped for the caller
+            except WireError as exc:
+                if exc.error.retry_class is not RetryClass.RETRY:
+                    raise exc.error from None
+                if tracker.view is not None:
+                    break  # broken after the snapshot: resumed below, from the last event
+                failures += 1
+                await self._pause_or_raise(exc.error, failures, started)
+        if tracker.view is None and snapshot is not None:
+            view = tracker.apply(snapshot)  # resumed, and nothing came after the last event
+            if view.is_interrupted:
+                yield view
+                return
+        if tracker.view is None:
+            raise AccordError(
+                ErrorCode.CONTRACT_VIOLATION, "the agent closed the stream without an event"
+            )
+        # Broken (or ended before the task stopped): resume from the last event seen.
+        async for view in self._resume(
+            tracker, seen, AccordError(ErrorCode.UNAVAILABLE, "the subscription ended"), None
+        ):
+            yield view
 
     async def get(self, task_id: str) -> TaskView:
         """The task as the agent has it now (NOT_FOUND for another caller's or unknown task)."""
@@ -523,6 +596,59 @@ class A2AClient:
                 shared.record(failed.error)
                 raise
 
+    async def _resume(
+        self,
+        tracker: TaskTracker,
+        seen: list[str],
+        broke: AccordError,
+        envelope: DelegationEnvelope | None,
+    ) -> AsyncGenerator[TaskView, None]:
+        """Resume a broken stream: ``SubscribeToTask`` with ``Last-Event-ID`` (the last status
+        message seen), retried until the deadline while the agent cannot be reached. An Accord
+        agent whose tasks are derived from a shared log answers it on any replica with the
+        snapshot, then every event after that one, in order (docs/replicas.md "Resuming a
+        stream"); events already seen are skipped by id. An agent that cannot resume (it
+        refuses, or its subscription ends before the task stops) is read instead
+        (``_follow``)."""
+        assert tracker.view is not None
+        task_id = tracker.view.task_id
+        started, failures = time.monotonic(), 0
+        known = set(seen)
+        while True:
+            headers = {**self._headers(None), LAST_EVENT_ID: seen[-1] if seen else NO_EVENT}
+            try:
+                async with aclosing(self._wire.subscribe(task_id, headers)) as events:
+                    snapshot: StreamResponse | None = None
+                    async for event in events:
+                        if snapshot is None:
+                            # The task now: the events after the last one seen follow, and
+                            # apply to what the client saw (not to the snapshot's later state).
+                            snapshot = event
+                            continue
+                        event_id = _event_id(event)
+                        if event_id is not None and event_id in known:
+                            continue  # seen before the stream broke
+                        if event_id is not None:
+                            known.add(event_id)
+                            seen.append(event_id)
+                        view = tracker.apply(event)
+                        yield view
+                        if view.is_interrupted:
+                            return
+            except WireError as exc:
+                if exc.error.retry_class is not RetryClass.RETRY:
+                    break  # refused (an agent that cannot resume): read the task instead
+                failures += 1
+                await self._pause_or_raise(exc.error, failures, started, envelope)
+                continue
+            if snapshot is not None and tracker.apply(snapshot).is_interrupted:
+                assert tracker.view is not None
+                yield tracker.view  # it had stopped, with no event the client missed
+                return
+            break  # ended before the task stopped: this agent does not resume; read it
+        async for view in self._follow(tracker.view, broke, envelope):
+            yield view
+
     async def _follow(
         self, last: TaskView, broke: AccordError, envelope: DelegationEnvelope | None
     ) -> AsyncGenerator[TaskView, None]:
@@ -621,3 +747,17 @@ async def _within(deadline_s: float | None, work: Awaitable[TaskView]) -> TaskVi
             f"no answer within the caller's deadline of {deadline_s:g} s",
             {"deadline_s": deadline_s},
         ) from None
+
+
+def _event_id(event: StreamResponse) -> str | None:
+    """A status update's id: its message's (an agent that can resume gives it again)."""
+    if event.WhichOneof("payload") == "status_update":
+        message_id = event.status_update.status.message.message_id
+        return message_id or None
+    return None
+
+
+def _note_event_id(event: StreamResponse, seen: list[str]) -> None:
+    event_id = _event_id(event)
+    if event_id is not None:
+        seen.append(event_id)

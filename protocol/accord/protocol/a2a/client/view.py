@@ -50,6 +50,9 @@ class TaskView:
     status_text: str = ""
     artifacts: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
     metadata: Mapping[str, Any] = field(default_factory=dict, repr=False)  # the task's
+    # The id of the status message this view shows: an event's id, where a resumed stream
+    # starts from (`Last-Event-ID`, docs/replicas.md "Resuming a stream").
+    event_id: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def status(self) -> Status:
@@ -189,6 +192,7 @@ def view_of_task(task: Task, *, artifacts: Iterable[Artifact] | None = None) -> 
         status_text=status_text,
         artifacts=tuple(struct_dict_of_artifact(a) for a in arts),
         metadata=task_meta,
+        event_id=(status_message.message_id or None) if status_message is not None else None,
     )
 
 

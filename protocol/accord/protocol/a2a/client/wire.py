@@ -34,6 +34,7 @@ from a2a.types.a2a_pb2 import (
     SendMessageRequest,
     SendMessageResponse,
     StreamResponse,
+    SubscribeToTaskRequest,
     Task,
 )
 from a2a.utils.proto_utils import parse_lenient
@@ -73,6 +74,10 @@ class Wire(Protocol):
 
     def stream(
         self, request: SendMessageRequest, headers: Mapping[str, str]
+    ) -> AsyncGenerator[StreamResponse, None]: ...
+
+    def subscribe(
+        self, task_id: str, headers: Mapping[str, str]
     ) -> AsyncGenerator[StreamResponse, None]: ...
 
     async def get(self, task_id: str, headers: Mapping[str, str]) -> Task: ...
@@ -296,6 +301,12 @@ class JsonRpcWire(_HttpWire):
     def _event(self, event: str, body: Any) -> StreamResponse:
         return _parse(self._result(body), StreamResponse())
 
+    def subscribe(
+        self, task_id: str, headers: Mapping[str, str]
+    ) -> AsyncGenerator[StreamResponse, None]:
+        envelope = self._envelope("SubscribeToTask", SubscribeToTaskRequest(id=task_id))
+        return self._stream(self.url, envelope, headers)
+
     async def get(self, task_id: str, headers: Mapping[str, str]) -> Task:
         return _parse(await self._call("GetTask", GetTaskRequest(id=task_id), headers), Task())
 
@@ -331,6 +342,12 @@ class RestWire(_HttpWire):
         if event == "error" or (isinstance(body, Mapping) and "error" in body):
             raise WireError(error_from_response(500, body), retry_safe=False)
         return _parse(body, StreamResponse())
+
+    def subscribe(
+        self, task_id: str, headers: Mapping[str, str]
+    ) -> AsyncGenerator[StreamResponse, None]:
+        url = f"{self.url}/tasks/{quote(task_id, safe='')}:subscribe"
+        return self._stream(url, {"id": task_id}, headers)
 
     async def get(self, task_id: str, headers: Mapping[str, str]) -> Task:
         body = await self._post_json(

@@ -137,6 +137,11 @@ class TaskContextBuilder(SimpleRequestContextBuilder):
 
 
 def public_url(options: ServeOptions, service_name: str) -> str:
+    if options.public_url:
+        # Behind a load balancer: clients refuse a card that points at another origin than
+        # the one they were given (accord.protocol.a2a.origins), and must not be sent to a
+        # replica past the balancer.
+        return options.public_url
     if options.host in WILDCARD_HOSTS and given_service_url(service_name) is not None:
         # Bound to every interface (a container): the card names the URL the mesh is
         # configured with (ACCORD_POLICY_URL...), the origin its clients were given, since a

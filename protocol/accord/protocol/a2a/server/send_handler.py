@@ -28,9 +28,12 @@ from a2a.server.cluster.task_store import StoredTask
 from a2a.server.context import ServerCallContext
 from a2a.server.events import Event
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.types import Message, SendMessageRequest, Task, TaskState
+from a2a.server.request_handlers.request_handler import validate
+from a2a.types import Message, SendMessageRequest, SubscribeToTaskRequest, Task, TaskState
 from a2a.utils.task import apply_history_length
 
+from accord.protocol.a2a.server.derived_store import DerivedTaskStore
+from accord.protocol.a2a.server.resume import subscribe_from_store
 from accord.protocol.a2a.server.send_claim import SEND_STATE_KEY, SendClaim
 
 logger = logging.getLogger(__name__)
@@ -106,6 +109,23 @@ class IdempotentRequestHandler(DefaultRequestHandler):
             if not settled:
                 await self._failed(claim, context)
             raise
+
+    @validate(
+        lambda self: self._agent_card.capabilities.streaming,
+        "Streaming is not supported by the agent",
+    )
+    async def on_subscribe_to_task(
+        self, params: SubscribeToTaskRequest, context: ServerCallContext
+    ) -> AsyncGenerator[Event, None]:
+        """A task derived from a shared log is followed in the store, on any replica, from
+        the client's ``Last-Event-ID`` (accord.protocol.a2a.server.resume); any other task as
+        a2a-sdk serves it, from this process's live queue."""
+        if not isinstance(self.task_store, DerivedTaskStore):
+            async for event in super().on_subscribe_to_task(params, context):
+                yield event
+            return
+        async for event in subscribe_from_store(params.id, context, self._task):
+            yield event
 
     # -- internals --------------------------------------------------------------------------
     async def _copy_of(self, claim: SendClaim, context: ServerCallContext) -> Task | Message | None:

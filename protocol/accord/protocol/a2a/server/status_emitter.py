@@ -65,10 +65,11 @@ class ContractTaskUpdater(TaskUpdater):
         error: AccordError | None = None,
         node: str | None = None,
         task_meta: dict[str, Any] | None = None,
+        message_id: str | None = None,
     ) -> None:
         """Emit ``state`` with the contract metadata and a status message of ``text`` and
         ``data`` (none when both are empty and there is no error); ``task_meta`` goes into the
-        task's metadata."""
+        task's metadata; ``message_id`` names the message (default: a fresh id)."""
         message = status_message(
             state,
             task_id=self.task_id,
@@ -77,6 +78,7 @@ class ContractTaskUpdater(TaskUpdater):
             data=data,
             error=error,
             node=node,
+            message_id=message_id,
         )
         meta = {**(task_meta or {}), **status_metadata(state, error=error, node=node)}
         await self._emit(state, error, message, metadata=meta)
@@ -218,13 +220,25 @@ class Progress:
         self._opening = opening
 
     async def update(
-        self, text: str, *, node: str | None = None, data: dict[str, Any] | None = None
+        self,
+        text: str,
+        *,
+        node: str | None = None,
+        data: dict[str, Any] | None = None,
+        event_id: str | None = None,
     ) -> None:
+        """A progress note. ``event_id`` (the message's id) when the agent can name this note
+        the same way on every later read of the task (its history): a resumed subscription
+        then knows which notes its client saw (docs/replicas.md "Resuming a stream")."""
         if self._updater is None:
             return
         await self._opening()
         await self._updater.status(
-            ContractState(status=Status.RUNNING), text=text, node=node, data=data
+            ContractState(status=Status.RUNNING),
+            text=text,
+            node=node,
+            data=data,
+            message_id=event_id,
         )
 
     def artifact(self, name: str, *, artifact_id: str | None = None) -> ArtifactStream:
