@@ -3,9 +3,9 @@ time from the log (issue #36: node timings for any reader, live and afterwards).
 
 Real processes (the shared mesh), read as any A2A 1.0 client reads them: JSON-RPC over HTTP,
 the stream as Server-Sent Events. A request that asks the customer a question, then the answer
-that lets it finish (a denial: the shared mesh's data stays as it was): the facts every streamed status message carried are the facts the task's
-history has when it is read back with GetTask, in log order, and every node that ran has its
-start and end times.
+that lets it finish (a denial: the shared mesh's data stays as it was): the facts every
+streamed status message carried are the facts the task's history has when it is read back with
+GetTask, in log order, and every node that ran has its start and end times.
 """
 
 from __future__ import annotations
@@ -39,7 +39,12 @@ def _facts(message: dict[str, Any]) -> dict[str, Any] | None:
 
 async def _stream(client: httpx.AsyncClient, url: str, message: dict[str, Any]) -> list[Any]:
     """SendStreamingMessage: the facts of every status update's message, as they came."""
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {"message": message}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendStreamingMessage",
+        "params": {"message": message},
+    }
     seen: list[Any] = []
     async with client.stream("POST", url, json=body, headers={"Accept": "text/event-stream"}) as r:
         assert r.status_code == 200
