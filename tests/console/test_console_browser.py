@@ -19,7 +19,7 @@ from urllib.parse import urljoin
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.console.browser_support import (
     ARTIFACTS,
@@ -49,8 +49,16 @@ NODE_LOG = re.compile(
 )
 
 
+# A node's duration as the graph writes it ("0.4 s", "12 s", "3 min").
+DURATION = re.compile(r"^\d+(\.\d)? (s|min)$")
+
+
 def _node_state(page: Page, node: str) -> str | None:
     return page.locator(f'#graph g.node[data-node="{node}"]').get_attribute("data-state")
+
+
+def _node_time(page: Page, node: str) -> Locator:
+    return page.locator(f'#graph g.node[data-node="{node}"] text.node-time')
 
 
 def _open_case(approver: Page, order: str) -> None:
@@ -101,8 +109,11 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
             "data-state", "pending"
         )
         expect(operator.locator("#graph-status")).to_contain_text("waiting for an approver")
-        # Since when it waits: the time of the task's status.
+        # Since when it waits: the log's time of its start. The steps that ended before the
+        # page opened have their durations from the log too.
         expect(operator.locator('#graph g.node[data-node="approval"]')).to_contain_text("since ")
+        for node in ("intake", "order", "policy", "risk", "decide"):
+            expect(_node_time(operator, node)).to_have_text(DURATION)
         shot(operator, "2b-operator-workflow-waiting")
 
         case = approver.get_by_role("button", name=re.compile("Order O-1004"))
@@ -124,6 +135,7 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
         )
         for node in ("intake", "order", "policy", "risk", "decide"):
             assert _node_state(approver, node) == "done", node
+            expect(_node_time(approver, node)).to_have_text(DURATION)  # from the queue's events
         for node in ("refund", "explain", "rejected"):
             assert _node_state(approver, node) == "pending", node
         expect(approver.locator('#graph g.node[data-node="approval"]')).to_contain_text("by ")
@@ -174,7 +186,7 @@ def test_refund_approved_in_the_browser(console: ConsoleMesh, browser: Browser) 
             "data-state", "done"
         )
         expect(operator.locator("#graph-status")).to_contain_text("completed")
-        # How long the approval waited: from its status's time to the read that saw it end.
+        # How long the approval waited: from its start to its end, in the log.
         expect(operator.locator('#graph g.node[data-node="approval"]')).to_contain_text(
             re.compile(r"\d(\.\d)? (s|min)")
         )
@@ -309,6 +321,9 @@ def test_pages_fit_both_widths_in_both_languages_and_the_workflow_draws(
                 expect(graph.locator(f'g.node[data-node="{node}"]')).to_have_attribute(
                     "data-state", "pending"
                 )
+            # Opened after the request ran: every node's duration, from the log's times.
+            for node in RAN:
+                expect(_node_time(page, node)).to_have_text(DURATION)
             done_word = "完成" if lang == "zh" else "done"
             expect(graph.locator('g.node[data-node="refund"]')).to_contain_text(done_word)
             no_axe_violations(page, f"workflow page, {lang}")

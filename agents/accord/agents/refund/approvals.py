@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict
 from accord.agents.models.base import Language
 from accord.agents.permissions import Operation, require
 from accord.agents.refund.attention import attention_items
-from accord.agents.refund.conversation import Conversation, Step, final_result
+from accord.agents.refund.conversation import Conversation, Step, describe, final_result
 from accord.agents.refund.facts import WorkflowInput
 from accord.agents.refund.reported_errors import told
 from accord.contracts.errors import AccordError, ErrorCode
@@ -55,6 +55,7 @@ from accord.runtime.workflow import (
     Runtime,
     WorkflowSnapshot,
 )
+from accord.runtime.workflow.event_facts import WORKFLOW_EVENT_KEY, EventFacts
 
 APPROVE_SKILL: Final = "refund.approve"
 APPROVALS_PATH: Final = "/approvals"
@@ -217,7 +218,8 @@ def approval_text(result: dict[str, Any]) -> str:
 
 async def approval_queue(runtime: Runtime, principal: Principal) -> list[dict[str, Any]]:
     """The approver's queue: the pending approvals of their app they may decide (task id,
-    interrupt id, due time, the facts; ``kind: "approval"``), then that app's refunds that need
+    interrupt id, due time, the facts, the workflow's events with their times;
+    ``kind: "approval"``), then that app's refunds that need
     attention (``kind: "attention"``). Another app's refunds are not in it, nor their own."""
     require(principal, Operation.READ_APPROVALS)
     timers = await runtime.log.due_timers(runtime.clock.now() + _FAR_FUTURE_S, QUEUE_LIMIT)
@@ -242,9 +244,23 @@ async def approval_queue(runtime: Runtime, principal: Principal) -> list[dict[st
                         "interrupt_id": pending.interrupt_id,
                         "due_at": pending.due_at,
                         "facts": pending.payload,
+                        "workflow_events": workflow_events(events),
                     }
                 )
     return items + await attention_items(runtime, principal.app)
+
+
+def workflow_events(events: list[LogEvent]) -> list[dict[str, Any]]:
+    """The facts of the refund's log events that its status messages report (event_facts.py),
+    in log order: the approver's case draws the workflow with its times from them (the
+    approver may not read the customer's task, where the same facts are)."""
+    facts = EventFacts()
+    out: list[dict[str, Any]] = []
+    for event in events:
+        facts.seen(event)
+        if describe(event) is not None:
+            out.append(facts.of(event)[WORKFLOW_EVENT_KEY])
+    return out
 
 
 def require_approver(principal: Principal) -> None:

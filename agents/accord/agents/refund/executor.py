@@ -53,6 +53,7 @@ from accord.protocol.a2a.server.executor import (
 from accord.protocol.auth import Principal
 from accord.refund_contracts.domain import is_customer_id
 from accord.runtime.workflow import LogEvent, Runtime, WorkflowSnapshot
+from accord.runtime.workflow.event_facts import EventFacts
 
 logger = logging.getLogger(__name__)
 
@@ -189,16 +190,23 @@ def _language(snapshot: WorkflowSnapshot) -> Language:
 
 
 async def _pump(events: asyncio.Queue[LogEvent | None], progress: Progress) -> None:
-    """Workflow events -> status updates naming the node (a failed update is not fatal)."""
+    """Workflow events -> status updates naming the node, with the event's facts from the log
+    (event_facts.py; task_views.py reads the same back). A failed update is not fatal."""
+    facts = EventFacts()
     while (event := await events.get()) is not None:
+        facts.seen(event)
         text = describe(event)
         if text is None:
             continue
         try:
             # The note's id is the one the task's history gives it (task_views.py): the log's
-            # sequence number, on every replica, for a client that resumes its stream.
+            # sequence number, on every replica, for a client that resumes its stream; its
+            # facts (event, node, log time) are the same as read back too.
             await progress.update(
-                text, node=event.node, event_id=f"{event.workflow_id}-{event.seq}"
+                text,
+                node=event.node,
+                data=facts.of(event),
+                event_id=f"{event.workflow_id}-{event.seq}",
             )
         except Exception:
             logger.debug("progress update dropped", exc_info=True)

@@ -50,6 +50,7 @@ from accord.protocol.a2a.server.task_view import (
     ViewQuery,
 )
 from accord.runtime.workflow import EventType, LogEvent, Runtime, WorkflowSnapshot
+from accord.runtime.workflow.event_facts import EventFacts
 
 logger = logging.getLogger(__name__)
 
@@ -153,7 +154,9 @@ class WorkflowTaskSource:
         history: list[ViewMessage] = [_user_message(inp, f"{task_id}-0")]
         progress: ViewMessage | None = None
         answers = 0
+        facts = EventFacts()  # the status messages carry the facts the live stream did
         for event in events:
+            facts.seen(event)
             if event.type is EventType.RESUMED:
                 value = event.data.get("value")
                 if isinstance(value, dict) and "asked" in value:  # a customer's answer
@@ -168,6 +171,7 @@ class WorkflowTaskSource:
                 message_id=f"{task_id}-{event.seq}",
                 role="agent",
                 text=text,
+                data=facts.of(event),
                 state=ContractState(status=Status.RUNNING),
                 node=event.node,
             )

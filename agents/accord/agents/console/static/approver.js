@@ -2,7 +2,7 @@
 // API has no event stream over a list), the facts of a case, and approve / reject with a note
 // (SendMessage with skill refund.approve: what `accord approve` sends).
 import { getJson, resultOf, rpc } from "./a2a.js";
-import { ancestors, definition, draw } from "./graph.js";
+import { ancestors, definition, draw, fold, stepOf } from "./graph.js";
 import { el, header, LANG, money, outcomeLabel, randomId, statusLabel, t, when, word } from "./session.js";
 
 const APPROVE_SKILL = "refund.approve";
@@ -120,16 +120,19 @@ function open(taskId) {
   caseHeading.focus();
 }
 
-// The case's workflow: what the queue tells of it (it waits at the approval: every node on the
-// way there has finished), then, once decided, the outcome the orchestrator answered.
+// The case's workflow: what the queue tells of it (the refund's log events with their times,
+// in workflow_events; from an older orchestrator without them: every node on the way to the
+// approval finished), then, once decided, the outcome the orchestrator answered.
 function showGraph(item, decided) {
   if (!workflow || item.kind !== "approval" || !workflow.nodes.some((n) => n.name === APPROVAL_NODE)) {
     graphBox.hidden = true;
     return;
   }
-  const states = {};
-  for (const name of ancestors(workflow, APPROVAL_NODE)) states[name] = { state: "done" };
+  const events = Array.isArray(item.workflow_events) ? item.workflow_events : [];
+  const states = events.length ? fold(workflow, events.map((facts) => stepOf(facts)), null) : {};
+  if (!events.length) for (const name of ancestors(workflow, APPROVAL_NODE)) states[name] = { state: "done" };
   states[APPROVAL_NODE] = {
+    ...states[APPROVAL_NODE],
     state: "waiting",
     // Short enough for the node's box: month, day, hour and minute.
     note: item.due_at
@@ -139,7 +142,7 @@ function showGraph(item, decided) {
       : null,
   };
   if (decided) {
-    states[APPROVAL_NODE] = { state: "done" };
+    states[APPROVAL_NODE] = { state: "done" }; // the answer carries no log time of its end
     const next = workflow.edges.find((e) => e.source === APPROVAL_NODE && e.label === decided.decision)
       || workflow.edges.find((e) => e.source === APPROVAL_NODE && e.kind === "route" && e.label === null);
     const status = decided.outcome?.status;

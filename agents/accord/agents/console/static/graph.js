@@ -6,6 +6,9 @@ import { el, LANG, t } from "./session.js";
 const SVG = "http://www.w3.org/2000/svg";
 const BOX = { w: 112, h: 50, gapX: 16, gapY: 40, pad: 8 };
 export const STATES = ["pending", "running", "done", "failed", "waiting"];
+// The key of a status message's DataPart that names the workflow log event it reports, with
+// the log's times (accord.runtime.workflow.event_facts): {event, node, at, seq, started?}.
+export const EVENT_KEY = "dev.accord/workflowEvent";
 
 export function definition() {
   const block = document.getElementById("workflow");
@@ -109,8 +112,11 @@ function clock(ms) {
 export function timing(state) {
   if (!state) return "";
   if (state.note) return state.note;
-  // Equal times: both seen at once (one read of a page that polls), not a measured duration.
-  if (state.started && state.ended) return state.ended > state.started ? seconds(state.ended - state.started) : "";
+  // Equal times seen by a page that polls: both seen at once, not a measured duration; times
+  // from the log (``logged``) are measured, an instant step too.
+  if (state.started && state.ended) {
+    return state.ended > state.started || state.logged ? seconds(Math.max(0, state.ended - state.started)) : "";
+  }
   if (state.started && (state.state === "running" || state.state === "waiting")) {
     return t("since", { time: clock(state.started) });
   }
@@ -247,19 +253,53 @@ export function ancestors(def, name) {
   return found;
 }
 
+// The facts of the workflow log event a message reports (its DataPart under EVENT_KEY), or null.
+export function eventOf(message) {
+  for (const part of message?.parts || []) {
+    const facts = part?.data?.[EVENT_KEY];
+    if (facts && typeof facts === "object" && typeof facts.node === "string") return facts;
+  }
+  return null;
+}
+
+// A step of fold() from a log event's facts: its times are the log's.
+export function stepOf(facts, status = "running", text = "") {
+  return {
+    node: facts.node,
+    status,
+    text,
+    event: facts.event,
+    at: Date.parse(facts.at) || null,
+    started: facts.started ? Date.parse(facts.started) || null : null,
+    logged: true,
+  };
+}
+
 // The states of a workflow from what its task said, in order: one step per status that names
-// a node (the status metadata's "node"), each {node, status, text, at}; the orchestrator's
-// progress lines say "<node>: done ..." when a node has finished and "<node>: CODE, retrying"
-// before a retry. A node that starts finishes the nodes before it (its edge predecessors, and
-// the route's source that picked it); the task's end finishes what still ran.
+// a node (the status metadata's "node"), each {node, status, text, at}, and, when the message
+// carried its log event's facts (stepOf), {event, started, logged}: the event type says what
+// happened, the times are the log's. Without them, the orchestrator's progress lines say
+// "<node>: done ..." when a node has finished and "<node>: CODE, retrying" before a retry. A
+// node that starts finishes the nodes before it (its edge predecessors, and the route's source
+// that picked it); the task's end finishes what still ran.
 export function fold(def, steps, final) {
   const states = {};
   const known = new Set(def.nodes.map((n) => n.name));
-  const set = (node, state, at) => {
+  const set = (node, state, at, logged) => {
     const s = (states[node] ||= { state: "pending" });
-    if (!s.started && at) s.started = at;
+    if (at && (!s.started || (logged && at < s.started))) s.started = at;
     if ((state === "done" || state === "failed") && at && !s.ended) s.ended = at;
+    if (logged) s.logged = true;
     s.state = state;
+  };
+  // A node no step named (a join, a step that reports nothing) ran from the last end of the
+  // nodes before it until a node after it started.
+  const inferDone = (node, at, logged) => {
+    if (!states[node]?.started) {
+      const ends = predecessors(def, node, ["edge"]).map((p) => states[p]?.ended).filter(Boolean);
+      if (ends.length) set(node, "running", Math.max(...ends), logged);
+    }
+    set(node, "done", at, logged);
   };
   for (const step of steps) {
     const node = step.node;
@@ -269,19 +309,24 @@ export function fold(def, steps, final) {
       continue;
     }
     if (!known.has(node)) continue;
+    const logged = Boolean(step.logged);
+    const startedAt = step.started || step.at; // when this run of the node started
     for (const p of predecessors(def, node, ["edge"])) {
-      if (states[p]?.state !== "done") set(p, "done", step.at);
+      if (states[p]?.state !== "done") inferDone(p, startedAt, logged);
     }
     for (const p of predecessors(def, node, ["route", "error"])) {
-      if (["running", "waiting"].includes(states[p]?.state)) set(p, "done", step.at);
+      if (["running", "waiting"].includes(states[p]?.state)) set(p, "done", startedAt, logged);
     }
     const text = step.text || "";
-    if (step.status === "failed") set(node, "failed", step.at);
-    else if (step.status === "waiting") set(node, "waiting", step.at);
-    else if (text.startsWith(`${node}: done`)) set(node, "done", step.at);
-    else {
-      set(node, "running", step.at);
-      states[node].retrying = / retrying$/.test(text);
+    const done = step.event ? step.event === "node_output" : text.startsWith(`${node}: done`);
+    if (step.status === "failed") set(node, "failed", step.at, logged);
+    else if (step.status === "waiting") set(node, "waiting", step.at, logged);
+    else if (done) {
+      if (step.started) set(node, "running", step.started, logged);
+      set(node, "done", step.at, logged);
+    } else {
+      set(node, "running", step.at, logged);
+      states[node].retrying = step.event ? step.event === "node_failed" : / retrying$/.test(text);
     }
   }
   if (final === "completed") {

@@ -1,10 +1,10 @@
 // The workflow page (operators, developers): the graph of one task the signed-in token may
 // read (GetTask: its owner's), with each node's state, read again every POLL_MS while it runs.
-// The public API gives a task's status lines, not its log's timestamps: a node's timing is
-// what this page saw while it watched (and the current status's own time), so the steps that
-// ended before the page opened show their states without durations.
+// A status line that carries its workflow log event's facts (the orchestrator's do) gives the
+// node's times from the log, so a request opened after it ran is timed too; a line without
+// them is timed by when this page first saw it (and the current status by its own time).
 import { accordStatus, rpc, TERMINAL, textOf } from "./a2a.js";
-import { definition, draw, fold } from "./graph.js";
+import { definition, draw, eventOf, fold, stepOf } from "./graph.js";
 import { header, t } from "./session.js";
 
 const POLL_MS = Number(document.body.dataset.pollMs);
@@ -16,13 +16,13 @@ const notice = document.getElementById("notice");
 const box = document.getElementById("graph-box");
 const graph = document.getElementById("graph");
 const graphStatus = document.getElementById("graph-status");
-const seen = new Map(); // "node|status|text" -> that step, with when this page first saw it
+const seen = new Map(); // the log event's seq, or "node|status|text" -> that step
 let timer = null;
 
-// The task's status lines that name a node, in the order this page first saw them, each with
-// the time it first saw it: the lines already there when the page opened have no time (the API
-// does not carry the log's), except the current status, whose time the task carries. Kept
-// across reads, so a line that leaves the task's current status keeps its time.
+// The task's status lines that name a node, in the order this page first saw them. A line with
+// its log event's facts has the log's times; another has the time this page first saw it (none
+// for the lines already there when the page opened, except the current status, whose time the
+// task carries). Kept across reads, so a line that leaves the current status keeps its time.
 function steps(task, first) {
   const messages = [...(task.history || [])];
   if (task.status?.message) messages.push(task.status.message);
@@ -31,8 +31,13 @@ function steps(task, first) {
     const meta = message.metadata?.["dev.accord/status"];
     if (!meta?.node && meta?.status !== "waiting") continue;
     const text = textOf(message.parts);
-    const key = `${meta.node}|${meta.status}|${text}`;
+    const facts = eventOf(message);
+    const key = facts ? `seq ${facts.seq}` : `${meta.node}|${meta.status}|${text}`;
     if (seen.has(key)) continue;
+    if (facts) {
+      seen.set(key, stepOf(facts, meta.status, text));
+      continue;
+    }
     const at = message === task.status?.message ? statusAt : first ? null : Date.now();
     seen.set(key, { node: meta.node, status: meta.status, text, at });
   }
