@@ -2,8 +2,8 @@
 
 A task derived from a shared log names its events by their message ids on every read; a
 subscription with ``Last-Event-ID`` gives every event after that one, in order, once; one
-without it follows from the snapshot; a terminal task is refused without it (A2A 1.0) and
-replayed with it.
+without it follows from the snapshot, through a waiting status, to the task's end; a terminal
+task is refused without it (A2A 1.0) and replayed with it.
 """
 
 from __future__ import annotations
@@ -110,8 +110,15 @@ async def test_a_running_task_is_followed_each_event_once_until_it_ends(
     assert _ids(events) == ["snapshot", "t-2", "t-3", "t-4", "t-5", "artifact t-result", "t-6"]
 
 
-async def test_without_a_resume_point_only_what_comes_after_the_snapshot() -> None:
-    reads = [_task(3), _task(4, TaskState.TASK_STATE_INPUT_REQUIRED)]
+async def test_without_a_resume_point_only_what_comes_after_the_snapshot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A waiting status does not end the subscription: another request (an answer, an
+    approver's decision) may resume the task, and the subscriber sees it to its end."""
+    monkeypatch.setattr(resume, "FOLLOW_PAUSE_S", (0.0, 0.0))
+    waiting = _task(4, TaskState.TASK_STATE_INPUT_REQUIRED)
+    reads = [_task(3), waiting, waiting, _task(5, TaskState.TASK_STATE_COMPLETED)]
     events = await _run(reads, None)
-    assert _ids(events) == ["snapshot", "t-4", "t-5"]  # no artifact before a waiting status
-    assert events[-1].status.state == TaskState.TASK_STATE_INPUT_REQUIRED  # type: ignore[union-attr]
+    assert _ids(events) == ["snapshot", "t-4", "t-5", "artifact t-result", "t-6"]
+    assert events[2].status.state == TaskState.TASK_STATE_INPUT_REQUIRED  # type: ignore[union-attr]
+    assert events[-1].status.state == TaskState.TASK_STATE_COMPLETED  # type: ignore[union-attr]

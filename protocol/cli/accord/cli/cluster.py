@@ -32,13 +32,12 @@ from typing import Final
 
 import httpx
 
-from accord.contracts.keys import HEALTH_PATH
+from accord.contracts.keys import HEALTH_PATH, READY_PATH
 from accord.protocol.app_file import App
 from accord.protocol.health import served_name
 from accord.protocol.private_files import open_private, private_dir
 from accord.protocol.settings import DEFAULT_HOST, env_name
 
-READY_PATH: Final = "/readyz"
 STATE_FILE: Final = "cluster.json"
 HAPROXY_CONFIG: Final = "haproxy.cfg"
 BALANCER: Final = "haproxy"

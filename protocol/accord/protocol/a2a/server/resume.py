@@ -16,7 +16,10 @@ whichever replica gets it:
    update per progress note, then the current status (the result artifacts before a final
    one); an id the task does not have (``0``: the client saw none) gives every event;
 3. every new event as the store shows it (read again after a short pause, as a replica follows
-   a workflow another one runs), until the task stops for the caller (terminal or waiting).
+   a workflow another one runs), until the task ends (a terminal state): a task waiting for
+   input or an approver is followed too, since another request (an answer, an approver's
+   decision) may resume it; the client stops reading when the task stops for it, and an idle
+   stream is ended by the gate after ``ACCORD_STREAM_IDLE_S``, as the SDK's own streams.
 
 Each event is given once per subscription (by message id). A terminal task is refused as the
 spec says (``UnsupportedOperationError``) unless the client resumes (``Last-Event-ID``): then
@@ -52,10 +55,6 @@ TERMINAL: Final = frozenset(
         TaskState.TASK_STATE_REJECTED,
     }
 )
-STOPPED: Final = TERMINAL | {
-    TaskState.TASK_STATE_INPUT_REQUIRED,
-    TaskState.TASK_STATE_AUTH_REQUIRED,
-}
 
 ReadTask = Callable[[str, ServerCallContext], Awaitable[Task | None]]
 
@@ -124,7 +123,7 @@ async def subscribe_from_store(
         for event_id, event in fresh:
             seen.add(event_id)
             yield event
-        if task.status.state in STOPPED:
+        if task.status.state in TERMINAL:
             return
         pause = FOLLOW_PAUSE_S[0] if fresh else min(pause * 2, FOLLOW_PAUSE_S[1])
         await asyncio.sleep(pause)  # the task changes on another replica: read it again
