@@ -163,6 +163,9 @@ class Report:
     unfinished: list[str] = field(default_factory=list)  # task: its state after the run
     disagreements: list[str] = field(default_factory=list)  # a replica read a task otherwise
     restarts: int = 0  # replicas the cluster started again (read from cluster.json)
+    # Every 5xx a client got, by what its body says: "UNAVAILABLE" (a contract error whose
+    # registry meaning is retry), else "untyped 502 <body>" (a bare status, HTML, ...).
+    server_error_bodies: Counter[str] = field(default_factory=Counter)
     resumed: int = 0  # streams dropped and resumed through the balancer (``subscribe``)
 
     @property
@@ -206,6 +209,18 @@ class Report:
         return out
 
 
+def typed_retryable(status: int, body: bytes) -> str:
+    """A 5xx's contract code when its body is a contract error the registry says to retry,
+    else ``untyped STATUS BODY``: what a client could not act on."""
+    try:
+        error = json.loads(body).get("error")
+    except (ValueError, AttributeError):
+        error = None
+    if isinstance(error, dict) and error.get("retry") == "retry" and "code" in error:
+        return str(error["code"])
+    return f"untyped {status} {body[:60]!r}"
+
+
 def nearest_rank(values: list[float], percent: int) -> float:
     if not values:
         return 0.0
@@ -241,6 +256,11 @@ async def client_for(
 
     async def record(response: httpx.Response) -> None:
         report.statuses[response.status_code] += 1
+        if response.status_code >= 500:
+            # Small, and read once: the client then reads the same bytes from the response.
+            report.server_error_bodies[
+                typed_retryable(response.status_code, await response.aread())
+            ] += 1
 
     http = httpx.AsyncClient(timeout=30.0, event_hooks={"response": [record]})
     try:
