@@ -63,6 +63,7 @@ class SinglePointsReport(Report):
                 f"p50={nearest_rank(again, 50):.1f}s",
                 f"requests ended with a retryable error={len(self.retryable_failures)}; "
                 f"5xx by body: {dict(sorted(self.server_error_bodies.items())) or '{}'}",
+                *(f"  {o.flow} {o.task_id}: {o.error}" for o in self.failed),
             ]
         )
 

@@ -29,8 +29,8 @@ from tests.support import postgres
 
 pytestmark = pytest.mark.timeout(300)
 
-DURATION_S = 30.0
-EVERY_S = 4.0
+DURATION_S = 20.0
+EVERY_S = 3.0
 OUTAGE_S = 3.0
 
 
