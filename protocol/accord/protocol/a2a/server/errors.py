@@ -164,8 +164,8 @@ def rewrite_rest_error(body: bytes) -> Rewritten:
         return Rewritten(body)
     if (carried := _carried(error.get("details"))) is not None:
         typed = AccordError(carried, safe_message(str(error.get("message") or "")))
-        status, payload = typed.to_rest()
-        return Rewritten(json.dumps(payload, ensure_ascii=False).encode(), status=status)
+        rest_status, rest_body = typed.to_rest()
+        return Rewritten(json.dumps(rest_body, ensure_ascii=False).encode(), status=rest_status)
     if _ours(error.get("details")):
         message = str(error.get("message") or "")
         if safe_message(message) == message:
