@@ -45,7 +45,7 @@ import asyncpg
 import httpx
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.retry import RetryPolicy
+from accord.contracts.retry import RetryClass, RetryPolicy
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from tests.mesh.support import SECRET, SERVICES, token
@@ -324,10 +324,30 @@ async def _cancel(cluster: Cluster, report: Report, outcome: Outcome) -> None:
             outcome.final = view
             outcome.error = f"{_code(view)}: expected to wait for approval, {view.status.value}"
             return
-        canceled = await c.cancel(view.task_id)
+        canceled = await _cancel_until_answered(c, view.task_id)
         outcome.final = canceled
         if canceled.error is None or canceled.error.code is not ErrorCode.CANCELED:
             outcome.error = f"{_code(canceled)}: cancel ended {canceled.status.value}"
+
+
+async def _cancel_until_answered(client: A2AClient, task_id: str) -> TaskView:
+    """Cancel as a careful customer does: a cancel that failed with a retryable error (the
+    balancer died with it: its fate is unknown) is followed by a read of the task, and sent
+    again only if the task still waits; a cancel refused because the task ended is that
+    task's state."""
+    end = time.monotonic() + FLOW_DEADLINE_S
+    while True:
+        try:
+            return await client.cancel(task_id)
+        except AccordError as error:
+            if error.code is ErrorCode.TASK_NOT_CANCELABLE:
+                return await client.get(task_id)  # the first cancel got there
+            if error.retry_class is not RetryClass.RETRY or time.monotonic() > end:
+                raise
+        view = await client.get(task_id)
+        if view.status not in (Status.QUEUED, Status.RUNNING, Status.WAITING):
+            return view
+        await asyncio.sleep(0.5)  # backing off before the next cancel, bounded by the deadline
 
 
 async def _subscribe(cluster: Cluster, report: Report, outcome: Outcome) -> None:
