@@ -38,7 +38,7 @@ RUN_ID := $(shell od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 # the second pass collects only these, not the whole suite again.
 SUMMARY_TESTS := tests/mesh/test_matrix.py tests/mesh/test_interop_matrix.py
 
-.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos cluster cluster-chaos startup waiting pg-test matrix interop ts-member ts-tools contracts-java java-member contracts-go go-member clean
+.PHONY: help setup dist demo test lint types deps compat release npm unit up contract contracts-ts export docs bench fuzz soak chaos cluster cluster-chaos cluster-single-points startup waiting pg-test matrix interop ts-member ts-tools contracts-java java-member contracts-go go-member clean
 
 help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -202,6 +202,9 @@ cluster: setup ## Two replicas of every service on one PostgreSQL behind HAProxy
 
 cluster-chaos: setup ## The long run under fire through the balancer: kill -9 and SIGTERM rolls, figures printed
 	$(BIN)/python bench/cluster.py chaos --duration 300
+
+cluster-single-points: setup ## The cluster while PostgreSQL and HAProxy are restarted under load, figures printed
+	$(BIN)/python bench/cluster.py single-points --duration 180
 
 chaos: setup ## The long chaos run: 5 rounds of 120 s, a random kill -9 about every 2 s (seeds printed)
 	$(BIN)/python bench/chaos.py --rounds 5 --duration 120 --every 2

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 import yaml
 
 from accord.cli.cluster import READY_PATH, Frontend, haproxy_config
+from accord.contracts.errors import AccordError, ErrorCode
+from tests.support.ports import free_port
 
 FRONTENDS = [Frontend("desk", 18700, (19001, 19002)), Frontend("tools", 18710, (19003, 19004))]
 
@@ -54,3 +58,33 @@ def test_haproxy_accepts_the_file(tmp_path: Path) -> None:
     checked = subprocess.run([haproxy, "-c", "-f", str(path)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr + checked.stdout
     assert "WARNING" not in checked.stderr + checked.stdout
+
+
+def test_the_balancer_answers_its_own_errors_as_contract_errors(tmp_path: Path) -> None:
+    """No replica answers: HAProxy's 503 is the contract's UNAVAILABLE (retry) in JSON, not
+    its HTML page, so a client reads it like any service's error."""
+    haproxy = shutil.which("haproxy")
+    if haproxy is None:
+        pytest.skip("haproxy not installed (apt-get install -y haproxy)")
+    front, *nobody = (free_port() for _ in range(3))  # the replicas' ports: nothing listens there
+    path = tmp_path / "haproxy.cfg"
+    path.write_text(haproxy_config([Frontend("desk", front, tuple(nobody))]))
+    proc = subprocess.Popen([haproxy, "-db", "-f", str(path)], stdout=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 20
+        while True:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{front}/tasks/t-1", timeout=10)
+                break
+            except httpx.ConnectError:
+                assert proc.poll() is None, "haproxy exited"
+                assert time.monotonic() < end, "haproxy did not listen"
+                time.sleep(0.1)  # haproxy is binding its port, bounded by the deadline
+        assert answer.status_code == 503
+        assert answer.headers["content-type"] == "application/json"
+        error = AccordError.from_http(answer.status_code, answer.json())
+        assert error.code is ErrorCode.UNAVAILABLE
+        assert answer.json()["error"]["retry"] == "retry"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -45,7 +45,7 @@ import asyncpg
 import httpx
 
 from accord.contracts.errors import AccordError, ErrorCode
-from accord.contracts.retry import RetryPolicy
+from accord.contracts.retry import RetryClass, RetryPolicy
 from accord.contracts.status import Status, WaitingReason
 from accord.protocol.a2a.client import A2AClient, TaskView
 from tests.mesh.support import SECRET, SERVICES, token
@@ -163,6 +163,9 @@ class Report:
     unfinished: list[str] = field(default_factory=list)  # task: its state after the run
     disagreements: list[str] = field(default_factory=list)  # a replica read a task otherwise
     restarts: int = 0  # replicas the cluster started again (read from cluster.json)
+    # Every 5xx a client got, by what its body says: "UNAVAILABLE" (a contract error whose
+    # registry meaning is retry), else "untyped 502 <body>" (a bare status, HTML, ...).
+    server_error_bodies: Counter[str] = field(default_factory=Counter)
     resumed: int = 0  # streams dropped and resumed through the balancer (``subscribe``)
 
     @property
@@ -206,6 +209,18 @@ class Report:
         return out
 
 
+def typed_retryable(status: int, body: bytes) -> str:
+    """A 5xx's contract code when its body is a contract error the registry says to retry,
+    else ``untyped STATUS BODY``: what a client could not act on."""
+    try:
+        error = json.loads(body).get("error")
+    except (ValueError, AttributeError):
+        error = None
+    if isinstance(error, dict) and error.get("retry") == "retry" and "code" in error:
+        return str(error["code"])
+    return f"untyped {status} {body[:60]!r}"
+
+
 def nearest_rank(values: list[float], percent: int) -> float:
     if not values:
         return 0.0
@@ -241,6 +256,11 @@ async def client_for(
 
     async def record(response: httpx.Response) -> None:
         report.statuses[response.status_code] += 1
+        if response.status_code >= 500:
+            # Small, and read once: the client then reads the same bytes from the response.
+            report.server_error_bodies[
+                typed_retryable(response.status_code, await response.aread())
+            ] += 1
 
     http = httpx.AsyncClient(timeout=30.0, event_hooks={"response": [record]})
     try:
@@ -304,10 +324,30 @@ async def _cancel(cluster: Cluster, report: Report, outcome: Outcome) -> None:
             outcome.final = view
             outcome.error = f"{_code(view)}: expected to wait for approval, {view.status.value}"
             return
-        canceled = await c.cancel(view.task_id)
+        canceled = await _cancel_until_answered(c, view.task_id)
         outcome.final = canceled
         if canceled.error is None or canceled.error.code is not ErrorCode.CANCELED:
             outcome.error = f"{_code(canceled)}: cancel ended {canceled.status.value}"
+
+
+async def _cancel_until_answered(client: A2AClient, task_id: str) -> TaskView:
+    """Cancel as a careful customer does: a cancel that failed with a retryable error (the
+    balancer died with it: its fate is unknown) is followed by a read of the task, and sent
+    again only if the task still waits; a cancel refused because the task ended is that
+    task's state."""
+    end = time.monotonic() + FLOW_DEADLINE_S
+    while True:
+        try:
+            return await client.cancel(task_id)
+        except AccordError as error:
+            if error.code is ErrorCode.TASK_NOT_CANCELABLE:
+                return await client.get(task_id)  # the first cancel got there
+            if error.retry_class is not RetryClass.RETRY or time.monotonic() > end:
+                raise
+        view = await client.get(task_id)
+        if view.status not in (Status.QUEUED, Status.RUNNING, Status.WAITING):
+            return view
+        await asyncio.sleep(0.5)  # backing off before the next cancel, bounded by the deadline
 
 
 async def _subscribe(cluster: Cluster, report: Report, outcome: Outcome) -> None:

@@ -153,8 +153,14 @@ class Database:
                 if self.url.sqlite_path != ":memory:":
                     self._checkpointer = Checkpointer(self.url.sqlite_path)
                 return
+            # pool_pre_ping: a pooled connection is tested as it is checked out, so after the
+            # database restarted (or failed over) the first request finds a fresh connection,
+            # not a dead one (docs/restarts.md "PostgreSQL restarted").
             engine = create_async_engine(
-                self.url.driver(), pool_size=self._pool_size, max_overflow=2 * self._pool_size
+                self.url.driver(),
+                pool_size=self._pool_size,
+                max_overflow=2 * self._pool_size,
+                pool_pre_ping=True,
             )
             try:
                 if schema is not None:

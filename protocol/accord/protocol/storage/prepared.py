@@ -13,10 +13,12 @@ text): no type's bind processing runs. Expanding parameters (``IN``-lists) are n
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
@@ -55,12 +57,31 @@ class Prepared:
             params = flat
         sql, names, defaults = self._for(conn, lists)
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        cursor.execute(sql, tuple(params[n] if n in params else defaults[n] for n in names))
+        values = tuple(params[n] if n in params else defaults[n] for n in names)
+        with _as_sqlalchemy(conn, sql, values):
+            cursor.execute(sql, values)
         return cursor
 
     def executemany(self, conn: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
         sql, names, defaults = self._for(conn, ())
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        cursor.executemany(
-            sql, [tuple(r[n] if n in r else defaults[n] for n in names) for r in rows]
-        )
+        values = [tuple(r[n] if n in r else defaults[n] for n in names) for r in rows]
+        with _as_sqlalchemy(conn, sql, values):
+            cursor.executemany(sql, values)
+
+
+@contextmanager
+def _as_sqlalchemy(conn: Connection, sql: str, params: Any) -> Iterator[None]:
+    """The driver's error as SQLAlchemy would have raised it had it run the statement: a
+    ``DBAPIError`` (what the stores catch), and a connection the database dropped (a restart,
+    a failover) invalidated, so the pool connects afresh instead of handing it out again."""
+    dbapi = conn.dialect.loaded_dbapi
+    try:
+        yield
+    except dbapi.Error as error:
+        lost = conn.dialect.is_disconnect(error, conn.connection.dbapi_connection, None)
+        if lost:
+            conn.invalidate(error)
+        raise DBAPIError.instance(
+            sql, params, error, dbapi.Error, connection_invalidated=lost, dialect=conn.dialect
+        ) from error

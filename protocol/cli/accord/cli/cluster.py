@@ -32,6 +32,7 @@ from typing import Final
 
 import httpx
 
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.keys import HEALTH_PATH, READY_PATH
 from accord.protocol.app_file import App
 from accord.protocol.health import served_name
@@ -112,6 +113,7 @@ def haproxy_config(frontends: Sequence[Frontend], *, host: str = DEFAULT_HOST) -
         # A request's body is kept until its answer starts, so that it can be sent again.
         "    option http-buffer-request",
         "    balance roundrobin",
+        *_typed_errors(),
         f"    default-server inter {CHECK_INTER_MS} fastinter 500 downinter 500 "
         f"fall {CHECK_FALL} rise {CHECK_RISE} check",
     ]
@@ -132,6 +134,28 @@ def haproxy_config(frontends: Sequence[Frontend], *, host: str = DEFAULT_HOST) -
         for index, port in enumerate(frontend.replica_ports, start=1):
             lines.append(f"    server {frontend.name}-{index} {host}:{port}")
     return "\n".join(lines) + "\n"
+
+
+# What the balancer answers itself, as the contract's typed errors (never its HTML pages): a
+# client reads the code and its retry meaning from the body, like any service's error.
+BALANCER_ERRORS: Final = {
+    500: (ErrorCode.UNAVAILABLE, "the load balancer failed to forward the request"),
+    502: (ErrorCode.UNAVAILABLE, "no valid answer from a replica"),
+    503: (ErrorCode.UNAVAILABLE, "no replica is ready"),
+    504: (ErrorCode.RETRYABLE_TIMEOUT, "no answer from a replica in time"),
+}
+
+
+def _typed_errors() -> list[str]:
+    lines = []
+    for status, (code, message) in BALANCER_ERRORS.items():
+        _, body = AccordError(code, message).to_http()
+        text = json.dumps(body, separators=(",", ":"))
+        assert "'" not in text  # quoted with single quotes in the configuration
+        lines.append(
+            f"    http-error status {status} content-type application/json string '{text}'"
+        )
+    return lines
 
 
 @dataclass

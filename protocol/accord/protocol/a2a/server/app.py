@@ -259,8 +259,16 @@ def build_agent_app(
         try:
             if isinstance(store, AccordTaskStore):
                 await store.open()
+                await store.db.ping()
+            # The task store's database (the send keys live there whatever the task store):
+            # while it is away nothing can be sent here, so the balancer takes this replica out.
+            if sends.db.is_open:
+                await sends.db.ping()
             if readiness is not None:
                 ok = await readiness()
+        except AccordError as error:  # a dependency is away: said once per probe, no traceback
+            logger.warning("not ready: %s", error.message)
+            ok = False
         except Exception:
             logger.exception("readiness check failed")
             ok = False

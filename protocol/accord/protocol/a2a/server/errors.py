@@ -41,6 +41,7 @@ from accord.protocol.held_response import Rewritten, content_type, holding
 
 E = ErrorCode
 GENERIC_INTERNAL: Final = "internal error"
+SDK_UNKNOWN_REASON: Final = "UNKNOWN_ERROR"  # a2a-sdk's reason for an A2AError it does not name
 _RPC_ERROR_PREFIX: Final = b'{"error":'
 
 
@@ -54,6 +55,16 @@ def _contract_body(error: Mapping[str, Any]) -> bool:
     which the agent's JSON routes (``/approvals``, ``/stats``) answer with."""
     code = error.get("code")
     return isinstance(code, str) and code in ErrorCode.__members__
+
+
+def _carried(infos: object) -> ErrorCode | None:
+    """The contract code of an AccordError the SDK rendered as an unknown error
+    (contract_errors.ContractError: reason UNKNOWN_ERROR, the code in its metadata)."""
+    if isinstance(infos, list):
+        for info in infos:
+            if _is_error_info(info) and info.get("reason") == SDK_UNKNOWN_REASON:
+                return error_info_code(info)
+    return None
 
 
 def _a2a_reason(infos: object) -> str | None:
@@ -105,7 +116,13 @@ def rewrite_rpc(body: bytes) -> bytes:
         return body
     payload: dict[str, Any] = json.loads(body)
     error = payload.get("error")
-    if not isinstance(error, dict) or _ours(error.get("data")):
+    if not isinstance(error, dict):
+        return body
+    if (carried := _carried(error.get("data"))) is not None:
+        typed = AccordError(carried, safe_message(str(error.get("message") or "")))
+        payload["error"] = typed.to_jsonrpc_error()
+        return json.dumps(payload, ensure_ascii=False).encode()
+    if _ours(error.get("data")):
         return body
     raw = error.get("code")
     number = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
@@ -145,6 +162,10 @@ def rewrite_rest_error(body: bytes) -> Rewritten:
     error = payload.get("error") if isinstance(payload, dict) else None
     if not isinstance(error, dict) or _contract_body(error):
         return Rewritten(body)
+    if (carried := _carried(error.get("details"))) is not None:
+        typed = AccordError(carried, safe_message(str(error.get("message") or "")))
+        rest_status, rest_body = typed.to_rest()
+        return Rewritten(json.dumps(rest_body, ensure_ascii=False).encode(), status=rest_status)
     if _ours(error.get("details")):
         message = str(error.get("message") or "")
         if safe_message(message) == message:

@@ -32,6 +32,7 @@ from a2a.server.request_handlers.request_handler import validate
 from a2a.types import Message, SendMessageRequest, SubscribeToTaskRequest, Task, TaskState
 from a2a.utils.task import apply_history_length
 
+from accord.protocol.a2a.server.contract_errors import typed_errors
 from accord.protocol.a2a.server.derived_store import DerivedTaskStore
 from accord.protocol.a2a.server.resume import subscribe_from_store
 from accord.protocol.a2a.server.send_claim import SEND_STATE_KEY, SendClaim
@@ -56,6 +57,7 @@ def claim_of(context: ServerCallContext) -> SendClaim | None:
     return claim if isinstance(claim, SendClaim) else None
 
 
+@typed_errors  # a store's UNAVAILABLE reaches the client as UNAVAILABLE, not INTERNAL
 class IdempotentRequestHandler(DefaultRequestHandler):
     """See the module docstring."""
 
