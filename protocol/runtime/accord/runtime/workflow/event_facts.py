@@ -1,7 +1,7 @@
 """The machine-readable facts of a workflow log event, for the status message that reports it.
 
-An agent that reports its workflow's progress in A2A status messages (the refund orchestrator:
-a text line per step) puts these facts beside the text, as one DataPart
+An agent that reports its workflow's progress in A2A status messages (a durable agent: a text
+line per step) puts these facts beside the text, as one DataPart
 ``{"dev.accord/workflowEvent": {"event", "node", "at", "seq", "started"?}}``, so that any reader
 (the web console's graph, the CLI, another client) has each step's time from the log, live
 and when the task is read back later. ``at`` is the event's time in the log (ISO 8601, UTC);
