@@ -79,7 +79,8 @@ async def _rpc(http: httpx.AsyncClient, method: str, params: dict[str, Any]) -> 
     if method == "SendStreamingMessage":
         lines = [line[5:].strip() for line in r.text.splitlines() if line.startswith("data:")]
         events = [json.loads(line)["result"] for line in lines]
-        return events[-1]["statusUpdate"]["status"]["state"], events[0]["task"]["id"]
+        last = events[-1]["statusUpdate"]
+        return last["status"]["state"], last["taskId"]
     answer = r.json()
     assert "error" not in answer, answer
     return answer["result"]
@@ -146,3 +147,36 @@ async def test_waiting_tasks_leave_nothing_in_memory_and_still_work(
     assert still["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
     # And what those requests picked up is dropped again.
     await _until_released(set(ids))
+
+
+async def test_a_request_that_finds_its_task_dropped_meanwhile_runs_from_the_store(
+    agent: tuple[Starlette, httpx.AsyncClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The drop races a request that looked the task up a moment before: the SDK then refuses
+    it ("already completed") although the store has it waiting. Here the drop comes exactly
+    there, once per request, and the answer and the subscription still go through."""
+    app, http = agent
+    registry = app.state.request_handler._active_task_registry  # noqa: SLF001 - the SDK holds it
+    found = registry.get_or_create
+
+    async def dropped_after_lookup(*args: Any, **kwargs: Any) -> ActiveTask:
+        active: ActiveTask = await found(*args, **kwargs)
+        task_id = kwargs.get("task_id", args[0] if args else None)
+        if task_id in waiting and task_id not in dropped:
+            dropped.add(task_id)
+            await active.aclose()  # what the idle release does, at the worst moment
+        return active
+
+    waiting: set[str] = set()
+    dropped: set[str] = set()
+    for _ in range(2):
+        task = (await _rpc(http, "SendMessage", _message({"mode": "ask"})))["task"]
+        waiting.add(task["id"])
+    await _until_released(waiting)
+    monkeypatch.setattr(registry, "get_or_create", dropped_after_lookup, raising=False)
+    first, second = sorted(waiting)
+    answered = (await _rpc(http, "SendMessage", _message(text="7", task_id=first)))["task"]
+    assert answered["status"]["state"] == "TASK_STATE_COMPLETED"
+    state, task_id = await _rpc(http, "SendStreamingMessage", _message(text="8", task_id=second))
+    assert (state, task_id) == ("TASK_STATE_COMPLETED", second)
+    assert dropped == waiting
