@@ -6,37 +6,41 @@ through the real A2A API.
         [--window 10] [--tracemalloc DIR]
 
 ``make waiting`` is the long run (``--count 10000``). Starts the mesh (five processes, SQLite,
-a fresh temporary data directory, free ports), seeds one delivered order per completed refund
-(each of its own long-standing customer, as bench/refund_e2e.py does: refunded at once, no
-approver), then measures two fresh orchestrator processes of the same run, one per kind:
+a fresh temporary data directory, free ports) and seeds delivered orders, each of its own
+long-standing customer (bench/refund_e2e.py's seeding): 19.99 ones, refunded at once, and
+600.00 ones, over the approval threshold, so that every refund of one waits for an approver.
+Every request is a customer's first message, streamed, with the customer's own token, so both
+kinds cost the gate the same. Then two fresh orchestrator processes of the same run, one per
+kind:
 
 1. **completed**: the orchestrator restarted, warmed up (the same warm-up in both phases: a
    few refunds of each kind), measured idle (the phase's baseline), then ``--count`` refunds
-   that complete (refunded, no approver), then measured idle again;
+   that complete, then measured idle again;
 2. **waiting**: the orchestrator restarted, the same warm-up, its baseline, then ``--count``
-   refunds that stop waiting: ``1 - --input-share`` of them for an approver (order O-1006 of
-   C-04: five refunds in 90 days, so an approver decides every amount) and the rest for the
-   customer's answer (a message without an order number: the orchestrator asks which order),
+   refunds that stop waiting: ``1 - --input-share`` of them for an approver and the rest for
+   the customer's answer (a message without an order number: the orchestrator asks which),
    then measured idle again;
-3. **restarted**: the orchestrator restarted with every waiting refund of phase 2 in its log,
-   measured idle: what a restart keeps per waiting workflow;
-4. **correctness**: an approver approves a waiting refund of phase 2 (it completes), the
-   customer answers a waiting question (it moves on), a third waiting refund is canceled.
+3. **restarted**: the orchestrator restarted with every waiting refund of the run in its log,
+   measured idle, against the same process restarted with none at the start of the run;
+4. **correctness**: an approver approves a waiting refund (it completes), a customer answers a
+   waiting question with the order (it goes to the approver), a third waiting refund is
+   canceled, all after the restart.
 
-Both figures are per request, over the phase's own baseline, in a fresh process each (the
-fair comparison: a completed phase before the waiting one in the same process would lend it
-its allocator's high-water mark, and the other order would charge it). The target (issue #35):
-a waiting refund costs less than 2 KB more than a completed one, and wake-ups while idle do not
+Both figures are per request, over the phase's own baseline, in a fresh process each: the fair
+comparison (a completed phase before the waiting one in the same process would lend it its
+allocator's high-water mark, the other order would charge it). The target (issue #35): a
+waiting refund costs less than 2 KB more than a completed one, and wake-ups while idle do not
 depend on how many wait.
 
 Memory: the process's resident set (VmRSS, and RssAnon: heap, without the shared libraries and
-the SQLite file pages), read after ``--window`` seconds in which nothing is sent to it
-(``gc`` has had its chance). Wake-ups: context switches of every thread of the process
-(``/proc/PID/task/*/status``, voluntary and involuntary) over that window: each time a
-sleeping thread is woken (a timer, a poll, a socket) counts once, whatever woke it; no tracer
-attached. ``--tracemalloc DIR`` runs the orchestrator under tracemalloc (slower: its figures
-are for finding what is kept, not for the table) and prints the allocations still alive after
-each phase that were not before it, grouped by traceback; the snapshots stay in DIR.
+the SQLite file pages), read after ``--window`` seconds in which nothing is sent to it (``gc``
+has had its chance, and a waiting task's 1 s in the request handler is over). Wake-ups:
+context switches of every thread of the process (``/proc/PID/task/*/status``, voluntary and
+involuntary) over that window: each time a sleeping thread is woken (a timer, a poll, a
+socket) counts once, whatever woke it; no tracer attached. ``--tracemalloc DIR`` runs the
+orchestrator with tracemalloc, started at each phase's baseline (slower: its figures are for
+finding what is kept, not for the table), and prints what is alive after the phase that was
+not before it, by traceback; the snapshots stay in DIR.
 """
 
 from __future__ import annotations
@@ -56,10 +60,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from refund_e2e import seed_orders
+from refund_e2e import FIRST_ORDER, seed_orders
 
-ORDER: Final = "O-1006"  # C-04's: five refunds in 90 days, so an approver decides every amount
-CUSTOMER: Final = "C-04"
+WAITING_CENTS: Final = 60_000  # an order of 600.00: over the approval threshold (500.00)
 APPROVER: Final = "approver-1"
 ASK_TEXT: Final = "I want a refund, the running shoes do not fit"  # no order: it asks which
 TARGET_BYTES: Final = 2048  # per waiting request, beyond a completed one (issue #35)
@@ -199,11 +202,12 @@ class Ask:
     token: str
     text: str
     expect: str  # "completed", "approval" or "input"
+    order: str  # the customer's own order (the one asked about, or the answer to "which?")
 
 
 @dataclass
 class Sent:
-    ids: dict[str, list[str]]  # expect -> task ids
+    ids: dict[str, list[tuple[str, Ask]]]  # expect -> (task id, its ask)
     seconds: float
 
 
@@ -216,7 +220,7 @@ async def send_all(url: str, asks: list[Ask], concurrency: int) -> Sent:
     from accord.protocol.a2a.client import A2AClient
 
     limits = httpx.Limits(max_connections=concurrency * 2, max_keepalive_connections=concurrency)
-    ids: dict[str, list[str]] = {"completed": [], "approval": [], "input": []}
+    ids: dict[str, list[tuple[str, Ask]]] = {"completed": [], "approval": [], "input": []}
     left = list(reversed(asks))
     started = time.monotonic()
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=120.0), limits=limits) as http:
@@ -238,69 +242,75 @@ async def send_all(url: str, asks: list[Ask], concurrency: int) -> Sent:
                 )
                 if got != ask.expect:
                     raise RuntimeError(f"expected {ask.expect}, got {got}: {view}")
-                ids[got].append(view.task_id)
+                ids[got].append((view.task_id, ask))
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
     return Sent(ids, time.monotonic() - started)
 
 
-def waiting_asks(count: int, input_share: float, customer: str) -> list[Ask]:
-    """``count`` refunds that stop waiting, interleaved: input questions spread among the
-    approvals (a refund of 1.00 of O-1006 each: the order has room for thousands)."""
-    inputs = round(count * input_share)
+def asks_of(pairs: list[tuple[str, str]], expect: str, input_share: float = 0.0) -> list[Ask]:
+    """One ask per (order, customer), each customer's own token: ``expect`` "completed" (an
+    order under the threshold) or "waiting" (over it: waits for an approver), with
+    ``input_share`` of them, spread evenly, a message without the order (it asks which)."""
+    inputs = round(len(pairs) * input_share)
     out: list[Ask] = []
-    for i in range(count):
+    for i, (oid, cid) in enumerate(pairs):
+        token = mint(cid)
         # Bresenham: the i-th ask is a question when the running share crosses a whole one.
-        ask_input = (i + 1) * inputs // count > i * inputs // count
-        if ask_input:
-            out.append(Ask(customer, ASK_TEXT, "input"))
+        if (i + 1) * inputs // len(pairs) > i * inputs // len(pairs):
+            out.append(Ask(token, ASK_TEXT, "input", oid))
         else:
-            out.append(
-                Ask(customer, f"I changed my mind, please refund $1 of order {ORDER}", "approval")
-            )
+            text = f"wrong size, please refund order {oid}"
+            out.append(Ask(token, text, "approval" if expect == "waiting" else expect, oid))
     return out
 
 
-async def correctness(url: str, customer: str, approver: str, ids: dict[str, list[str]]) -> str:
+def mint(customer: str) -> str:
+    from accord.protocol.auth import mint_token
+
+    return mint_token(customer, ["customer"])
+
+
+async def correctness(url: str, approver: str, ids: dict[str, list[tuple[str, Ask]]]) -> str:
     """An approval completes a waiting refund, an answer moves a question on, a cancel ends a
     third: the waiting tasks still work after a restart."""
-    from accord.contracts.status import Status
+    from accord.contracts.status import Status, WaitingReason
     from accord.protocol.a2a.client import A2AClient
 
     lines = []
+    task_id, ask = ids["approval"][len(ids["approval"]) // 2]
+    started = time.monotonic()
     async with await A2AClient.connect(url, token=approver) as client:
-        started = time.monotonic()
-        task_id = ids["approval"][len(ids["approval"]) // 2]
         decided = await client.send(
             data={"task_id": task_id, "decision": "approve"}, skill="refund.approve"
         )
         if decided.error is not None:
             raise RuntimeError(f"approval failed: {decided.error}")
-    async with await A2AClient.connect(url, token=customer) as client:
+    async with await A2AClient.connect(url, token=ask.token) as client:
         view = await client.get(task_id)
-        if view.status is not Status.COMPLETED:
-            raise RuntimeError(f"approved refund not completed: {view}")
+    if view.status is not Status.COMPLETED:
+        raise RuntimeError(f"approved refund not completed: {view}")
+    lines.append(
+        f"approved {task_id} -> completed ({(view.data or {}).get('decision')}) "
+        f"in {(time.monotonic() - started) * 1000:.0f} ms"
+    )
+    if ids["input"]:
+        asked, ask = ids["input"][len(ids["input"]) // 2]
+        started = time.monotonic()
+        async with await A2AClient.connect(url, token=ask.token) as client:
+            answered = await client.send(text=ask.order, task=asked, skill="refund.request")
+        if answered.waiting_reason is not WaitingReason.APPROVAL:
+            raise RuntimeError(f"answered question did not go to the approver: {answered}")
         lines.append(
-            f"approved {task_id} -> completed ({(view.data or {}).get('decision')}) "
+            f"answered {asked} -> waiting for approval "
             f"in {(time.monotonic() - started) * 1000:.0f} ms"
         )
-        if ids["input"]:
-            started = time.monotonic()
-            asked = ids["input"][len(ids["input"]) // 2]
-            answered = await client.send(text=ORDER, task=asked, skill="refund.request")
-            if answered.status is not Status.WAITING or answered.waiting_reason is None:
-                raise RuntimeError(f"answered question did not move on: {answered}")
-            if answered.waiting_reason.value == "input":
-                raise RuntimeError(f"answered question asked again: {answered}")
-            lines.append(
-                f"answered {asked} -> waiting for {answered.waiting_reason.value} "
-                f"in {(time.monotonic() - started) * 1000:.0f} ms"
-            )
-        canceled_id = ids["approval"][0]
+    canceled_id, ask = ids["approval"][0]
+    async with await A2AClient.connect(url, token=ask.token) as client:
         canceled = await client.cancel(canceled_id)
-        if canceled.status is not Status.FAILED:
-            raise RuntimeError(f"canceled refund not ended: {canceled}")
-        lines.append(f"canceled {canceled_id} -> {canceled.a2a_state}")
+    if canceled.status is not Status.FAILED:
+        raise RuntimeError(f"canceled refund not ended: {canceled}")
+    lines.append(f"canceled {canceled_id} -> {canceled.a2a_state}")
     return "\n".join(f"correctness: {line}" for line in lines)
 
 
@@ -402,7 +412,6 @@ def main() -> None:
     if args.tracemalloc:
         env["ACCORD_BENCH_SNAPSHOT"] = str(args.tracemalloc.resolve() / LATEST)
     orchestrator = Orchestrator(mesh, env, args.tracemalloc)
-    customer = mint_token(CUSTOMER, ["customer"])
     approver = mint_token(APPROVER, ["approver"])
     c = args.concurrency
     warm_each = 2 * c
@@ -411,13 +420,13 @@ def main() -> None:
         return f"sqlite+aiosqlite:///{data_dir / f'{service}.db'}"
 
     try:
-        pairs = asyncio.run(seed_orders(database, 2 * warm_each + args.count))
-        completing = [
-            Ask(
-                mint_token(cid, ["customer"]), f"wrong size, please refund order {oid}", "completed"
-            )
-            for oid, cid in pairs
-        ]
+        n = 2 * warm_each + args.count  # of each kind: two warm-ups and a phase
+        completing = asks_of(asyncio.run(seed_orders(database, n)), "completed")
+        large = asyncio.run(
+            seed_orders(database, n, first=FIRST_ORDER + n, amount_cents=WAITING_CENTS)
+        )
+        warm_waiting = asks_of(large[: 2 * warm_each], "waiting", args.input_share)
+        asks = asks_of(large[2 * warm_each :], "waiting", args.input_share)
         print(
             f"mesh of five processes, SQLite, {os.cpu_count()} CPUs, concurrency {c}, "
             f"window {args.window:.0f} s, {args.count} refunds of each kind"
@@ -428,11 +437,12 @@ def main() -> None:
         fresh_s = orchestrator.restart()
         fresh = measure_idle(orchestrator.proc.pid, args.window)
 
-        def warm_up(completed: list[Ask]) -> Callable[[], Coroutine[Any, Any, Sent]]:
-            async def warm() -> Sent:  # the same mix in both phases: every path warmed
-                return await send_all(
-                    url, completed + waiting_asks(warm_each, args.input_share, customer), c
-                )
+        def warm_up(phase: int) -> Callable[[], Coroutine[Any, Any, Sent]]:
+            """The same mix in both phases, every path warmed: ``warm_each`` of each kind."""
+            part = slice(phase * warm_each, (phase + 1) * warm_each)
+
+            async def warm() -> Sent:
+                return await send_all(url, completing[part] + warm_waiting[part], c)
 
             return warm
 
@@ -440,16 +450,15 @@ def main() -> None:
         completed, _ = run_phase(
             "completed",
             orchestrator,
-            warm_up(completing[:warm_each]),
+            warm_up(0),
             lambda: send_all(url, done, c),
             args.count,
             args.window,
         )
-        asks = waiting_asks(args.count, args.input_share, customer)
         waiting, sent = run_phase(
             "waiting",
             orchestrator,
-            warm_up(completing[warm_each : 2 * warm_each]),
+            warm_up(1),
             lambda: send_all(url, asks, c),
             args.count,
             args.window,
@@ -469,7 +478,7 @@ def main() -> None:
             f"({(restarted.anon_kb - fresh.anon_kb) * 1024 / in_log:.0f} B per waiting), "
             f"wake-ups {fresh.wakeups_per_s:.1f} -> {restarted.wakeups_per_s:.1f}/s"
         )
-        print(asyncio.run(correctness(url, customer, approver, sent.ids)))
+        print(asyncio.run(correctness(url, approver, sent.ids)))
 
         c_rss, c_anon = completed.per_request()
         w_rss, w_anon = waiting.per_request()
