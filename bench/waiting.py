@@ -60,9 +60,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from refund_e2e import FIRST_ORDER, seed_orders
+from refund_e2e import seed_orders
 
 WAITING_CENTS: Final = 60_000  # an order of 600.00: over the approval threshold (500.00)
+# Seeded orders and customers O-/C-<n> from these on: above the demo data's (O-9001 is the
+# contract kit's), room for the long run's 10,064 of each kind.
+FIRST_COMPLETING: Final = 20_000
+FIRST_WAITING: Final = 40_000
 APPROVER: Final = "approver-1"
 ASK_TEXT: Final = "I want a refund, the running shoes do not fit"  # no order: it asks which
 TARGET_BYTES: Final = 2048  # per waiting request, beyond a completed one (issue #35)
@@ -421,9 +425,11 @@ def main() -> None:
 
     try:
         n = 2 * warm_each + args.count  # of each kind: two warm-ups and a phase
-        completing = asks_of(asyncio.run(seed_orders(database, n)), "completed")
+        completing = asks_of(
+            asyncio.run(seed_orders(database, n, first=FIRST_COMPLETING)), "completed"
+        )
         large = asyncio.run(
-            seed_orders(database, n, first=FIRST_ORDER + n, amount_cents=WAITING_CENTS)
+            seed_orders(database, n, first=FIRST_WAITING, amount_cents=WAITING_CENTS)
         )
         warm_waiting = asks_of(large[: 2 * warm_each], "waiting", args.input_share)
         asks = asks_of(large[2 * warm_each :], "waiting", args.input_share)

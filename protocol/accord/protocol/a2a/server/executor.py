@@ -135,7 +135,10 @@ class ContractExecutor(AgentExecutor):
         raise NotImplementedError
 
     async def on_cancel(self, task_id: str) -> None:
-        """Optional hook: release what the task holds (children, locks). Default: nothing."""
+        """Optional hook: release what the task holds (children, locks). Default: nothing.
+
+        Called for a task live in this process (running, or waiting for less than
+        ``IDLE_RELEASE_S``); a waiting task is canceled by its store's write (app.py)."""
 
     # -- AgentExecutor ----------------------------------------------------------------------
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
