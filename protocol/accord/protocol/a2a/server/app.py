@@ -82,9 +82,9 @@ IDLE_RELEASE_S: Final = 1.0
 """A task that stopped to wait (for input, an approver, a credential) is dropped from memory
 this long after its last request or subscriber is done with it: a waiting task lives in the
 store alone, and the next message, subscription or cancel picks it up from there. Not 0: a
-client's next message that is already on its way finds it live. It was 30 s, and then a
-waiting refund held its SDK task (two asyncio tasks, queues, the task's copy) for those 30 s:
-at the pace of the refund bench, most of the orchestrator's memory per waiting request (#35)."""
+client's next message that is already on its way finds it live. It was 30 s, and then every
+task that stopped to wait held the SDK's per-task objects (two asyncio tasks, queues, its copy
+of the task) for those 30 s: ~100 KB each, most of what a waiting request cost (#35)."""
 WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
 
 
