@@ -55,6 +55,7 @@ STOPPED: Final = frozenset(
 )
 
 
+RELEASED_WORDS: Final = "is already completed."  # ActiveTask refusing an instance that ended
 TERMINAL: Final = frozenset(
     {
         TaskState.TASK_STATE_COMPLETED,
@@ -132,17 +133,20 @@ class IdempotentRequestHandler(DefaultRequestHandler):
             async for event in super().on_subscribe_to_task(params, context):
                 sent = True
                 yield event
-        except UnsupportedOperationError:
-            if sent or not await self._released(params.id, context):
+        except UnsupportedOperationError as error:
+            if sent or not await self._released(params.id, error, context):
                 raise
             async for event in super().on_subscribe_to_task(params, context):
                 yield event
 
     # -- internals --------------------------------------------------------------------------
-    async def _released(self, task_id: str, context: ServerCallContext) -> bool:
+    async def _released(
+        self, task_id: str, error: UnsupportedOperationError, context: ServerCallContext
+    ) -> bool:
         """Whether the SDK refused a request on ``task_id`` only because it dropped the task
-        from memory meanwhile: the store has it, not ended (see the module docstring)."""
-        if not task_id:
+        from memory meanwhile: its refusal of a task it finished (a2a-sdk 1.3.0's words, which
+        no other refusal uses) while the store has it, not ended (see the module docstring)."""
+        if not task_id or RELEASED_WORDS not in str(error.message):
             return False
         task = await self._task(task_id, context)
         return task is not None and task.status.state not in TERMINAL
@@ -152,8 +156,8 @@ class IdempotentRequestHandler(DefaultRequestHandler):
     ) -> Message | Task:
         try:
             return cast(Message | Task, await super().on_message_send(params, context))
-        except UnsupportedOperationError:
-            if not await self._released(params.message.task_id, context):
+        except UnsupportedOperationError as error:
+            if not await self._released(params.message.task_id, error, context):
                 raise
         return cast(Message | Task, await super().on_message_send(params, context))
 
@@ -165,8 +169,8 @@ class IdempotentRequestHandler(DefaultRequestHandler):
             async for event in super().on_message_send_stream(params, context):
                 sent = True
                 yield event
-        except UnsupportedOperationError:
-            if sent or not await self._released(params.message.task_id, context):
+        except UnsupportedOperationError as error:
+            if sent or not await self._released(params.message.task_id, error, context):
                 raise
             async for event in super().on_message_send_stream(params, context):
                 yield event
