@@ -209,8 +209,8 @@ cluster-single-points: setup ## The cluster while PostgreSQL and HAProxy are res
 chaos: setup ## The long chaos run: 5 rounds of 120 s, a random kill -9 about every 2 s (seeds printed)
 	$(BIN)/python bench/chaos.py --rounds 5 --duration 120 --every 2
 
-waiting: setup ## 10,000 refunds waiting for an approver: orchestrator RSS and wake-ups per second idle
-	$(BIN)/python bench/waiting.py
+waiting: setup ## 10,000 refunds waiting and 10,000 completed through the A2A API: orchestrator memory per request, idle wake-ups
+	$(BIN)/python bench/waiting.py --count 10000
 
 bench: setup ## Run the benchmarks (figures are printed, not asserted)
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done  # soak.py included

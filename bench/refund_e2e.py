@@ -44,10 +44,18 @@ FIRST_ORDER = 5000
 AMOUNT_CENTS = 1999
 
 
-async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[str, str]]:
+async def seed_orders(
+    database: Callable[[str], str],
+    count: int,
+    *,
+    first: int = FIRST_ORDER,
+    amount_cents: int = AMOUNT_CENTS,
+) -> list[tuple[str, str]]:
     """Extra delivered, refundable orders in commerce's and payments' databases, each of its own
     long-standing customer: one customer refunding many orders in a minute is high risk (an
-    approver's decision) and would measure the wait for an approval, not a refund."""
+    approver's decision) and would measure the wait for an approval, not a refund. ``first``:
+    the number of the first order and customer; ``amount_cents``: each order's total (from the
+    approval threshold on, 500.00 by default, every refund of it waits for an approver)."""
     from sqlalchemy.ext.asyncio import create_async_engine
 
     from accord.tools.commerce_store import customers, order_items, orders
@@ -55,7 +63,7 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
     from accord.tools.seed import APP
 
     now = datetime.now(UTC).replace(microsecond=0, tzinfo=None)
-    pairs = [(f"O-{FIRST_ORDER + i}", f"C-{FIRST_ORDER + i}") for i in range(count)]
+    pairs = [(f"O-{first + i}", f"C-{first + i}") for i in range(count)]
     commerce = create_async_engine(database("commerce"))
     async with commerce.begin() as conn:
         await conn.execute(
@@ -96,7 +104,7 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
                     "sku": "BEN-001",
                     "name": "Bench socks",
                     "quantity": 1,
-                    "unit_price_cents": AMOUNT_CENTS,
+                    "unit_price_cents": amount_cents,
                     "category": "apparel",
                     "final_sale": False,
                 }
@@ -114,7 +122,7 @@ async def seed_orders(database: Callable[[str], str], count: int) -> list[tuple[
                     "order_id": oid,
                     "customer_id": cid,
                     "currency": "USD",
-                    "total_cents": AMOUNT_CENTS,
+                    "total_cents": amount_cents,
                 }
                 for oid, cid in pairs
             ],

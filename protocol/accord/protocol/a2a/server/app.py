@@ -78,9 +78,13 @@ from accord.protocol.storage.schema import StoreRef
 logger = logging.getLogger(__name__)
 
 RPC_PATH: Final = "/"
-IDLE_RELEASE_S: Final = 30.0
-"""A task waiting for input is dropped from memory after this long; its state is in the store
-and the next message (or a cancel) picks it up from there."""
+IDLE_RELEASE_S: Final = 1.0
+"""A task that stopped to wait (for input, an approver, a credential) is dropped from memory
+this long after its last request or subscriber is done with it: a waiting task lives in the
+store alone, and the next message, subscription or cancel picks it up from there. Not 0: a
+client's next message that is already on its way finds it live. It was 30 s, and then every
+task that stopped to wait held the SDK's per-task objects (two asyncio tasks, queues, its copy
+of the task) for those 30 s: ~100 KB each, most of what a waiting request cost (#35)."""
 WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", ""})
 
 

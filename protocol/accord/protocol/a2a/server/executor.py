@@ -136,7 +136,10 @@ class ContractExecutor(AgentExecutor):
         raise NotImplementedError
 
     async def on_cancel(self, task_id: str) -> None:
-        """Optional hook: release what the task holds (children, locks). Default: nothing."""
+        """Optional hook: release what the task holds (children, locks). Default: nothing.
+
+        Called for a task live in this process (running, or waiting for less than
+        ``IDLE_RELEASE_S``); a waiting task is canceled by its store's write (app.py)."""
 
     async def admit_task(
         self, skill: Skill, principal: Principal, data: dict[str, Any] | None

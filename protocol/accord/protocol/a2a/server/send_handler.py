@@ -15,6 +15,12 @@ The gate has claimed the message's key (:mod:`accord.protocol.a2a.server.send_cl
   exists is its store's to finish (the task store's recovery, the workflow runtime's leases).
 
 Both bindings (JSON-RPC and HTTP+JSON) reach the same two methods, so both behave alike.
+
+A task that stopped to wait is dropped from the SDK's memory soon after its request is done
+(``IDLE_RELEASE_S``, app.py). A second request on the same task that looked it up a moment
+before the drop finds it finished and the SDK refuses it ("already completed") although the
+store has it waiting: such a request is run once more (it had not started: the SDK refuses it
+before taking the message in), and the SDK picks the task up from the store.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from a2a.server.events import Event
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.request_handlers.request_handler import validate
 from a2a.types import Message, SendMessageRequest, SubscribeToTaskRequest, Task, TaskState
+from a2a.utils.errors import UnsupportedOperationError
 from a2a.utils.task import apply_history_length
 
 from accord.protocol.a2a.server.contract_errors import typed_errors
@@ -52,6 +59,17 @@ STOPPED: Final = frozenset(
 )
 
 
+RELEASED_WORDS: Final = "is already completed."  # ActiveTask refusing an instance that ended
+TERMINAL: Final = frozenset(
+    {
+        TaskState.TASK_STATE_COMPLETED,
+        TaskState.TASK_STATE_FAILED,
+        TaskState.TASK_STATE_CANCELED,
+        TaskState.TASK_STATE_REJECTED,
+    }
+)
+
+
 def claim_of(context: ServerCallContext) -> SendClaim | None:
     claim = context.state.get(SEND_STATE_KEY)
     return claim if isinstance(claim, SendClaim) else None
@@ -66,7 +84,7 @@ class IdempotentRequestHandler(DefaultRequestHandler):
     ) -> Message | Task:
         claim = claim_of(context)
         if claim is None:
-            return cast(Message | Task, await super().on_message_send(params, context))
+            return await self._send_once_more_if_released(params, context)
         claim.handled = True
         answer = await self._copy_of(claim, context)
         if isinstance(answer, Message):
@@ -76,7 +94,7 @@ class IdempotentRequestHandler(DefaultRequestHandler):
                 answer = await self._stopped(answer, context)
             return apply_history_length(answer, params.configuration)
         try:
-            result = cast(Message | Task, await super().on_message_send(params, context))
+            result = await self._send_once_more_if_released(params, context)
         except Exception:
             await self._failed(claim, context)
             raise
@@ -88,7 +106,7 @@ class IdempotentRequestHandler(DefaultRequestHandler):
     ) -> AsyncGenerator[Event, None]:
         claim = claim_of(context)
         if claim is None:
-            async for event in super().on_message_send_stream(params, context):
+            async for event in self._stream_once_more_if_released(params, context):
                 yield event
             return
         claim.handled = True
@@ -102,7 +120,7 @@ class IdempotentRequestHandler(DefaultRequestHandler):
             return
         settled = False
         try:
-            async for event in super().on_message_send_stream(params, context):
+            async for event in self._stream_once_more_if_released(params, context):
                 if not settled:
                     settled = True
                     await self._settle(claim, event)
@@ -121,15 +139,59 @@ class IdempotentRequestHandler(DefaultRequestHandler):
     ) -> AsyncGenerator[Event, None]:
         """A task derived from a shared log is followed in the store, on any replica, from
         the client's ``Last-Event-ID`` (accord.protocol.a2a.server.resume); any other task as
-        a2a-sdk serves it, from this process's live queue."""
-        if not isinstance(self.task_store, DerivedTaskStore):
-            async for event in super().on_subscribe_to_task(params, context):
+        a2a-sdk serves it, from this process's live queue (once more when the SDK had just
+        dropped it from memory: see the module docstring)."""
+        if isinstance(self.task_store, DerivedTaskStore):
+            async for event in subscribe_from_store(params.id, context, self._task):
                 yield event
             return
-        async for event in subscribe_from_store(params.id, context, self._task):
-            yield event
+        sent = False
+        try:
+            async for event in super().on_subscribe_to_task(params, context):
+                sent = True
+                yield event
+        except UnsupportedOperationError as error:
+            if sent or not await self._released(params.id, error, context):
+                raise
+            async for event in super().on_subscribe_to_task(params, context):
+                yield event
 
     # -- internals --------------------------------------------------------------------------
+    async def _released(
+        self, task_id: str, error: UnsupportedOperationError, context: ServerCallContext
+    ) -> bool:
+        """Whether the SDK refused a request on ``task_id`` only because it dropped the task
+        from memory meanwhile: its refusal of a task it finished (a2a-sdk 1.3.0's words, which
+        no other refusal uses) while the store has it, not ended (see the module docstring)."""
+        if not task_id or RELEASED_WORDS not in str(error.message):
+            return False
+        task = await self._task(task_id, context)
+        return task is not None and task.status.state not in TERMINAL
+
+    async def _send_once_more_if_released(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> Message | Task:
+        try:
+            return cast(Message | Task, await super().on_message_send(params, context))
+        except UnsupportedOperationError as error:
+            if not await self._released(params.message.task_id, error, context):
+                raise
+        return cast(Message | Task, await super().on_message_send(params, context))
+
+    async def _stream_once_more_if_released(
+        self, params: SendMessageRequest, context: ServerCallContext
+    ) -> AsyncIterator[Event]:
+        sent = False
+        try:
+            async for event in super().on_message_send_stream(params, context):
+                sent = True
+                yield event
+        except UnsupportedOperationError as error:
+            if sent or not await self._released(params.message.task_id, error, context):
+                raise
+            async for event in super().on_message_send_stream(params, context):
+                yield event
+
     async def _copy_of(self, claim: SendClaim, context: ServerCallContext) -> Task | Message | None:
         """What the first copy of the message made, once it exists; None when this request
         holds the key and runs the message."""
