@@ -17,6 +17,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from accord.contracts.errors import AccordError, ErrorCode
 from accord.contracts.status import Status
 from accord.runtime.workflow import EventType, Graph, NodeContext, Runtime
 from tests.runtime.workflow.appended import Appended
@@ -139,3 +142,60 @@ async def test_recovery_runs_on_the_heartbeat_of_the_runtimes_clock(
     finished = await appended.next(EventType.WORKFLOW_FINISHED)
     assert finished.workflow_id == "w"
     assert (await survivor.snapshot("w")).result == {"n": {"by": "survivor"}}
+
+
+async def test_a_lease_the_database_would_not_take_back_is_given_back_after_it_returns(
+    make_runtime: RuntimeFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database goes away as a node's output is appended: the execution fails, and so does
+    giving its lease back. Kept by a live owner, the workflow would be no one's orphan and stay
+    running forever (found by tests/mesh/test_cluster_single_points.py); the runtime gives the
+    lease back after a later heartbeat, and recovery runs the workflow to its end."""
+    runs: Counter[str] = Counter()
+    away = asyncio.Event()  # set: the database refuses writes
+    kept = asyncio.Event()  # the failed execution could not give its lease back
+
+    async def first(ctx: NodeContext) -> Any:
+        runs["first"] += 1
+        if runs["first"] == 1:
+            away.set()  # the database goes as this node's output is about to be recorded
+        return "a"
+
+    async def second(ctx: NodeContext) -> Any:
+        runs["second"] += 1
+        return "b"
+
+    clock = ManualClock()
+    graph = Graph("away", "1").node("first", first).node("second", second)
+    graph.edge("first", "second")
+    runtime = await make_runtime(graph, auto_recover=True, lease_ttl_s=30, clock=clock)
+    log = runtime.log
+    real_append, real_release = log.append, log.release
+
+    async def append(*args: Any, **kwargs: Any) -> Any:
+        if away.is_set():
+            raise AccordError(ErrorCode.UNAVAILABLE, "the workflow event log is unavailable")
+        return await real_append(*args, **kwargs)
+
+    async def release(*args: Any, **kwargs: Any) -> Any:
+        if away.is_set():
+            kept.set()
+            raise AccordError(ErrorCode.UNAVAILABLE, "the workflow event log is unavailable")
+        return await real_release(*args, **kwargs)
+
+    monkeypatch.setattr(log, "append", append)
+    monkeypatch.setattr(log, "release", release)
+    appended = Appended(runtime)
+    await runtime.start("away", "w")
+    await asyncio.wait_for(kept.wait(), 10)  # the execution failed, its lease kept
+    record = await log.record("w")
+    assert record is not None
+    assert (record.status, record.lease_owner) == (Status.RUNNING, runtime.owner)
+
+    away.clear()  # the database is back
+    await clock.advance(10)  # a heartbeat: the lease is given back, then recovery takes it
+    finished = await appended.next(EventType.WORKFLOW_FINISHED)
+    assert finished.workflow_id == "w"
+    snapshot = await runtime.snapshot("w")
+    assert snapshot.status is Status.COMPLETED
+    assert runs == Counter(first=2, second=1)  # first's output was never recorded: run again

@@ -98,6 +98,9 @@ class Host:
     observers: Observers
     timer_set: Callable[[float], None]  # a durable timer was set, due at this time
     ended: Callable[[WorkflowExecution], None]  # the execution closed: forget it
+    # A lease this execution could not give back (the database was away): the runtime gives
+    # it back after a later heartbeat, so that recovery retries the workflow.
+    release_later: Callable[[str], None]
 
 
 class WorkflowExecution:
@@ -202,7 +205,14 @@ class WorkflowExecution:
                 try:
                     await self.host.log.release(self.workflow_id, self.host.owner)
                 except AccordError:
-                    logger.warning("workflow %s: could not release its lease", self.workflow_id)
+                    # Held by this live process, the workflow would be no one's orphan and
+                    # stay running forever (its heartbeat goes on): given back later.
+                    logger.warning(
+                        "workflow %s: could not release its lease; retried after the next "
+                        "heartbeat",
+                        self.workflow_id,
+                    )
+                    self.host.release_later(self.workflow_id)
             self.host.ended(self)
             self.done.set()
             if self._stepped is not None and not self._stepped.done():

@@ -119,6 +119,8 @@ class Runtime:
         self._graphs: dict[str, Graph] = {}
         self._latest: dict[str, Graph] = {}
         self._live: dict[str, WorkflowExecution] = {}
+        # Leases of failed executions not given back yet (the database was away).
+        self._unreleased: set[str] = set()
         self._observers = Observers()
         self._timers = TimerScheduler(
             self.log, self._fire_timer, self.clock, rescan_s=timer_rescan_s
@@ -132,6 +134,7 @@ class Runtime:
             observers=self._observers,
             timer_set=self._timers.timer_set,
             ended=self._forget,
+            release_later=self._unreleased.add,
         )
         self._background: list[asyncio.Task[None]] = []
         self._open = False
@@ -401,8 +404,23 @@ class Runtime:
         """After each heartbeat: timers and orphans other processes may have left in the log
         (the one periodic look; the timer scheduler itself never polls, timers.py)."""
         self._timers.look_again()
+        await self._release_unreleased()
         if self._auto_recover:
             await self.recover()
+
+    async def _release_unreleased(self) -> None:
+        """Give back the leases failed executions kept: then the workflows are orphans that
+        recovery resumes (here, or on another replica), not running forever under a live
+        owner that no longer runs them."""
+        for workflow_id in list(self._unreleased):
+            if workflow_id in self._live:  # loaded again meanwhile: the lease is in use
+                self._unreleased.discard(workflow_id)
+                continue
+            try:
+                await self.log.release(workflow_id, self.owner)
+            except AccordError:
+                return  # still away: the next heartbeat tries again
+            self._unreleased.discard(workflow_id)
 
     async def _notify(self, events: list[LogEvent]) -> None:
         if self._observers:
