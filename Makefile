@@ -44,6 +44,7 @@ help: ## List the commands
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 $(UV):
+	@echo "First run: installing uv into $(TOOLS), then .venv (about a minute)..."
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==0.13.8
 
@@ -51,6 +52,7 @@ $(UV):
 # image) Python would otherwise compile every module it imports on every start (docs/restarts.md
 # "Start time"). The image does the same with UV_COMPILE_BYTECODE (Dockerfile).
 setup: $(UV) ## Create .venv with all five packages and dev tools, exactly as locked
+	@test -d .venv || echo "Setting up .venv (uv sync, exactly as locked: about a minute the first time)..."
 	$(UV) sync --frozen --all-packages --quiet --compile-bytecode
 	$(BIN)/python -m compileall -q -x /node_modules/ $(MEMBERS)
 

@@ -23,10 +23,12 @@ cluster-chaos`` (bench/cluster.py).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,14 +37,17 @@ import asyncpg
 import httpx
 import pytest
 
-from accord.contracts.status import Status, WaitingReason
+from accord.contracts.keys import RESULT_ARTIFACT_NAME
+from accord.contracts.status import A2AState, Status, WaitingReason
 from accord.protocol.a2a.client import TaskView
 from tests.mesh.cluster_support import Cluster, Report, client_for, running_cluster, under_fire
+from tests.mesh.mesh_support import JS, ROOT, node_env
 from tests.mesh.support import PAUSE_MARKER, token
 from tests.support import postgres
 
 pytestmark = pytest.mark.timeout(420)
 
+EXAMPLE = ROOT / "docs" / "examples" / "refund_client.mjs"
 DURATION_S = 30.0
 EVERY_S = 3.0
 
@@ -159,3 +164,39 @@ async def test_a_stream_broken_by_a_dying_replica_resumes_on_the_other_in_order(
     finally:
         await conn.close()
     assert paid == 1
+
+
+@pytest.mark.node
+def test_the_javascript_client_refunds_through_the_balancer(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """docs/examples/refund_client.mjs (the official @a2a-js/sdk) as shipped, pointed at the
+    balancer as a JavaScript team's client would be: it asks, the refund waits for an
+    approver, the approver's token approves it, all through HAProxy to either replica."""
+    node = node_env()
+    shutil.copyfile(EXAMPLE, tmp_path / EXAMPLE.name)
+    (tmp_path / "node_modules").symlink_to(JS / "node_modules")
+    done = subprocess.run(
+        ["node", EXAMPLE.name],
+        cwd=tmp_path,
+        env={
+            **node,
+            "ACCORD_URL": cluster.url("orchestrator"),
+            "ACCORD_TOKEN": token("C-04"),
+            "ACCORD_APPROVER_TOKEN": token("ann", "approver"),
+            # C-04's five recent refunds send any amount to an approver (O-1006, the cancel
+            # flow's order, is never paid by it: a small part leaves the rest to others).
+            "ACCORD_REQUEST": "please refund $1 of order O-1006, I changed my mind",
+        },
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    final = lines[-1]
+    assert final["state"] == A2AState.COMPLETED.value, final
+    result = final[RESULT_ARTIFACT_NAME]
+    assert (result["decision"], result["approved_by"]) == ("refunded", "ann")
+    assert result["receipt"]["idempotency_key"] == f"refund:O-1006:{final['task']}"
