@@ -149,11 +149,16 @@ class A2AClient:
         http: httpx.AsyncClient | None = None,
         expects: str | None = None,
     ) -> A2AClient:
-        """Resolve ``url``'s card and build a client for it (``transport``: jsonrpc | rest)."""
+        """Resolve ``url``'s card and build a client for it (``transport``: jsonrpc | rest).
+
+        With ``retry`` given, reading the card is retried as every call of the client is
+        (a retryable failure: the agent restarting, a load balancer between two processes);
+        without, a card that cannot be read is the caller's error at once (a command run
+        against a mesh that is not up fails fast)."""
         own = http is None
         client = http or httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
         try:
-            card = await resolve_card(client, url)
+            card = await _resolve_patiently(client, url, retry)
             return cls(
                 card,
                 client,
@@ -696,6 +701,25 @@ class A2AClient:
         if decision.action is not Action.RETRY:
             raise error
         await asyncio.sleep(decision.delay_ms / 1000)
+
+
+async def _resolve_patiently(
+    http: httpx.AsyncClient, url: str, retry: RetryPolicy | None
+) -> ResolvedCard:
+    """The card, read again after a retryable failure while ``retry`` allows (once: None)."""
+    started, attempt = time.monotonic(), 0
+    while True:
+        attempt += 1
+        try:
+            return await resolve_card(http, url)
+        except AccordError as error:
+            if retry is None:
+                raise
+            elapsed_ms = int((time.monotonic() - started) * 1000)
+            decision = decide(error.code, attempt, elapsed_ms, retry)
+            if decision.action is not Action.RETRY:
+                raise
+            await asyncio.sleep(decision.delay_ms / 1000)
 
 
 class _Invocation:
