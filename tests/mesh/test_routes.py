@@ -116,7 +116,14 @@ async def test_o1005_evidence_is_asked_and_answered_in_the_same_task(mesh: Mesh)
     assert "photo" in view.question
     done = await answer(mesh, "C-01", view, "the handle snapped off, photo IMG_2291.jpg")
     assert done.task_id == view.task_id
-    assert done.status is Status.COMPLETED
+    if done.status is Status.WAITING:
+        # Other tests of the shared mesh may have paid C-01 enough without an approver over
+        # 90 days that the money rule now asks one (issue #30): the same task goes on there.
+        assert done.waiting_reason is WaitingReason.APPROVAL, done
+        decided = await approve(mesh, "approver-1", ("approver",), view.task_id)
+        assert decided.status is Status.COMPLETED, decided.error
+        done = await get_task(mesh, "C-01", view.task_id)
+    assert done.status is Status.COMPLETED, done.error
     data = done.data or {}
     assert data["decision"] == "refunded"
     assert data["rule"] == "damage_with_evidence"
