@@ -42,7 +42,9 @@ async def test_exactly_one_recoverer_takes_each_orphan(log_url: str, tmp_path: P
         )
 
         effects = Effects(str(harness.effects))
-        runtimes = [Runtime(log_url, lease_ttl_s=1.0, auto_recover=False) for _ in range(2)]
+        # A TTL far above any pause of this loop (harness.kill blocks it): the two recoverers stay
+        # alive to each other however loaded the machine is; the dead owner is dropped below.
+        runtimes = [Runtime(log_url, lease_ttl_s=30.0, auto_recover=False) for _ in range(2)]
         for runtime in runtimes:
             runtime.register(build(effects, set(), None))
             await runtime.open()
